@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine.h - the copy engine: GPU memory <-> extent files, at the storage/PCIe limit.
+ *
+ * Used by dump and restore alike and testable without CRIU. Per region (one per GPU) it
+ * allocates a bounded ring of pinned host buffers once, runs several copy threads, each with
+ * its own stream in the region's context, and overlaps D2H -> hash -> write (dump) or
+ * read -> verify -> H2D (restore). Extents are written with O_DIRECT where the filesystem
+ * allows it (buffered otherwise), fallocated to full size before the first byte moves, and
+ * fdatasync'ed at the end.
+ *
+ * Chunk metadata: every chunk of chunk_size bytes (the last may be shorter) has an XXH3-64
+ * hash of its bytes and a zero flag. All-zero chunks are not written (the file keeps a hole
+ * there, punched after the fallocate) and on restore are cleared with a memset on the device.
+ * Restore verifies every hash before the chunk reaches the device; a mismatch stops the copy
+ * with -EBADMSG and names the file, chunk and offset.
+ *
+ * Invariants: pinned memory per region never exceeds opts->pinned_max; the extent file size
+ * is exactly region->size after a successful dump; restore never writes to the images.
+ */
+#ifndef CUDASTORE_ENGINE_H
+#define CUDASTORE_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "cudastore/cuda_ops.h"
+
+#define CS_ENGINE_CHUNK_MIN  (64u << 10)  /* 64 KiB */
+#define CS_ENGINE_CHUNK_MAX  (1u << 30)   /* 1 GiB */
+#define CS_ENGINE_CHUNK_DEF  (32u << 20)  /* 32 MiB */
+#define CS_ENGINE_PINNED_DEF (256u << 20) /* per device */
+#define CS_ENGINE_THREADS_DEF 4		  /* copy threads per device */
+
+struct cs_engine_opts {
+	uint32_t chunk_size;  /* power of two in [CHUNK_MIN, CHUNK_MAX] */
+	unsigned threads;     /* copy threads (= streams) per device, 1..32 */
+	size_t pinned_max;    /* pinned bytes per device; >= threads * 2 * chunk_size is ideal */
+	bool direct_io;	      /* try O_DIRECT, fall back to buffered I/O when refused */
+	bool skip_zero;	      /* detect and skip all-zero chunks */
+	/* called from engine threads at most every ~0.5 s per region; may be NULL */
+	void (*progress)(void *arg, unsigned region, uint64_t done, uint64_t total);
+	void *progress_arg;
+};
+
+/* Defaults above; returns 0 or -EINVAL with a message naming the bad value in err. */
+void cs_engine_opts_default(struct cs_engine_opts *o);
+int cs_engine_opts_check(const struct cs_engine_opts *o, char *err, size_t errlen);
+
+struct cs_engine_region {
+	/* in */
+	CUdeviceptr ptr;  /* device address (the driver's mapping or a cuMemAlloc'ed buffer) */
+	uint64_t size;	  /* bytes */
+	CUcontext ctx;	  /* context the pointer belongs to (made current in every thread) */
+	int dirfd;	  /* images directory */
+	const char *name; /* extent file name in dirfd (dump: must not exist; created 0600) */
+
+	/* chunk metadata: dump allocates and fills (free with cs_engine_region_free_meta);
+	 * restore reads it (the caller fills it from the manifest) */
+	uint32_t chunk_size;
+	uint64_t nchunks;
+	uint64_t *hash;	 /* nchunks XXH3-64 values */
+	uint8_t *zero;	 /* nchunks flags, 1 = all-zero chunk, not stored */
+
+	/* out */
+	uint64_t stored_bytes; /* bytes of data in the file (non-zero chunks) */
+	uint64_t pinned_bytes; /* pinned memory used for this region */
+	bool used_direct_io;
+	double seconds;	 /* wall time of this region's copy */
+};
+
+/* Copy every region out of the GPU into its extent file (all regions in parallel). */
+int cs_engine_dump(const struct cs_cuda_ops *ops, struct cs_engine_region *regions, unsigned n,
+		   const struct cs_engine_opts *opts, char *err, size_t errlen);
+
+/* Copy every region's extent into the GPU, verifying each chunk's hash first. */
+int cs_engine_restore(const struct cs_cuda_ops *ops, struct cs_engine_region *regions, unsigned n,
+		      const struct cs_engine_opts *opts, char *err, size_t errlen);
+
+void cs_engine_region_free_meta(struct cs_engine_region *r);
+
+#endif /* CUDASTORE_ENGINE_H */

@@ -1,0 +1,3 @@
+// SPDX-License-Identifier: MIT
+/* hooks.c - placeholder */
+#include "criu-plugin.h"

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * imgdir.h - every file access in CRIU's images directory goes through here.
+ *
+ * File names are built in one place (cs_name_*) and every name read from an image is checked
+ * by cs_name_is_safe() before use, so no path from an image escapes the directory: a safe
+ * name is 1..63 characters of [A-Za-z0-9._-], not starting with '.', no '/'. Files are opened
+ * with openat(dirfd, ..., O_NOFOLLOW | O_CLOEXEC) and created 0600.
+ *
+ * Names (nspid = the process's pid in its own pid namespace, stable across restore):
+ *   cudastore-<nspid>.img          manifest (protobuf-c, framed; see docs/image-format.md)
+ *   cudastore-<nspid>-gpu<i>.ext   extent of the i-th device in the manifest
+ *   cudastore-<nspid>.json         machine-readable summary of phases and timings
+ */
+#ifndef CUDASTORE_IMGDIR_H
+#define CUDASTORE_IMGDIR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define CS_NAME_MAX 64
+
+void cs_name_manifest(char out[CS_NAME_MAX], int nspid);
+void cs_name_extent(char out[CS_NAME_MAX], int nspid, unsigned index);
+void cs_name_summary(char out[CS_NAME_MAX], int nspid);
+bool cs_name_is_safe(const char *name);
+
+/* Create name exclusively (O_CREAT|O_EXCL, 0600). extra: e.g. O_DIRECT. fd or -errno. */
+int cs_imgdir_create(int dirfd, const char *name, int extra_flags);
+/* Open an existing regular file read-only; -EINVAL if it is not a regular file. fd or -errno. */
+int cs_imgdir_open_ro(int dirfd, const char *name, int extra_flags, struct stat *st);
+/* Remove name if present (0 if it did not exist). */
+int cs_imgdir_remove(int dirfd, const char *name);
+/* Write buf to name atomically: "<name>.tmp", fsync, rename over name, fsync the directory. */
+int cs_imgdir_write_atomic(int dirfd, const char *name, const void *buf, size_t len);
+/* Read the whole of name (at most max bytes) into a malloc'ed buffer. 0 or -errno (-EFBIG). */
+int cs_imgdir_read_all(int dirfd, const char *name, size_t max, void **buf, size_t *len);
+/* Bytes available to an unprivileged writer... and to root (we run as root): f_bavail*f_frsize */
+int cs_imgdir_free_bytes(int dirfd, uint64_t *free_bytes);
+int cs_imgdir_fsync_dir(int dirfd);
+
+#endif /* CUDASTORE_IMGDIR_H */

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * manifest.h - the per-process manifest: what was checkpointed, where, and how to check it.
+ *
+ * On disk (docs/image-format.md): 16-byte frame header
+ *     magic "CSMF" | u32 LE payload length | u64 LE XXH3-64 of the payload
+ * followed by a protobuf-c CsManifest (proto/cudastore.proto). cs_manifest_decode() refuses
+ * anything it cannot fully trust before a byte of it is used: wrong magic, length or hash,
+ * an unknown major version, a mode it does not know, more than CS_MAX_DEVICES devices, sizes
+ * above CS_MAX_DEVICE_BYTES, a chunk size outside the engine's range, a chunk table whose
+ * length does not match the size, duplicate UUIDs, and extent names that are not safe
+ * (imgdir.h) or not unique. Each error names the field, the value and the limit.
+ */
+#ifndef CUDASTORE_MANIFEST_H
+#define CUDASTORE_MANIFEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "cudastore/cuda_api.h"
+#include "imgdir.h"
+
+#define CS_FORMAT_MAJOR 1
+#define CS_FORMAT_MINOR 0
+#define CS_MAX_DEVICES 64
+#define CS_MAX_DEVICE_BYTES (1ull << 42) /* 4 TiB per GPU */
+#define CS_MAX_MANIFEST_BYTES (64u << 20)
+
+enum cs_mode {
+	CS_MODE_CUSTOM = 1, /* CustomStorage: data in our extent files */
+	CS_MODE_DRIVER = 2, /* driver-managed: data in CRIU's pages images */
+};
+
+struct cs_manifest_dev {
+	CUuuid uuid;
+	int32_t ordinal;	/* CUDA device ordinal in the dumping criu at dump time */
+	uint64_t size;		/* bytes of the driver's mapping == extent file size */
+	char extent[CS_NAME_MAX];
+	uint32_t chunk_size;
+	uint64_t nchunks;	/* ceil(size / chunk_size) */
+	uint64_t *hash;		/* nchunks XXH3-64 values (malloc'ed) */
+	uint8_t *zero;		/* nchunks flags (malloc'ed) */
+	uint64_t stored_bytes;	/* non-zero bytes in the file */
+};
+
+struct cs_manifest {
+	uint32_t format_major, format_minor;
+	enum cs_mode mode;
+	int32_t pid;		/* pid as criu saw it at dump */
+	int32_t ns_pid;		/* pid in its own namespace (names the files) */
+	int32_t driver_version; /* cuDriverGetVersion at dump */
+	uint64_t created_unix_ns;
+	char plugin_version[32];
+	unsigned ndev;
+	struct cs_manifest_dev dev[CS_MAX_DEVICES];
+	uint64_t total_bytes;	/* sum of dev[].size */
+	uint64_t stored_bytes;	/* sum of dev[].stored_bytes */
+};
+
+/* Serialize (frame + protobuf) into a malloc'ed buffer. 0 or -errno. */
+int cs_manifest_encode(const struct cs_manifest *m, void **buf, size_t *len);
+/* Parse and validate; on error returns -errno and explains in err. m is zeroed first. */
+int cs_manifest_decode(const void *buf, size_t len, struct cs_manifest *m, char *err, size_t errlen);
+/* encode + cs_imgdir_write_atomic (0600) */
+int cs_manifest_write(int dirfd, const char *name, const struct cs_manifest *m);
+/* cs_imgdir_read_all (bounded) + decode */
+int cs_manifest_read(int dirfd, const char *name, struct cs_manifest *m, char *err, size_t errlen);
+/* Every extent exists as a regular file of exactly dev[i].size bytes (no following links). */
+int cs_manifest_check_extents(int dirfd, const struct cs_manifest *m, char *err, size_t errlen);
+/* Frees the chunk tables; m may be NULL or partly filled. */
+void cs_manifest_free(struct cs_manifest *m);
+
+#endif /* CUDASTORE_MANIFEST_H */

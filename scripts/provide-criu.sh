@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# provide-criu.sh - build CRIU (>= 4.2.1) on Debian 12 from Debian's own source package.
+#
+# Debian 12 ships criu 3.17.1, which lacks the device hooks and fails on kernels >= 6.13.
+# This script takes the criu source package from Debian testing ("forky") through a private
+# apt configuration that reuses the URIs of this machine's own Debian sources, verifies the
+# upstream tarball's SHA256 against the .dsc, builds it with bookworm's -dev packages and
+# installs it into PREFIX. A second run with the same version is a no-op.
+#
+# Usage: scripts/provide-criu.sh [--prefix DIR] [--bundle DIR] [--version V]
+#   --prefix DIR   install prefix (default /usr/local); criu lands in DIR/sbin/criu
+#   --bundle DIR   also write a relocatable bundle: DIR/criu (wrapper), DIR/bin/criu, DIR/lib/*.so*
+#   --version V    wanted Debian version (default 4.2.1-1); the newest offered >= 4.2.1 is taken
+#                  when V is not offered
+# Environment: CUDASTORE_CACHE (default /var/cache/cudastore) holds sources and build trees.
+set -euo pipefail
+
+PREFIX=/usr/local
+BUNDLE=
+WANT=4.2.1-1
+MIN_UPSTREAM=4.2.1
+CACHE=${CUDASTORE_CACHE:-/var/cache/cudastore}
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--prefix) PREFIX=$2; shift 2 ;;
+	--bundle) BUNDLE=$2; shift 2 ;;
+	--version) WANT=$2; shift 2 ;;
+	-h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+	*) echo "provide-criu: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+	esac
+done
+
+log() { echo "provide-criu: $*" >&2; }
+die() { echo "provide-criu: error: $*" >&2; exit 1; }
+
+[ "$(id -u)" = 0 ] || die "must run as root (it installs packages and writes $PREFIX)"
+
+BUILD_DEPS="build-essential pkg-config dpkg-dev ca-certificates libprotobuf-dev libprotobuf-c-dev
+protobuf-c-compiler protobuf-compiler python3-protobuf libcap-dev libnl-3-dev libnl-route-3-dev
+libnet1-dev libaio-dev libgnutls28-dev libbsd-dev uuid-dev libdrm-dev iproute2 xz-utils"
+
+installed_version() {
+	[ -x "$PREFIX/sbin/criu" ] || return 1
+	"$PREFIX/sbin/criu" --version 2>/dev/null | sed -n 's/^Version: *//p'
+}
+
+version_ge() { dpkg --compare-versions "$1" ge "$2"; }
+
+make_bundle() {
+	local out=$1 bin=$PREFIX/sbin/criu lib
+	log "writing relocatable bundle to $out"
+	rm -rf "$out" && mkdir -p "$out/bin" "$out/lib"
+	cp "$bin" "$out/bin/criu"
+	# every non-libc shared library; libc, ld.so, libm, libpthread, libdl, librt come from the host
+	ldd "$bin" | awk '/=> \//{print $3}' | while read -r lib; do
+		case "$(basename "$lib")" in
+		libc.so*|ld-linux*|libm.so*|libpthread.so*|libdl.so*|librt.so*) ;;
+		*) cp -L "$lib" "$out/lib/" ;;
+		esac
+	done
+	cat > "$out/criu" <<'WRAP'
+#!/bin/sh
+# criu from a relocatable bundle: its own libraries for the criu process only
+here=$(cd "$(dirname "$0")" && pwd)
+LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$here/bin/criu" "$@"
+WRAP
+	chmod 755 "$out/criu"
+}
+
+# --- fast path: already there -------------------------------------------------------------
+if have=$(installed_version) && [ -n "$have" ] && version_ge "$have" "$MIN_UPSTREAM"; then
+	log "criu $have already installed in $PREFIX/sbin (nothing to build)"
+	[ -z "$BUNDLE" ] || make_bundle "$BUNDLE"
+	exit 0
+fi
+
+# --- private apt configuration: deb-src for forky, reusing this machine's Debian URIs ------
+APTDIR=$CACHE/apt
+mkdir -p "$APTDIR/lists/partial" "$APTDIR/archives/partial" "$CACHE/src"
+
+debian_uri() {
+	# the URI of the main Debian archive from this machine's own apt configuration
+	local f
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -e "$f" ] || continue
+		awk 'BEGIN{IGNORECASE=1}
+		     /^URIs:/ {u=$2}
+		     /^Suites:/ {for (i=2;i<=NF;i++) if ($i !~ /security/ && u !~ /security/) ok=1}
+		     /^$/ {if (ok && u) {print u; exit} ok=0; u=""}
+		     END {if (ok && u) print u}' "$f"
+	done | head -n1
+	[ -e /etc/apt/sources.list ] || return 0
+	awk '$1=="deb" && $0 !~ /security/ && $2 !~ /\[/ {print $2; exit}
+		     $1=="deb" && $2 ~ /\[/ {for(i=2;i<=NF;i++) if ($i ~ /^[a-z]+:\/\//) {print $i; exit}}' \
+			/etc/apt/sources.list | grep -v -i -e google -e nodesource | head -n1 || true
+}
+
+URI=$(debian_uri | head -n1)
+[ -n "$URI" ] || die "no Debian archive URI found in /etc/apt/sources.list{,.d}; add your mirror there first"
+log "using this machine's Debian archive URI for deb-src forky"
+
+KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
+cat > "$APTDIR/forky-src.sources" <<SRC
+Types: deb-src
+URIs: $URI
+Suites: forky sid
+Components: main
+Signed-By: $KEYRING
+SRC
+
+APT_PRIV=(-o "Dir::Etc::SourceList=$APTDIR/forky-src.sources" -o "Dir::Etc::SourceParts=/nonexistent"
+	-o "Dir::State::Lists=$APTDIR/lists" -o "Dir::Cache::Archives=$APTDIR/archives"
+	-o "APT::Get::List-Cleanup=0")
+
+export DEBIAN_FRONTEND=noninteractive
+log "installing build dependencies from bookworm"
+apt-get update -qq || log "warning: apt-get update of the system sources failed; trying on"
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $BUILD_DEPS >/dev/null
+
+log "fetching the forky/sid source index (private apt configuration in $APTDIR)"
+apt-get "${APT_PRIV[@]}" update -qq || die "could not read deb-src forky from $URI; check network access to the Debian archive"
+
+# pick the version: WANT when offered, else the newest >= MIN_UPSTREAM
+offered=$(apt-cache "${APT_PRIV[@]}" showsrc criu 2>/dev/null | sed -n 's/^Version: //p' | sort -u)
+[ -n "$offered" ] || die "Debian's forky/sid sources offer no criu package"
+if echo "$offered" | grep -qx "$WANT"; then
+	VER=$WANT
+else
+	VER=$(echo "$offered" | while read -r v; do version_ge "$v" "$MIN_UPSTREAM" && echo "$v"; done |
+		sort -V | tail -n1)
+	[ -n "$VER" ] || die "no criu >= $MIN_UPSTREAM offered (offered: $(echo $offered))"
+	log "criu $WANT is no longer offered; taking the newest offered version >= $MIN_UPSTREAM: $VER"
+fi
+UPVER=${VER%-*}
+UPVER=${UPVER#*:}
+log "criu source version $VER (upstream $UPVER)"
+
+SRCDIR=$CACHE/src/criu-$VER
+mkdir -p "$SRCDIR"
+cd "$SRCDIR"
+
+# .dsc and .orig.tar.* are required; the Debian packaging tarball is not
+if ! ls criu_"$UPVER".orig.tar.* >/dev/null 2>&1 || ! ls criu_*.dsc >/dev/null 2>&1; then
+	log "downloading source package files"
+	apt-get "${APT_PRIV[@]}" source --download-only -qq "criu=$VER" ||
+		log "warning: apt-get source did not fetch every file; checking what is needed"
+fi
+DSC=$(ls criu_*.dsc 2>/dev/null | head -n1)
+ORIG=$(ls criu_"$UPVER".orig.tar.* 2>/dev/null | grep -v '\.asc$' | head -n1)
+[ -n "$DSC" ] || die "criu .dsc for $VER was not downloaded"
+[ -n "$ORIG" ] || die "upstream tarball criu_$UPVER.orig.tar.* was not downloaded"
+
+want_sha=$(awk '/^Checksums-Sha256:/{f=1;next} /^[^ ]/{f=0} f && $3=="'"$ORIG"'" {print $1}' "$DSC")
+[ -n "$want_sha" ] || die "$DSC lists no SHA256 for $ORIG"
+have_sha=$(sha256sum "$ORIG" | cut -d' ' -f1)
+[ "$want_sha" = "$have_sha" ] || { rm -f "$ORIG"; die "SHA256 of $ORIG is $have_sha, $DSC says $want_sha (file removed; run again)"; }
+log "verified $ORIG sha256 $have_sha against $DSC"
+
+# --- build ---------------------------------------------------------------------------------
+BUILD=$SRCDIR/build
+if [ ! -x "$BUILD/criu/criu" ]; then
+	rm -rf "$BUILD" && mkdir -p "$BUILD"
+	tar -xf "$ORIG" -C "$BUILD" --strip-components=1
+	log "building criu $UPVER (this takes a few minutes)"
+	make -C "$BUILD" -j"$(nproc)" criu >"$SRCDIR/build.log" 2>&1 ||
+		{ tail -n 40 "$SRCDIR/build.log" >&2; die "criu build failed; full log in $SRCDIR/build.log"; }
+fi
+
+log "installing criu into $PREFIX"
+install -D -m 755 "$BUILD/criu/criu" "$PREFIX/sbin/criu"
+install -D -m 644 "$BUILD/criu/include/criu-plugin.h" "$PREFIX/include/criu/criu-plugin.h"
+echo "$VER" > "$PREFIX/include/criu/.cudastore-criu-version"
+
+have=$(installed_version || true)
+log "installed criu ${have:-?} at $PREFIX/sbin/criu"
+[ -z "$BUNDLE" ] || make_bundle "$BUNDLE"

@@ -1,0 +1,1 @@
+# fragment: see Makefile.am

@@ -1,1 +1,14 @@
-# fragment: see Makefile.am
+# plugin core: options, state machine, driver/process helpers (all in libcudastore.a)
+libcudastore_a_SOURCES += \
+	plugin/context.c plugin/context.h \
+	plugin/devices.c plugin/devices.h \
+	plugin/dump.c plugin/dump.h \
+	plugin/gpuop.c plugin/gpuop.h \
+	plugin/log.h \
+	plugin/options.c plugin/options.h \
+	plugin/plan.c plugin/plan.h \
+	plugin/procfs.c plugin/procfs.h \
+	plugin/restore.c plugin/restore.h \
+	plugin/rthread.c plugin/rthread.h \
+	plugin/stats.c plugin/stats.h \
+	plugin/summary.c plugin/summary.h

@@ -1,1 +1,30 @@
 # fragment: see Makefile.am
+# ===== manifest + images directory ============================================================
+libcudastore_a_SOURCES += plugin/manifest.c plugin/manifest.h plugin/imgdir.c plugin/imgdir.h
+
+# ===== unit tests: manifest + images directory (tests/unit) ===================================
+CS_UNIT_TESTS = \
+	tests/unit/test-manifest-roundtrip \
+	tests/unit/test-manifest-rejects-corrupt \
+	tests/unit/test-manifest-fuzz-never-crashes \
+	tests/unit/test-manifest-check-extents \
+	tests/unit/test-imgdir-confinement \
+	tests/unit/test-imgdir-atomic-write
+check_PROGRAMS += $(CS_UNIT_TESTS)
+TESTS += $(CS_UNIT_TESTS)
+
+CS_UNIT_COMMON = tests/unit/unit.c tests/unit/unit.h tests/tap.h tests/log-stderr.c
+CS_UNIT_LDADD = libcudastore.a $(PROTOBUF_C_LIBS) -ldl -lpthread
+
+tests_unit_test_manifest_roundtrip_SOURCES = tests/unit/test-manifest-roundtrip.c $(CS_UNIT_COMMON)
+tests_unit_test_manifest_roundtrip_LDADD = $(CS_UNIT_LDADD)
+tests_unit_test_manifest_rejects_corrupt_SOURCES = tests/unit/test-manifest-rejects-corrupt.c $(CS_UNIT_COMMON)
+tests_unit_test_manifest_rejects_corrupt_LDADD = $(CS_UNIT_LDADD)
+tests_unit_test_manifest_fuzz_never_crashes_SOURCES = tests/unit/test-manifest-fuzz-never-crashes.c $(CS_UNIT_COMMON)
+tests_unit_test_manifest_fuzz_never_crashes_LDADD = $(CS_UNIT_LDADD)
+tests_unit_test_manifest_check_extents_SOURCES = tests/unit/test-manifest-check-extents.c $(CS_UNIT_COMMON)
+tests_unit_test_manifest_check_extents_LDADD = $(CS_UNIT_LDADD)
+tests_unit_test_imgdir_confinement_SOURCES = tests/unit/test-imgdir-confinement.c $(CS_UNIT_COMMON)
+tests_unit_test_imgdir_confinement_LDADD = $(CS_UNIT_LDADD)
+tests_unit_test_imgdir_atomic_write_SOURCES = tests/unit/test-imgdir-atomic-write.c $(CS_UNIT_COMMON)
+tests_unit_test_imgdir_atomic_write_LDADD = $(CS_UNIT_LDADD)

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * context.h - the one plugin context: options, driver tables, and the processes we track.
+ *
+ * Created in init(stage), destroyed in exit(stage). Hooks run in the criu master one at a
+ * time, so the context needs no locking (the copy engine's threads never touch it).
+ */
+#ifndef CUDASTORE_CONTEXT_H
+#define CUDASTORE_CONTEXT_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "cudastore/cuda_ops.h"
+#include "manifest.h"
+#include "options.h"
+
+#define CS_MAX_PROCS 256
+
+enum cs_stage { CS_STAGE_DUMP = 0, CS_STAGE_PRE_DUMP = 1, CS_STAGE_RESTORE = 2 };
+
+/* Per-process progress through a dump (docs/design.md, "State machine"). */
+enum cs_proc_phase {
+	CS_PHASE_FOUND,	       /* CUDA process seen in PAUSE, not locked by us */
+	CS_PHASE_LOCKED,       /* we locked it */
+	CS_PHASE_CHECKPOINTED, /* its GPU memory is in our extents or the driver's host copy */
+	CS_PHASE_FAILED,       /* something went wrong; rollback decides what can be saved */
+};
+
+struct cs_rescue; /* host copy of GPU memory kept when writing extents failed (dump.c) */
+
+struct cs_proc {
+	pid_t pid;
+	pid_t ns_pid;
+	pid_t restore_tid;
+	CUprocessState initial_state; /* as found in PAUSE */
+	enum cs_proc_phase phase;
+	enum cs_mode mode;	      /* how it was (or is being) checkpointed */
+	bool checkpoint_called;	      /* the driver checkpoint call was made */
+	bool extents_complete;	      /* manifest + extents written and synced */
+	struct cs_rescue *rescue;
+	unsigned ndev_plan;	      /* GPUs the process uses, from NVML (0: unknown) */
+	CUuuid dev_plan[CS_MAX_DEVICES];
+	uint64_t bytes_plan;	      /* GPU memory the process uses, from NVML */
+};
+
+struct cs_ctx {
+	enum cs_stage stage;
+	bool disabled;	   /* no libcuda, or nothing for us to do: every hook says -ENOTSUP */
+	struct cs_options opt;
+	struct cs_cuda_ops cuda;
+	bool cuda_loaded;
+	bool cuda_inited;  /* cuInit called in this (criu) process */
+	int ndev;	   /* devices visible to us */
+	CUcontext retained[CS_MAX_DEVICES]; /* primary contexts we hold, by ordinal */
+	bool inventory_added;
+	unsigned nproc;
+	struct cs_proc proc[CS_MAX_PROCS];
+};
+
+struct cs_proc *cs_ctx_find(struct cs_ctx *ctx, pid_t pid);
+struct cs_proc *cs_ctx_add(struct cs_ctx *ctx, pid_t pid);
+
+#endif /* CUDASTORE_CONTEXT_H */

@@ -1,0 +1,556 @@
+// SPDX-License-Identifier: MIT
+/* dump.c - lock, checkpoint and roll back CUDA processes (see dump.h) */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "devices.h"
+#include "dump.h"
+#include "gpuop.h"
+#include "imgdir.h"
+#include "log.h"
+#include "plan.h"
+#include "procfs.h"
+#include "restore.h"
+#include "rthread.h"
+#include "summary.h"
+
+extern void add_inventory_plugin(const char *name) __attribute__((weak));
+
+#define PLUGIN_NAME "cudastore"
+
+/* ---- PAUSE_DEVICES ------------------------------------------------------------------------ */
+
+/*
+ * PAUSE runs under criu's --timeout alarm; a lock that outlives it gets criu killed by BUG().
+ * alarm(0) tells the seconds left without needing criu's private option struct.
+ */
+static unsigned lock_timeout_ms(const struct cs_ctx *ctx)
+{
+	unsigned left;
+
+	if (ctx->opt.lock_timeout_ms)
+		return ctx->opt.lock_timeout_ms;
+	left = alarm(0);
+	if (!left)
+		return 10000;
+	alarm(left);
+	return left > 2 ? (left - 1) * 1000 : 1000;
+}
+
+static bool use_custom(const struct cs_ctx *ctx)
+{
+	return ctx->opt.mode != CS_OPT_MODE_DRIVER && ctx->cuda.has_custom_storage;
+}
+
+static int lock_process(struct cs_ctx *ctx, struct cs_proc *p)
+{
+	CUcheckpointLockArgs args;
+	CUprocessState st;
+	CUresult res;
+	double t0 = cs_now();
+
+	memset(&args, 0, sizeof(args));
+	args.timeoutMs = lock_timeout_ms(ctx);
+	res = ctx->cuda.CheckpointProcessLock(p->pid, &args);
+	if (res == CUDA_SUCCESS) {
+		p->phase = CS_PHASE_LOCKED;
+		cs_info("pid %d: locked in %.3f s", p->pid, cs_now() - t0);
+		return 0;
+	}
+	/* a failed lock can still leave the target locked: never leave it so */
+	if (ctx->cuda.CheckpointProcessGetState(p->pid, &st) == CUDA_SUCCESS && st == CU_PROCESS_STATE_LOCKED) {
+		CUcheckpointUnlockArgs ua;
+
+		memset(&ua, 0, sizeof(ua));
+		ctx->cuda.CheckpointProcessUnlock(p->pid, &ua);
+	}
+	p->phase = CS_PHASE_FAILED;
+	cs_err("pid %d: cuCheckpointProcessLock (timeout %u ms) failed: %s. The process is running and "
+	       "untouched. If it was busy in a long CUDA call, raise criu --timeout or "
+	       "CUDASTORE_LOCK_TIMEOUT_MS", p->pid, args.timeoutMs, cs_cuda_errname(&ctx->cuda, res));
+	return -ETIMEDOUT;
+}
+
+int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd)
+{
+	struct cs_proc *p = cs_ctx_find(ctx, pid);
+	CUprocessState st;
+	CUresult res;
+	int tid, ret;
+
+	if (p) /* PAUSE can run twice for one pid (criu retries seizing) */
+		return p->phase == CS_PHASE_FAILED ? -EAGAIN : 0;
+	res = ctx->cuda.CheckpointProcessGetRestoreThreadId(pid, &tid);
+	if (res != CUDA_SUCCESS)
+		return -ENOTSUP; /* not a CUDA process */
+	if (ctx->stage == CS_STAGE_PRE_DUMP) {
+		cs_warn("pid %d is a CUDA process: pre-dump leaves its GPU state alone; the final dump "
+			"checkpoints it", pid);
+		return -ENOTSUP;
+	}
+	if (ctx->opt.mode == CS_OPT_MODE_CUSTOM && !ctx->cuda.has_custom_storage) {
+		cs_err("pid %d: mode=custom but driver CUDA %d lacks CustomStorage (needs 13.4, R615+); the "
+		       "process was not touched. Use CUDASTORE_MODE=auto or driver", pid,
+		       ctx->cuda.driver_version);
+		return -EPROTONOSUPPORT;
+	}
+	p = cs_ctx_add(ctx, pid);
+	if (!p) {
+		cs_err("pid %d: more than %d CUDA processes in one dump", pid, CS_MAX_PROCS);
+		return -E2BIG;
+	}
+	p->restore_tid = tid;
+	p->ns_pid = cs_procfs_ns_pid(pid);
+	p->mode = use_custom(ctx) ? CS_MODE_CUSTOM : CS_MODE_DRIVER;
+	res = ctx->cuda.CheckpointProcessGetState(pid, &st);
+	if (res != CUDA_SUCCESS) {
+		cs_err("pid %d: cannot read its CUDA state: %s", pid, cs_cuda_errname(&ctx->cuda, res));
+		p->phase = CS_PHASE_FAILED;
+		return -EPROTO;
+	}
+	p->initial_state = st;
+	cs_info("pid %d (ns pid %d): CUDA process, restore thread %d, state %d; mode %s (driver CUDA %d%s)",
+		pid, p->ns_pid, tid, st, p->mode == CS_MODE_CUSTOM ? "CustomStorage" : "driver-managed",
+		ctx->cuda.driver_version,
+		ctx->cuda.has_custom_storage ? ", CustomStorage available" : ", no CustomStorage");
+	if (!ctx->inventory_added && add_inventory_plugin) {
+		add_inventory_plugin(PLUGIN_NAME);
+		ctx->inventory_added = true;
+	}
+	if (st == CU_PROCESS_STATE_CHECKPOINTED) {
+		p->phase = CS_PHASE_CHECKPOINTED;
+		p->mode = CS_MODE_DRIVER;
+		cs_info("pid %d: already checkpointed by the driver; dumping it as it is", pid);
+		return 0;
+	}
+	if (p->mode == CS_MODE_CUSTOM) {
+		cs_plan_process(ctx, p);
+		ret = cs_plan_check_space(ctx, p, dirfd);
+		if (ret) {
+			p->phase = CS_PHASE_FAILED;
+			return ret;
+		}
+	}
+	if (st == CU_PROCESS_STATE_LOCKED) {
+		cs_info("pid %d: already locked; leaving the lock as found", pid);
+		p->phase = CS_PHASE_FOUND;
+		return 0;
+	}
+	if (st != CU_PROCESS_STATE_RUNNING) {
+		cs_err("pid %d: unexpected CUDA state %d; not touching it", pid, st);
+		p->phase = CS_PHASE_FAILED;
+		return -EPROTO;
+	}
+	return lock_process(ctx, p);
+}
+
+/* ---- CHECKPOINT_DEVICES ------------------------------------------------------------------- */
+
+static int retain_planned(struct cs_ctx *ctx, struct cs_proc *p)
+{
+	unsigned i;
+	int ret, ord;
+
+	ret = cs_dev_init(ctx);
+	if (ret)
+		return ret;
+	if (!p->ndev_plan)
+		return cs_dev_retain_all(ctx);
+	for (i = 0; i < p->ndev_plan; i++) {
+		ord = cs_dev_by_uuid(ctx, &p->dev_plan[i]);
+		if (ord < 0) {
+			cs_warn("pid %d: NVML lists a GPU criu cannot see; retaining every GPU", p->pid);
+			return cs_dev_retain_all(ctx);
+		}
+		ret = cs_dev_retain(ctx, ord);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int call_checkpoint(struct cs_ctx *ctx, struct cs_proc *p, CUcheckpointCustomStorageInfo **info)
+{
+	CUcheckpointCheckpointArgs args;
+	CUresult res;
+
+	memset(&args, 0, sizeof(args));
+	args.customStorageInfo_out = info;
+	res = ctx->cuda.CheckpointProcessCheckpoint(p->pid, &args);
+	if (res == CUDA_ERROR_INVALID_CONTEXT && p->ndev_plan) {
+		/* NVML missed a GPU the process uses: hold every GPU's context and try once more */
+		cs_warn("pid %d: uses a GPU NVML did not report; retaining every GPU", p->pid);
+		if (!cs_dev_retain_all(ctx))
+			res = ctx->cuda.CheckpointProcessCheckpoint(p->pid, &args);
+	}
+	if (res != CUDA_SUCCESS) {
+		cs_err("pid %d: cuCheckpointProcessCheckpoint (CustomStorage) failed: %s", p->pid,
+		       cs_cuda_errname(&ctx->cuda, res));
+		return -EPROTO;
+	}
+	p->checkpoint_called = true;
+	return 0;
+}
+
+static void remove_images(int dirfd, pid_t ns_pid, unsigned ndev)
+{
+	char name[CS_NAME_MAX];
+	unsigned i;
+
+	cs_name_manifest(name, ns_pid);
+	cs_imgdir_remove(dirfd, name);
+	cs_name_summary(name, ns_pid);
+	cs_imgdir_remove(dirfd, name);
+	for (i = 0; i < ndev; i++) {
+		cs_name_extent(name, ns_pid, i);
+		cs_imgdir_remove(dirfd, name);
+	}
+}
+
+/*
+ * Writing the extents failed after the driver mapped the memory, and the API has no abort.
+ * Keep a host copy so exit(DUMP) can put the memory back; only then is Complete safe.
+ */
+static int rescue(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_view *v)
+{
+	uint64_t need = 0, avail = cs_procfs_mem_available();
+	struct cs_rescue *rs;
+	unsigned i;
+
+	for (i = 0; i < v->n; i++)
+		need += v->r[i].size;
+	if (ctx->opt.rescue == CS_NO || (ctx->opt.rescue == CS_AUTO && need > avail)) {
+		cs_err("pid %d: cannot keep a host copy of %.1f MiB of GPU memory (%.1f MiB available, "
+		       "rescue=%d); the process stays locked with its memory mapped", p->pid,
+		       need / 1048576.0, avail / 1048576.0, ctx->opt.rescue);
+		return -ENOMEM;
+	}
+	rs = calloc(1, sizeof(*rs));
+	if (!rs)
+		return -ENOMEM;
+	for (i = 0; i < v->n; i++, rs->n++) {
+		rs->r[i].uuid = v->r[i].uuid;
+		rs->r[i].size = v->r[i].size;
+		rs->r[i].mem = mmap(NULL, v->r[i].size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (rs->r[i].mem == MAP_FAILED) {
+			rs->r[i].mem = NULL;
+			goto err;
+		}
+		ctx->cuda.CtxSetCurrent(ctx->retained[v->r[i].ordinal]);
+		if (ctx->cuda.MemcpyDtoH(rs->r[i].mem, v->r[i].ptr, v->r[i].size) != CUDA_SUCCESS)
+			goto err;
+	}
+	p->rescue = rs;
+	cs_warn("pid %d: kept a %.1f MiB host copy of its GPU memory for the rollback", p->pid,
+		need / 1048576.0);
+	return 0;
+err:
+	cs_err("pid %d: making a host copy of GPU region %u failed", p->pid, i);
+	cs_rescue_free(rs);
+	return -ENOMEM;
+}
+
+static int copy_out(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_view *v, int dirfd,
+		    struct cs_manifest *m)
+{
+	struct cs_engine_region regs[CS_MAX_DEVICES];
+	struct cs_engine_opts eo;
+	char err[512];
+	unsigned i;
+	int ret;
+
+	memset(regs, 0, sizeof(regs));
+	remove_images(dirfd, p->ns_pid, CS_MAX_DEVICES);
+	for (i = 0; i < v->n; i++) {
+		struct cs_manifest_dev *d = &m->dev[i];
+
+		d->uuid = v->r[i].uuid;
+		d->ordinal = v->r[i].ordinal;
+		d->size = v->r[i].size;
+		cs_name_extent(d->extent, p->ns_pid, i);
+		regs[i] = (struct cs_engine_region){ .ptr = v->r[i].ptr, .size = v->r[i].size,
+			.ctx = ctx->retained[v->r[i].ordinal], .dirfd = dirfd, .name = d->extent };
+		m->total_bytes += d->size;
+	}
+	m->ndev = v->n;
+	cs_gpuop_engine_opts(ctx, &eo);
+	eo.progress_arg = (void *)(long)p->pid;
+	ret = cs_engine_dump(&ctx->cuda, regs, v->n, &eo, err, sizeof(err));
+	if (ret) {
+		cs_err("pid %d: writing GPU memory to the images failed: %s", p->pid, err);
+		for (i = 0; i < v->n; i++)
+			cs_engine_region_free_meta(&regs[i]);
+		return ret;
+	}
+	for (i = 0; i < v->n; i++) { /* the manifest takes over the chunk tables */
+		m->dev[i].chunk_size = regs[i].chunk_size;
+		m->dev[i].nchunks = regs[i].nchunks;
+		m->dev[i].hash = regs[i].hash;
+		m->dev[i].zero = regs[i].zero;
+		m->dev[i].stored_bytes = regs[i].stored_bytes;
+		m->stored_bytes += regs[i].stored_bytes;
+	}
+	return 0;
+}
+
+static void fill_header(struct cs_ctx *ctx, struct cs_proc *p, struct cs_manifest *m, enum cs_mode mode)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	m->format_major = CS_FORMAT_MAJOR;
+	m->format_minor = CS_FORMAT_MINOR;
+	m->mode = mode;
+	m->pid = p->pid;
+	m->ns_pid = p->ns_pid;
+	m->driver_version = ctx->cuda.driver_version;
+	m->created_unix_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	snprintf(m->plugin_version, sizeof(m->plugin_version), "%s", PACKAGE_VERSION);
+}
+
+static int write_manifest(struct cs_proc *p, int dirfd, const struct cs_manifest *m)
+{
+	char name[CS_NAME_MAX];
+	int ret;
+
+	cs_name_manifest(name, p->ns_pid);
+	ret = cs_manifest_write(dirfd, name, m);
+	if (ret)
+		cs_err("pid %d: writing manifest %s failed: %s", p->pid, name, strerror(-ret));
+	return ret;
+}
+
+static int checkpoint_custom(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, struct cs_manifest *m,
+			     struct cs_stats *st)
+{
+	CUcheckpointCustomStorageInfo *info = NULL;
+	struct cs_gpu_view view;
+	int ret;
+
+	ret = retain_planned(ctx, p);
+	if (ret)
+		return ret;
+	cs_stats_end(st, p->pid, "prepare", 0);
+	ret = call_checkpoint(ctx, p, &info);
+	if (ret)
+		return ret;
+	ret = cs_gpuop_collect(ctx, p->pid, info, &view);
+	cs_stats_end(st, p->pid, "map", 0);
+	if (ret)
+		return ret; /* nothing safe to do with a view we cannot read: leave it for rollback */
+	fill_header(ctx, p, m, CS_MODE_CUSTOM);
+	ret = copy_out(ctx, p, &view, dirfd, m);
+	if (!ret) {
+		cs_stats_end(st, p->pid, "copy-out", m->total_bytes);
+		ret = write_manifest(p, dirfd, m);
+	}
+	if (ret) {
+		if (rescue(ctx, p, &view))
+			return ret; /* no copy anywhere: never Complete, the memory stays in the driver */
+		remove_images(dirfd, p->ns_pid, view.n);
+	} else {
+		p->extents_complete = true;
+	}
+	if (cs_gpuop_complete(ctx, p->pid, &view) ||
+	    cs_gpuop_expect_state(ctx, p->pid, CU_PROCESS_STATE_CHECKPOINTED, "complete"))
+		return -EPROTO;
+	p->phase = CS_PHASE_CHECKPOINTED;
+	cs_stats_end(st, p->pid, "complete", 0);
+	return ret;
+}
+
+static int checkpoint_driver(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, struct cs_manifest *m,
+			     struct cs_stats *st)
+{
+	CUcheckpointCheckpointArgs args;
+	CUresult res;
+
+	memset(&args, 0, sizeof(args));
+	p->checkpoint_called = true;
+	res = ctx->cuda.CheckpointProcessCheckpoint(p->pid, &args);
+	if (res != CUDA_SUCCESS) {
+		cs_err("pid %d: driver-managed cuCheckpointProcessCheckpoint failed: %s", p->pid,
+		       cs_cuda_errname(&ctx->cuda, res));
+		return -EPROTO;
+	}
+	if (cs_gpuop_expect_state(ctx, p->pid, CU_PROCESS_STATE_CHECKPOINTED, "checkpoint"))
+		return -EPROTO;
+	p->phase = CS_PHASE_CHECKPOINTED;
+	cs_stats_end(st, p->pid, "checkpoint", 0);
+	fill_header(ctx, p, m, CS_MODE_DRIVER);
+	return write_manifest(p, dirfd, m);
+}
+
+int cs_dump_checkpoint(struct cs_ctx *ctx, pid_t pid, int dirfd)
+{
+	struct cs_proc *p = cs_ctx_find(ctx, pid);
+	struct cs_rthread rt = { 0 };
+	struct cs_stats st = { 0 };
+	struct cs_manifest *m;
+	int tid, ret, ret2;
+
+	if (!p) {
+		if (ctx->cuda.CheckpointProcessGetRestoreThreadId(pid, &tid) != CUDA_SUCCESS)
+			return -ENOTSUP;
+		cs_err("pid %d started using CUDA after criu paused it (cuInit race); retry the dump", pid);
+		return -EAGAIN;
+	}
+	if (p->phase == CS_PHASE_CHECKPOINTED && !p->checkpoint_called) {
+		/* found checkpointed by someone else: its memory is in its own pages */
+		m = calloc(1, sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		fill_header(ctx, p, m, CS_MODE_DRIVER);
+		ret = write_manifest(p, dirfd, m);
+		free(m);
+		return ret;
+	}
+	if (p->phase != CS_PHASE_LOCKED && p->phase != CS_PHASE_FOUND)
+		return -EPROTO;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	cs_stats_begin(&st);
+	ret = cs_rthread_run(&rt, p->restore_tid, true);
+	if (ret)
+		goto out;
+	ret = p->mode == CS_MODE_CUSTOM ? checkpoint_custom(ctx, p, dirfd, m, &st)
+					: checkpoint_driver(ctx, p, dirfd, m, &st);
+	ret2 = cs_rthread_stop(&rt);
+	if (!ret)
+		ret = ret2;
+	if (!ret) {
+		cs_summary_write(dirfd, p, m, &st);
+		cs_info("pid %d: GPU checkpoint done in %.3f s: %u GPU(s), %.1f MiB, %.1f MiB stored", pid,
+			cs_stats_total(&st), m->ndev, m->total_bytes / 1048576.0, m->stored_bytes / 1048576.0);
+	} else if (p->phase != CS_PHASE_CHECKPOINTED) {
+		p->phase = CS_PHASE_FAILED;
+	}
+out:
+	cs_manifest_free(m);
+	free(m);
+	return ret;
+}
+
+/* ---- exit(DUMP): rollback --------------------------------------------------------------- */
+
+static int restore_checkpointed(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
+{
+	CUcheckpointOperationHandle pending = NULL;
+	struct cs_manifest *m;
+	struct cs_stats st = { 0 };
+	char name[CS_NAME_MAX], err[512];
+	int ret;
+
+	if (p->mode == CS_MODE_DRIVER)
+		return cs_restore_driver(ctx, p->pid);
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	cs_name_manifest(name, p->ns_pid);
+	if (p->rescue) {
+		/* the manifest was not written: describe the host copy instead */
+		m->ndev = p->rescue->n;
+		for (unsigned i = 0; i < m->ndev; i++) {
+			m->dev[i].uuid = p->rescue->r[i].uuid;
+			m->dev[i].size = p->rescue->r[i].size;
+			m->dev[i].ordinal = cs_dev_by_uuid(ctx, &m->dev[i].uuid);
+		}
+		ret = 0;
+	} else {
+		ret = cs_manifest_read(dirfd, name, m, err, sizeof(err));
+		if (ret)
+			cs_err("pid %d: rollback cannot read %s: %s", p->pid, name, err);
+	}
+	if (!ret)
+		ret = cs_restore_custom(ctx, p->pid, m, dirfd, p->rescue, &st, &pending);
+	if (pending) {
+		cs_err("pid %d: rollback could not put its GPU memory back; the process stays locked "
+		       "(its data is in %s and its extents)", p->pid, name);
+		ctx->cuda.CheckpointOperationComplete(pending);
+	}
+	cs_manifest_free(m);
+	free(m);
+	return ret;
+}
+
+static int rollback_one(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
+{
+	struct cs_rthread rt = { 0 };
+	CUprocessState st = CU_PROCESS_STATE_FAILED;
+	int ret;
+
+	ret = cs_rthread_run(&rt, p->restore_tid, true);
+	if (ret)
+		return ret;
+	if (ctx->cuda.CheckpointProcessGetState(p->pid, &st) != CUDA_SUCCESS)
+		ret = -EPROTO;
+	if (!ret && st == CU_PROCESS_STATE_CHECKPOINTING) {
+		cs_err("pid %d: stuck in CHECKPOINTING (its memory could be neither saved nor kept); it "
+		       "cannot be resumed", p->pid);
+		ret = -EPROTO;
+	}
+	if (!ret && st == CU_PROCESS_STATE_CHECKPOINTED) {
+		ret = restore_checkpointed(ctx, p, dirfd);
+		st = CU_PROCESS_STATE_LOCKED;
+	}
+	if (!ret && st == CU_PROCESS_STATE_LOCKED && p->initial_state == CU_PROCESS_STATE_RUNNING) {
+		CUcheckpointUnlockArgs ua;
+
+		memset(&ua, 0, sizeof(ua));
+		ctx->cuda.CheckpointProcessUnlock(p->pid, &ua);
+		ret = cs_gpuop_expect_state(ctx, p->pid, CU_PROCESS_STATE_RUNNING, "unlock");
+	}
+	cs_rthread_stop(&rt);
+	return ret;
+}
+
+static bool leave_running(const struct cs_ctx *ctx)
+{
+	if (ctx->opt.leave_running != CS_AUTO)
+		return ctx->opt.leave_running == CS_YES;
+	return cs_procfs_criu_leave_running();
+}
+
+void cs_dump_finish(struct cs_ctx *ctx, int ret, int dirfd)
+{
+	bool resume = ret != 0 || leave_running(ctx);
+	unsigned i;
+
+	for (i = 0; i < ctx->nproc; i++) {
+		struct cs_proc *p = &ctx->proc[i];
+		double t0 = cs_now();
+		int r;
+
+		if (!resume || (p->phase == CS_PHASE_FOUND && !p->checkpoint_called) ||
+		    (p->phase == CS_PHASE_FAILED && !p->checkpoint_called && p->initial_state != CU_PROCESS_STATE_RUNNING))
+			goto next;
+		if (p->phase == CS_PHASE_CHECKPOINTED && !p->checkpoint_called)
+			goto next; /* was checkpointed before we came: leave it so */
+		if (p->phase == CS_PHASE_FAILED && !p->checkpoint_called && p->initial_state == CU_PROCESS_STATE_RUNNING) {
+			/* lock failed or never happened: make sure it is not left locked */
+			CUprocessState st;
+
+			if (ctx->cuda.CheckpointProcessGetState(p->pid, &st) != CUDA_SUCCESS ||
+			    st == CU_PROCESS_STATE_RUNNING)
+				goto next;
+		}
+		r = rollback_one(ctx, p, dirfd);
+		if (r)
+			cs_err("pid %d: rollback failed; see above", p->pid);
+		else
+			cs_info("pid %d: resumed with its GPU memory in %.3f s (%s)", p->pid, cs_now() - t0,
+				ret ? "dump failed" : "--leave-running");
+		/* a failed dump's extents are useless once the memory is back on the GPU */
+		if (!r && ret && dirfd >= 0 && p->mode == CS_MODE_CUSTOM)
+			remove_images(dirfd, p->ns_pid, CS_MAX_DEVICES);
+next:
+		cs_rescue_free(p->rescue);
+		p->rescue = NULL;
+	}
+}

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dump.h - the dump side of the per-process state machine (docs/design.md, "Dump").
+ *
+ *   PAUSE_DEVICES       cs_dump_pause():      detect, plan, refuse early, lock
+ *   CHECKPOINT_DEVICES  cs_dump_checkpoint(): checkpoint, copy out, manifest, complete
+ *   exit(DUMP, ret)     cs_dump_finish():     on failure or --leave-running, put every
+ *                                             process back to RUNNING with its GPU memory
+ * All three return -ENOTSUP for a pid that is not a CUDA process (CRIU: "not mine").
+ */
+#ifndef CUDASTORE_DUMP_H
+#define CUDASTORE_DUMP_H
+
+#include "context.h"
+
+int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd);
+int cs_dump_checkpoint(struct cs_ctx *ctx, pid_t pid, int dirfd);
+void cs_dump_finish(struct cs_ctx *ctx, int ret, int dirfd);
+
+#endif /* CUDASTORE_DUMP_H */

@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: MIT
+/*
+ * engine.c - the copy engine's frame: options, region planning, copy threads, first error,
+ * progress. The per-chunk work lives in engine_dump.c / engine_restore.c, file access in
+ * engine_io.c (see engine_priv.h for the map).
+ *
+ * Threads: every region gets its own threads (opts->threads, fewer if it has fewer chunks or
+ * the pinned bound allows fewer buffers), and all regions run at once, because each GPU has
+ * its own PCIe link and storage bandwidth grows with the number of writers
+ * (docs/performance.md). Chunks are handed out by an atomic counter, so fast threads take more.
+ * Pinned buffers are allocated by the threads themselves after they made the region's context
+ * current: that parallelises the (slow, ~2.5 GB/s) pinning and leaves the caller's current
+ * context untouched.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine_priv.h"
+#include "log.h"
+
+#define ENG_PROGRESS_NS 500000000ull
+#define ENG_THREADS_MAX 32u
+#define ENG_PINNED_MAX	(16ull << 30)
+
+void cs_engine_opts_default(struct cs_engine_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->chunk_size = CS_ENGINE_CHUNK_DEF;
+	o->threads = CS_ENGINE_THREADS_DEF;
+	o->pinned_max = CS_ENGINE_PINNED_DEF;
+	o->direct_io = true;
+	o->skip_zero = true;
+}
+
+static void seterr(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void seterr(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+bool eng_chunk_size_ok(uint64_t c)
+{
+	return c >= CS_ENGINE_CHUNK_MIN && c <= CS_ENGINE_CHUNK_MAX && !(c & (c - 1));
+}
+
+int cs_engine_opts_check(const struct cs_engine_opts *o, char *err, size_t errlen)
+{
+	if (!eng_chunk_size_ok(o->chunk_size)) {
+		seterr(err, errlen, "chunk size %u is not a power of two between %u and %u bytes",
+		       o->chunk_size, CS_ENGINE_CHUNK_MIN, CS_ENGINE_CHUNK_MAX);
+		return -EINVAL;
+	}
+	if (o->threads < 1 || o->threads > ENG_THREADS_MAX) {
+		seterr(err, errlen, "copy threads per device %u is out of range 1..%u", o->threads,
+		       ENG_THREADS_MAX);
+		return -EINVAL;
+	}
+	if (o->pinned_max < o->chunk_size || o->pinned_max > ENG_PINNED_MAX) {
+		seterr(err, errlen, "pinned memory per device %zu bytes is out of range %u..%llu (one chunk .. 16 GiB)",
+		       o->pinned_max, o->chunk_size, ENG_PINNED_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void cs_engine_region_free_meta(struct cs_engine_region *r)
+{
+	if (!r)
+		return;
+	free(r->hash);
+	free(r->zero);
+	r->hash = NULL;
+	r->zero = NULL;
+	r->nchunks = 0;
+}
+
+/* ---- shared by the workers ---------------------------------------------------------------- */
+
+uint64_t eng_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Record err if it is the first one (its message goes to the caller), stop everybody. */
+void eng_fail(struct eng_job *job, int err, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+
+	pthread_mutex_lock(&job->lock);
+	if (!job->err) {
+		job->err = err;
+		seterr(job->errbuf, job->errlen, "%s", msg);
+	} else {
+		cs_debug("engine: also failed after the first error: %s", msg);
+	}
+	atomic_store(&job->stop, true);
+	pthread_mutex_unlock(&job->lock);
+}
+
+int eng_cuda_fail(struct eng_region *reg, CUresult res, const char *call, uint64_t chunk)
+{
+	int err = res == CUDA_ERROR_OUT_OF_MEMORY ? -ENOMEM : -EIO;
+
+	if (chunk == UINT64_MAX)
+		eng_fail(reg->job, err, "%s: region %u (%s): %s failed: %s",
+			 reg->job->dump ? "dump" : "restore", reg->index, reg->r->name, call,
+			 cs_cuda_errname(reg->job->ops, res));
+	else
+		eng_fail(reg->job, err, "%s: region %u (%s): %s of chunk %llu (offset %llu, %zu bytes) failed: %s",
+			 reg->job->dump ? "dump" : "restore", reg->index, reg->r->name, call,
+			 (unsigned long long)chunk, (unsigned long long)eng_chunk_off(reg, chunk),
+			 eng_chunk_len(reg, chunk), cs_cuda_errname(reg->job->ops, res));
+	return err;
+}
+
+bool eng_stopped(const struct eng_job *job)
+{
+	return atomic_load_explicit(&job->stop, memory_order_relaxed);
+}
+
+bool eng_claim(struct eng_region *reg, uint64_t *idx)
+{
+	if (eng_stopped(reg->job))
+		return false;
+	*idx = atomic_fetch_add(&reg->next, 1);
+	return *idx < reg->nchunks;
+}
+
+void eng_progress(struct eng_region *reg, uint64_t bytes)
+{
+	const struct cs_engine_opts *o = reg->job->opts;
+	uint64_t done = atomic_fetch_add(&reg->done, bytes) + bytes;
+	uint64_t now, last;
+
+	if (!o->progress)
+		return;
+	now = eng_now_ns();
+	last = atomic_load(&reg->last_progress_ns);
+	/* exactly one thread sees done == size; elsewhere at most one report per interval */
+	if (done != reg->r->size &&
+	    (now - last < ENG_PROGRESS_NS || !atomic_compare_exchange_strong(&reg->last_progress_ns, &last, now)))
+		return;
+	o->progress(o->progress_arg, reg->index, done, reg->r->size);
+}
+
+uint64_t eng_zero_hash_for(const struct eng_region *reg, size_t len)
+{
+	return len == reg->chunk ? reg->zero_hash_full : reg->zero_hash_tail;
+}
+
+/* ---- threads ------------------------------------------------------------------------------ */
+
+static int thread_setup(struct eng_thread *t)
+{
+	struct eng_region *reg = t->reg;
+	const struct cs_cuda_ops *ops = reg->job->ops;
+	CUresult res;
+	unsigned i;
+
+	res = ops->CtxSetCurrent(reg->r->ctx);
+	if (res != CUDA_SUCCESS)
+		return eng_cuda_fail(reg, res, "cuCtxSetCurrent", UINT64_MAX);
+	res = ops->StreamCreate(&t->stream, CU_STREAM_NON_BLOCKING);
+	if (res != CUDA_SUCCESS)
+		return eng_cuda_fail(reg, res, "cuStreamCreate", UINT64_MAX);
+	t->have_stream = true;
+	for (i = 0; i < t->nbuf; i++) {
+		res = ops->EventCreate(&t->ev[i], CU_EVENT_DISABLE_TIMING);
+		if (res != CUDA_SUCCESS)
+			return eng_cuda_fail(reg, res, "cuEventCreate", UINT64_MAX);
+		res = ops->MemHostAlloc(&t->buf[i], reg->buf_size, CU_MEMHOSTALLOC_PORTABLE);
+		if (res != CUDA_SUCCESS) {
+			t->buf[i] = NULL;
+			eng_fail(reg->job, res == CUDA_ERROR_OUT_OF_MEMORY ? -ENOMEM : -EIO,
+				 "%s: region %u (%s): cuMemHostAlloc of %zu pinned bytes failed: %s",
+				 reg->job->dump ? "dump" : "restore", reg->index, reg->r->name,
+				 reg->buf_size, cs_cuda_errname(ops, res));
+			return -ENOMEM;
+		}
+		atomic_fetch_add(&reg->pinned, reg->buf_size);
+	}
+	return 0;
+}
+
+/* Wait for whatever is still queued (on failure paths; errors no longer matter), free all. */
+static void thread_teardown(struct eng_thread *t)
+{
+	const struct cs_cuda_ops *ops = t->reg->job->ops;
+	unsigned i;
+
+	if (t->have_stream)
+		ops->StreamSynchronize(t->stream);
+	for (i = 0; i < 2; i++) {
+		if (t->buf[i])
+			ops->MemFreeHost(t->buf[i]);
+		if (t->ev[i])
+			ops->EventDestroy(t->ev[i]);
+		t->buf[i] = NULL;
+		t->ev[i] = NULL;
+	}
+	if (t->have_stream)
+		ops->StreamDestroy(t->stream);
+	t->have_stream = false;
+}
+
+static void region_finish(struct eng_region *reg)
+{
+	if (reg->job->dump && !eng_stopped(reg->job))
+		eng_io_finish_dump(reg);
+	reg->r->seconds = (double)(eng_now_ns() - reg->t0_ns) / 1e9;
+}
+
+static void *thread_main(void *arg)
+{
+	struct eng_thread *t = arg;
+	struct eng_region *reg = t->reg;
+
+	if (!thread_setup(t)) {
+		if (reg->job->dump)
+			eng_dump_loop(t);
+		else
+			eng_restore_loop(t);
+	}
+	thread_teardown(t);
+	if (atomic_fetch_sub(&reg->live, 1) == 1)
+		region_finish(reg);
+	return NULL;
+}
+
+/* ---- regions ------------------------------------------------------------------------------ */
+
+/*
+ * Buffers: as many chunk buffers as pinned_max holds, but no more than two per thread and
+ * no more than there are chunks; threads: no more than buffers or chunks. Thread i gets
+ * buffers i and i + nthreads (when that exists): two = double buffering.
+ */
+static int region_plan(struct eng_region *reg)
+{
+	const struct cs_engine_opts *o = reg->job->opts;
+	uint64_t size = reg->r->size;
+	uint64_t nbufs, nthreads;
+	unsigned i;
+
+	reg->nchunks = (size + reg->chunk - 1) / reg->chunk;
+	reg->buf_size = size < reg->chunk ? (size_t)((size + ENG_ALIGN - 1) & ~(uint64_t)(ENG_ALIGN - 1))
+					  : reg->chunk;
+	if (reg->buf_size > o->pinned_max) {
+		eng_fail(reg->job, -EINVAL, "region %u (%s): chunk size %u needs more pinned memory than the bound of %zu bytes",
+			 reg->index, reg->r->name, reg->chunk, o->pinned_max);
+		return -EINVAL;
+	}
+	nbufs = reg->buf_size ? o->pinned_max / reg->buf_size : 0;
+	nthreads = o->threads;
+	if (nthreads > reg->nchunks)
+		nthreads = reg->nchunks ? reg->nchunks : 1;
+	if (nbufs && nthreads > nbufs)
+		nthreads = nbufs;
+	if (nbufs > 2 * nthreads)
+		nbufs = 2 * nthreads;
+	if (nbufs > reg->nchunks)
+		nbufs = reg->nchunks;
+	reg->nthreads = (unsigned)nthreads;
+	reg->nbufs = (unsigned)nbufs;
+	reg->threads = calloc(nthreads, sizeof(*reg->threads));
+	if (!reg->threads) {
+		eng_fail(reg->job, -ENOMEM, "region %u (%s): out of memory", reg->index, reg->r->name);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nthreads; i++) {
+		reg->threads[i].reg = reg;
+		reg->threads[i].nbuf = (i < nbufs) + (i + nthreads < nbufs);
+	}
+	return 0;
+}
+
+static int region_prepare_dump(struct eng_region *reg)
+{
+	struct cs_engine_region *r = reg->r;
+	int ret;
+
+	reg->chunk = reg->job->opts->chunk_size;
+	ret = region_plan(reg);
+	if (ret)
+		return ret;
+	r->chunk_size = reg->chunk;
+	r->nchunks = reg->nchunks;
+	r->hash = calloc(reg->nchunks ? reg->nchunks : 1, sizeof(*r->hash));
+	r->zero = calloc(reg->nchunks ? reg->nchunks : 1, sizeof(*r->zero));
+	if (!r->hash || !r->zero) {
+		eng_fail(reg->job, -ENOMEM, "region %u (%s): no memory for metadata of %llu chunks", reg->index,
+			 r->name, (unsigned long long)reg->nchunks);
+		return -ENOMEM;
+	}
+	if (reg->job->opts->skip_zero) {
+		reg->zero_hash_full = eng_hash_zeros(reg->chunk);
+		reg->zero_hash_tail = eng_hash_zeros(r->size - (reg->nchunks ? (reg->nchunks - 1) * reg->chunk : 0));
+	}
+	ret = eng_io_create(reg);
+	if (ret)
+		return ret;
+	return eng_io_reserve(reg);
+}
+
+static int region_prepare_restore(struct eng_region *reg)
+{
+	int ret;
+
+	reg->chunk = reg->r->chunk_size;
+	ret = eng_restore_check_meta(reg);
+	if (ret)
+		return ret;
+	ret = region_plan(reg);
+	if (ret)
+		return ret;
+	return eng_io_open_ro(reg);
+}
+
+static void region_close(struct eng_region *reg, bool failed)
+{
+	struct cs_engine_region *r = reg->r;
+
+	if (reg->fd >= 0)
+		close(reg->fd);
+	reg->fd = -1;
+	if (failed && reg->created && unlinkat(r->dirfd, r->name, 0) && errno != ENOENT)
+		cs_warn("engine: cannot remove the incomplete extent %s: %s", r->name, strerror(errno));
+	if (failed && reg->job->dump)
+		cs_engine_region_free_meta(r);
+	r->stored_bytes = atomic_load(&reg->stored);
+	r->pinned_bytes = atomic_load(&reg->pinned);
+	r->used_direct_io = atomic_load(&reg->direct);
+	free(reg->threads);
+	reg->threads = NULL;
+	pthread_mutex_destroy(&reg->lock);
+}
+
+static void start_threads(struct eng_region *regs, unsigned n)
+{
+	unsigned i, j;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		regs[i].t0_ns = eng_now_ns();
+		atomic_store(&regs[i].live, regs[i].nthreads);
+	}
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < regs[i].nthreads; j++) {
+			struct eng_thread *t = &regs[i].threads[j];
+
+			ret = pthread_create(&t->tid, NULL, thread_main, t);
+			if (ret) {
+				eng_fail(regs[i].job, -ret, "region %u (%s): cannot start copy thread %u: %s", i,
+					 regs[i].r->name, j, strerror(ret));
+				return;
+			}
+			t->started = true;
+		}
+	}
+}
+
+static void join_threads(struct eng_region *regs, unsigned n)
+{
+	unsigned i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; regs[i].threads && j < regs[i].nthreads; j++)
+			if (regs[i].threads[j].started)
+				pthread_join(regs[i].threads[j].tid, NULL);
+}
+
+static void log_region(const struct eng_region *reg)
+{
+	const struct cs_engine_region *r = reg->r;
+	double s = r->seconds > 0 ? r->seconds : 1e-9;
+	uint64_t i, zero = 0;
+
+	for (i = 0; r->zero && i < r->nchunks; i++)
+		zero += r->zero[i] != 0;
+
+	cs_info("%s region %u (%s): %llu bytes in %.3f s (%.2f GB/s), %llu of %llu chunks zero, %llu bytes stored, %s I/O, %u threads, %llu pinned bytes",
+		reg->job->dump ? "dumped" : "restored", reg->index, r->name, (unsigned long long)r->size,
+		r->seconds, (double)r->size / s / 1e9,
+		(unsigned long long)zero, (unsigned long long)reg->nchunks, (unsigned long long)r->stored_bytes,
+		r->used_direct_io ? "O_DIRECT" : "buffered", reg->nthreads,
+		(unsigned long long)r->pinned_bytes);
+}
+
+static int run(const struct cs_cuda_ops *ops, struct cs_engine_region *regions, unsigned n,
+	       const struct cs_engine_opts *opts, bool dump, char *err, size_t errlen)
+{
+	struct eng_job job = { .ops = ops, .opts = opts, .dump = dump, .errbuf = err, .errlen = errlen };
+	struct eng_region *regs;
+	unsigned i, ready = 0;
+	int ret;
+
+	ret = cs_engine_opts_check(opts, err, errlen);
+	if (ret)
+		return ret;
+	regs = calloc(n ? n : 1, sizeof(*regs));
+	if (!regs) {
+		seterr(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&job.lock, NULL);
+	for (i = 0; i < n; i++, ready++) {
+		regs[i] = (struct eng_region){ .job = &job, .r = &regions[i], .index = i, .fd = -1 };
+		pthread_mutex_init(&regs[i].lock, NULL);
+		regions[i].stored_bytes = regions[i].pinned_bytes = 0;
+		regions[i].used_direct_io = false;
+		regions[i].seconds = 0;
+		ret = (dump ? region_prepare_dump : region_prepare_restore)(&regs[i]);
+		if (ret) {
+			if (!job.err)
+				eng_fail(&job, ret, "region %u (%s): setup failed: %s", i, regions[i].name,
+					 strerror(-ret));
+			ready++;
+			break;
+		}
+	}
+	if (!job.err) {
+		start_threads(regs, n);
+		join_threads(regs, n);
+	}
+	for (i = 0; i < ready; i++) {
+		region_close(&regs[i], job.err != 0);
+		if (!job.err)
+			log_region(&regs[i]);
+	}
+	ret = job.err;
+	pthread_mutex_destroy(&job.lock);
+	free(regs);
+	return ret;
+}
+
+int cs_engine_dump(const struct cs_cuda_ops *ops, struct cs_engine_region *regions, unsigned n,
+		   const struct cs_engine_opts *opts, char *err, size_t errlen)
+{
+	return run(ops, regions, n, opts, true, err, errlen);
+}
+
+int cs_engine_restore(const struct cs_cuda_ops *ops, struct cs_engine_region *regions, unsigned n,
+		      const struct cs_engine_opts *opts, char *err, size_t errlen)
+{
+	return run(ops, regions, n, opts, false, err, errlen);
+}

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+/*
+ * engine_chunk.c - what the engine computes over a chunk's bytes: zero test and XXH3-64.
+ *
+ * XXH3 is used header-only (XXH_INLINE_ALL), so there is no link dependency on libxxhash.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "engine_priv.h"
+
+/*
+ * Most non-zero chunks differ from zero in their first bytes, so test a prefix first; then
+ * memcmp(p, p + 64, len - 64) compares the buffer with itself shifted by 64 bytes, which is
+ * true exactly when every 64-byte block equals the (zero) first one - and memcmp is the
+ * fastest vectorised loop libc has.
+ */
+bool eng_is_zero(const void *buf, size_t len)
+{
+	static const unsigned char zero[64];
+	const unsigned char *p = buf;
+
+	if (len <= sizeof(zero))
+		return memcmp(p, zero, len) == 0;
+	if (memcmp(p, zero, sizeof(zero)))
+		return false;
+	return memcmp(p, p + sizeof(zero), len - sizeof(zero)) == 0;
+}
+
+uint64_t eng_hash(const void *buf, size_t len)
+{
+	return XXH3_64bits(buf, len);
+}
+
+/* XXH3 of len zero bytes, without a len-sized buffer (streaming gives the same value). */
+uint64_t eng_hash_zeros(uint64_t len)
+{
+	static const unsigned char zero[64 << 10];
+	XXH3_state_t st;
+
+	if (len <= sizeof(zero))
+		return XXH3_64bits(zero, (size_t)len);
+	XXH3_64bits_reset(&st);
+	while (len) {
+		size_t n = len < sizeof(zero) ? (size_t)len : sizeof(zero);
+
+		XXH3_64bits_update(&st, zero, n);
+		len -= n;
+	}
+	return XXH3_64bits_digest(&st);
+}

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+/*
+ * engine_dump.c - one dump thread: D2H -> zero check -> XXH3 -> pwrite, double-buffered.
+ *
+ * With two buffers, the thread queues the D2H of its next chunk before it waits for the
+ * current one, so the copy engine moves chunk k+1 while the CPU checks, hashes and writes
+ * chunk k. Each buffer has an event; waiting on the event (not the stream) leaves the next
+ * copy running. With one buffer (tight pinned bound) the steps run one after the other.
+ */
+#include <errno.h>
+
+#include "engine_priv.h"
+
+static int issue(struct eng_thread *t, uint64_t idx, unsigned b)
+{
+	struct eng_region *reg = t->reg;
+	const struct cs_cuda_ops *ops = reg->job->ops;
+	CUresult res;
+
+	res = ops->MemcpyDtoHAsync(t->buf[b], reg->r->ptr + eng_chunk_off(reg, idx), eng_chunk_len(reg, idx),
+				   t->stream);
+	if (res != CUDA_SUCCESS)
+		return eng_cuda_fail(reg, res, "cuMemcpyDtoHAsync", idx);
+	res = ops->EventRecord(t->ev[b], t->stream);
+	if (res != CUDA_SUCCESS)
+		return eng_cuda_fail(reg, res, "cuEventRecord", idx);
+	return 0;
+}
+
+static int finish(struct eng_thread *t, uint64_t idx, unsigned b)
+{
+	struct eng_region *reg = t->reg;
+	struct cs_engine_region *r = reg->r;
+	size_t len = eng_chunk_len(reg, idx);
+	CUresult res;
+	int ret;
+
+	res = reg->job->ops->EventSynchronize(t->ev[b]);
+	if (res != CUDA_SUCCESS)
+		return eng_cuda_fail(reg, res, "cuMemcpyDtoHAsync (completion)", idx);
+	if (eng_stopped(reg->job))
+		return -ECANCELED;
+	if (reg->job->opts->skip_zero && eng_is_zero(t->buf[b], len)) {
+		r->zero[idx] = 1;
+		r->hash[idx] = eng_zero_hash_for(reg, len);
+	} else {
+		r->hash[idx] = eng_hash(t->buf[b], len);
+		ret = eng_io_write(t, t->buf[b], len, idx);
+		if (ret)
+			return ret;
+	}
+	eng_progress(reg, len);
+	return 0;
+}
+
+void eng_dump_loop(struct eng_thread *t)
+{
+	struct eng_region *reg = t->reg;
+	uint64_t cur, next = 0;
+	bool have, have_next;
+	unsigned b = 0;
+	CUresult res;
+
+	have = eng_claim(reg, &cur);
+	if (have && issue(t, cur, b))
+		return;
+	while (have) {
+		have_next = t->nbuf > 1 && eng_claim(reg, &next);
+		if (have_next && issue(t, next, b ^ 1))
+			return;
+		if (finish(t, cur, b))
+			return;
+		if (t->nbuf > 1) {
+			b ^= 1;
+		} else {
+			have_next = eng_claim(reg, &next);
+			if (have_next && issue(t, next, b))
+				return;
+		}
+		cur = next;
+		have = have_next;
+	}
+	if (eng_stopped(reg->job))
+		return;
+	res = reg->job->ops->StreamSynchronize(t->stream);
+	if (res != CUDA_SUCCESS)
+		eng_cuda_fail(reg, res, "cuStreamSynchronize", UINT64_MAX);
+}

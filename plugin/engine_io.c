@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: MIT
+/*
+ * engine_io.c - the extent files: O_DIRECT where the filesystem allows it, buffered otherwise.
+ *
+ * O_DIRECT keeps tens of GiB of image out of the page cache and lets several threads stream
+ * at the device's rate; it needs 4 KiB-aligned buffers, offsets and lengths. Buffers are
+ * pinned (page-aligned) and chunk offsets are multiples of the chunk size, so only the last
+ * chunk's length needs rounding: it is written zero-padded and the file cut back to its size.
+ *
+ * Fallback: a filesystem without O_DIRECT refuses it with EINVAL (on open, or on the first
+ * transfer when it cannot satisfy the alignment); then the file is switched to buffered I/O
+ * with fcntl(F_SETFL) - for all threads at once, since they share the open file - and the
+ * transfer retried. Once one O_DIRECT transfer of the file succeeded, EINVAL is an error.
+ * Buffered dumps push each chunk to writeback right away and drop it from the page cache
+ * once written (write-behind), so dumping does not fill memory with dirty image pages.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "engine_priv.h"
+#include "log.h"
+
+static uint64_t align_up(uint64_t v)
+{
+	return (v + ENG_ALIGN - 1) & ~(uint64_t)(ENG_ALIGN - 1);
+}
+
+static int set_direct(int fd, bool on)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0)
+		return -errno;
+	fl = on ? fl | O_DIRECT : fl & ~O_DIRECT;
+	return fcntl(fd, F_SETFL, fl) ? -errno : 0;
+}
+
+/*
+ * The file is created without O_DIRECT and O_DIRECT added with fcntl: an
+ * open(O_CREAT|O_EXCL|O_DIRECT) refused with EINVAL may already have created the file, so a
+ * buffered retry would fail with EEXIST. fcntl applies the same check as open.
+ */
+int eng_io_create(struct eng_region *reg)
+{
+	struct cs_engine_region *r = reg->r;
+	int ret;
+
+	reg->fd = openat(r->dirfd, r->name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (reg->fd < 0) {
+		ret = -errno;
+		eng_fail(reg->job, ret, "dump: cannot create extent %s: %s", r->name, strerror(-ret));
+		return ret;
+	}
+	reg->created = true;
+	if (!reg->job->opts->direct_io)
+		return 0;
+	ret = set_direct(reg->fd, true);
+	if (!ret) {
+		atomic_store(&reg->direct, true);
+		return 0;
+	}
+	if (ret == -EINVAL) {
+		cs_info("engine: %s: the filesystem refuses O_DIRECT; using buffered I/O for this file", r->name);
+		return 0;
+	}
+	eng_fail(reg->job, ret, "dump: cannot enable O_DIRECT on %s: %s", r->name, strerror(-ret));
+	return ret;
+}
+
+/* Reserve every block before the first byte moves, so the copy cannot hit ENOSPC midway. */
+int eng_io_reserve(struct eng_region *reg)
+{
+	struct cs_engine_region *r = reg->r;
+	struct statvfs vfs;
+	int ret;
+
+	if (!r->size)
+		return 0;
+	if (!fallocate(reg->fd, 0, 0, (off_t)r->size)) {
+		reg->reserved = true;
+		return 0;
+	}
+	ret = -errno;
+	if (ret == -EOPNOTSUPP || ret == -ENOSYS) {
+		cs_debug("engine: %s: fallocate not supported; space is not reserved in advance", r->name);
+		return 0;
+	}
+	if (ret == -ENOSPC) {
+		unsigned long long avail = 0;
+
+		if (!fstatvfs(reg->fd, &vfs))
+			avail = (unsigned long long)vfs.f_bavail * vfs.f_frsize;
+		eng_fail(reg->job, ret, "dump: no space for extent %s: it needs %llu bytes, the filesystem has %llu free",
+			 r->name, (unsigned long long)r->size, avail);
+		return ret;
+	}
+	eng_fail(reg->job, ret, "dump: cannot reserve %llu bytes for extent %s: %s", (unsigned long long)r->size,
+		 r->name, strerror(-ret));
+	return ret;
+}
+
+int eng_io_open_ro(struct eng_region *reg)
+{
+	const int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC;
+	struct cs_engine_region *r = reg->r;
+	struct stat st;
+	int ret;
+
+	reg->fd = -1;
+	if (reg->job->opts->direct_io) {
+		reg->fd = openat(r->dirfd, r->name, flags | O_DIRECT);
+		if (reg->fd >= 0)
+			atomic_store(&reg->direct, true);
+		else if (errno == EINVAL)
+			cs_info("engine: %s: the filesystem refuses O_DIRECT; using buffered I/O for this file",
+				r->name);
+	}
+	if (reg->fd < 0 && (!reg->job->opts->direct_io || errno == EINVAL))
+		reg->fd = openat(r->dirfd, r->name, flags);
+	if (reg->fd < 0) {
+		ret = -errno;
+		eng_fail(reg->job, ret, "restore: cannot open extent %s: %s", r->name, strerror(-ret));
+		return ret;
+	}
+	if (fstat(reg->fd, &st)) {
+		ret = -errno;
+		eng_fail(reg->job, ret, "restore: cannot stat extent %s: %s", r->name, strerror(-ret));
+		return ret;
+	}
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != r->size) {
+		eng_fail(reg->job, -EINVAL, "restore: extent %s: %s %lld bytes, expected a regular file of %llu bytes",
+			 r->name, S_ISREG(st.st_mode) ? "found" : "not a regular file,", (long long)st.st_size,
+			 (unsigned long long)r->size);
+		return -EINVAL;
+	}
+	if (!atomic_load(&reg->direct))
+		posix_fadvise(reg->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	return 0;
+}
+
+/* Switch the file to buffered I/O after an O_DIRECT EINVAL; true: retry buffered. */
+static bool fall_back(struct eng_region *reg)
+{
+	bool retry = false;
+
+	pthread_mutex_lock(&reg->lock);
+	if (!atomic_load(&reg->direct)) {
+		retry = true; /* another thread switched already */
+	} else if (!atomic_load(&reg->direct_ok) && !set_direct(reg->fd, false)) {
+		atomic_store(&reg->direct, false);
+		cs_info("engine: %s: O_DIRECT %s refused with EINVAL; using buffered I/O for this file",
+			reg->r->name, reg->job->dump ? "write" : "read");
+		retry = true;
+	}
+	pthread_mutex_unlock(&reg->lock);
+	return retry;
+}
+
+static int pwrite_full(int fd, const char *buf, size_t len, uint64_t off)
+{
+	while (len) {
+		ssize_t n = pwrite(fd, buf, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		buf += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* Read until need bytes are in (asking for want >= need); *got says how far it came. */
+static int pread_full(int fd, char *buf, size_t want, size_t need, uint64_t off, size_t *got)
+{
+	*got = 0;
+	while (*got < need) {
+		ssize_t n = pread(fd, buf + *got, want - *got, (off_t)(off + *got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ENODATA;
+		*got += (size_t)n;
+	}
+	return 0;
+}
+
+/* Buffered dump: start writeback of this chunk now; wait for and drop the previous one. */
+static void write_behind(struct eng_thread *t, uint64_t off, uint64_t len)
+{
+	int fd = t->reg->fd;
+
+	sync_file_range(fd, (off_t)off, (off_t)len, SYNC_FILE_RANGE_WRITE);
+	if (t->prev_len) {
+		sync_file_range(fd, (off_t)t->prev_off, (off_t)t->prev_len,
+				SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+		posix_fadvise(fd, (off_t)t->prev_off, (off_t)t->prev_len, POSIX_FADV_DONTNEED);
+	}
+	t->prev_off = off;
+	t->prev_len = len;
+}
+
+int eng_io_write(struct eng_thread *t, void *buf, size_t len, uint64_t idx)
+{
+	struct eng_region *reg = t->reg;
+	uint64_t off = eng_chunk_off(reg, idx);
+	bool direct = atomic_load(&reg->direct);
+	size_t alen = direct ? (size_t)align_up(len) : len;
+	int ret;
+
+	if (alen > len)
+		memset((char *)buf + len, 0, alen - len); /* O_DIRECT tail; cut off by ftruncate */
+	ret = pwrite_full(reg->fd, buf, alen, off);
+	if (ret == -EINVAL && direct && fall_back(reg)) {
+		direct = false;
+		ret = pwrite_full(reg->fd, buf, len, off);
+	}
+	if (ret) {
+		eng_fail(reg->job, ret, "dump: writing chunk %llu of %s (offset %llu, %zu bytes) failed: %s",
+			 (unsigned long long)idx, reg->r->name, (unsigned long long)off, alen, strerror(-ret));
+		return ret;
+	}
+	if (direct)
+		atomic_store(&reg->direct_ok, true);
+	else
+		write_behind(t, off, len);
+	atomic_fetch_add(&reg->stored, len);
+	return 0;
+}
+
+int eng_io_read(struct eng_thread *t, void *buf, size_t len, uint64_t idx)
+{
+	struct eng_region *reg = t->reg;
+	uint64_t off = eng_chunk_off(reg, idx);
+	bool direct = atomic_load(&reg->direct);
+	size_t alen = direct ? (size_t)align_up(len) : len;
+	size_t got;
+	int ret;
+
+	ret = pread_full(reg->fd, buf, alen, len, off, &got);
+	if (ret == -EINVAL && direct && !got && fall_back(reg))
+		ret = pread_full(reg->fd, buf, len, len, off, &got);
+	if (ret == -ENODATA) {
+		eng_fail(reg->job, -EIO, "restore: short read of chunk %llu from %s at offset %llu: got %zu of %zu bytes (file truncated?)",
+			 (unsigned long long)idx, reg->r->name, (unsigned long long)off, got, len);
+		return -EIO;
+	}
+	if (ret) {
+		eng_fail(reg->job, ret, "restore: reading chunk %llu of %s (offset %llu, %zu bytes) failed: %s",
+			 (unsigned long long)idx, reg->r->name, (unsigned long long)off, len, strerror(-ret));
+		return ret;
+	}
+	if (atomic_load(&reg->direct))
+		atomic_store(&reg->direct_ok, true);
+	return 0;
+}
+
+/* Give back the reserved blocks of zero chunks (merged into runs). */
+static int punch_holes(struct eng_region *reg)
+{
+	const struct cs_engine_region *r = reg->r;
+	uint64_t i = 0, j, off, end;
+
+	while (i < reg->nchunks) {
+		if (!r->zero[i]) {
+			i++;
+			continue;
+		}
+		for (j = i; j < reg->nchunks && r->zero[j]; j++)
+			;
+		off = eng_chunk_off(reg, i);
+		end = j == reg->nchunks ? r->size : eng_chunk_off(reg, j);
+		if (fallocate(reg->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)(end - off))) {
+			int ret = -errno;
+
+			if (ret == -EOPNOTSUPP) {
+				cs_warn("engine: %s: cannot punch holes; its zero chunks keep their reserved blocks",
+					r->name);
+				return 0;
+			}
+			eng_fail(reg->job, ret, "dump: punching a hole into %s at offset %llu (%llu bytes) failed: %s",
+				 r->name, (unsigned long long)off, (unsigned long long)(end - off), strerror(-ret));
+			return ret;
+		}
+		i = j;
+	}
+	return 0;
+}
+
+int eng_io_finish_dump(struct eng_region *reg)
+{
+	const struct cs_engine_region *r = reg->r;
+	int ret;
+
+	if (reg->reserved) {
+		ret = punch_holes(reg);
+		if (ret)
+			return ret;
+	}
+	if (ftruncate(reg->fd, (off_t)r->size)) {
+		ret = -errno;
+		eng_fail(reg->job, ret, "dump: cannot set the size of %s to %llu bytes: %s", r->name,
+			 (unsigned long long)r->size, strerror(-ret));
+		return ret;
+	}
+	/* O_DIRECT bypasses the page cache, not the device's write cache */
+	if (fdatasync(reg->fd)) {
+		ret = -errno;
+		eng_fail(reg->job, ret, "dump: fdatasync of %s failed: %s", r->name, strerror(-ret));
+		return ret;
+	}
+	if (!atomic_load(&reg->direct))
+		posix_fadvise(reg->fd, 0, 0, POSIX_FADV_DONTNEED);
+	return 0;
+}

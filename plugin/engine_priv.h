@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine_priv.h - internals shared by the copy engine's files (not an interface).
+ *
+ *   engine.c          options, region planning, threads, first-error bookkeeping, progress
+ *   engine_io.c       the extent files: open (O_DIRECT or buffered), reserve, pread/pwrite, finish
+ *   engine_chunk.c    per-chunk data checks: zero detection, XXH3-64
+ *   engine_dump.c     the dump worker loop (D2H -> zero check -> hash -> pwrite)
+ *   engine_restore.c  the restore worker loop (pread -> verify -> H2D / memset)
+ *
+ * One struct eng_job per cs_engine_dump()/restore() call; it owns the first error and the
+ * stop flag every thread of every region polls. One struct eng_region per cs_engine_region;
+ * one struct eng_thread per copy thread with its own stream, events and 1-2 pinned buffers.
+ */
+#ifndef CUDASTORE_ENGINE_PRIV_H
+#define CUDASTORE_ENGINE_PRIV_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine.h"
+
+#define ENG_ALIGN 4096u /* O_DIRECT offset/length alignment; pinned buffers are page-aligned */
+
+struct eng_job {
+	const struct cs_cuda_ops *ops;
+	const struct cs_engine_opts *opts;
+	bool dump;
+	atomic_bool stop; /* set with the first error: every thread stops at its next chunk */
+	pthread_mutex_t lock;
+	int err; /* first error (0 or -errno) */
+	char *errbuf;
+	size_t errlen;
+};
+
+struct eng_thread;
+
+struct eng_region {
+	struct eng_job *job;
+	struct cs_engine_region *r;
+	unsigned index;
+	int fd;
+	bool created;	    /* dump: we created the file (removed again on failure) */
+	bool reserved;	    /* dump: fallocate succeeded (zero chunks need hole punching) */
+	atomic_bool direct; /* fd currently has O_DIRECT */
+	atomic_bool direct_ok; /* an O_DIRECT transfer succeeded: EINVAL is then a real error */
+	pthread_mutex_t lock;  /* serialises the O_DIRECT -> buffered switch */
+
+	uint32_t chunk;
+	uint64_t nchunks;
+	size_t buf_size; /* bytes per pinned buffer: min(chunk, size rounded to ENG_ALIGN) */
+	unsigned nbufs;	 /* pinned buffers of the region, all threads together */
+	unsigned nthreads;
+	uint64_t zero_hash_full; /* XXH3 of chunk zero bytes */
+	uint64_t zero_hash_tail; /* XXH3 of the last chunk's length of zero bytes */
+
+	atomic_uint_fast64_t next;   /* next chunk index to hand out */
+	atomic_uint_fast64_t done;   /* bytes finished (progress) */
+	atomic_uint_fast64_t stored; /* bytes written to the file */
+	atomic_uint_fast64_t pinned; /* pinned bytes allocated */
+	atomic_uint_fast64_t last_progress_ns;
+	atomic_uint live; /* threads still running; the last one finishes the region */
+	uint64_t t0_ns;
+	struct eng_thread *threads;
+};
+
+struct eng_thread {
+	struct eng_region *reg;
+	pthread_t tid;
+	bool started;
+	unsigned nbuf; /* 1 or 2 pinned buffers (2 = double buffering) */
+	void *buf[2];
+	CUevent ev[2];
+	bool busy[2]; /* restore: an H2D from buf[i] may still be running */
+	CUstream stream;
+	bool have_stream;
+	/* buffered dump: the previous chunk this thread wrote, for write-behind */
+	uint64_t prev_off, prev_len;
+};
+
+/* engine.c */
+uint64_t eng_now_ns(void);
+bool eng_chunk_size_ok(uint64_t c);
+void eng_fail(struct eng_job *job, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int eng_cuda_fail(struct eng_region *reg, CUresult res, const char *call, uint64_t chunk);
+bool eng_stopped(const struct eng_job *job);
+bool eng_claim(struct eng_region *reg, uint64_t *idx);
+void eng_progress(struct eng_region *reg, uint64_t bytes);
+static inline uint64_t eng_chunk_off(const struct eng_region *reg, uint64_t idx)
+{
+	return idx * reg->chunk;
+}
+static inline size_t eng_chunk_len(const struct eng_region *reg, uint64_t idx)
+{
+	uint64_t off = eng_chunk_off(reg, idx);
+	uint64_t left = reg->r->size - off;
+
+	return left < reg->chunk ? (size_t)left : reg->chunk;
+}
+uint64_t eng_zero_hash_for(const struct eng_region *reg, size_t len);
+
+/* engine_chunk.c */
+bool eng_is_zero(const void *buf, size_t len);
+uint64_t eng_hash(const void *buf, size_t len);
+uint64_t eng_hash_zeros(uint64_t len);
+
+/* engine_io.c: each reports its own error through eng_fail() and returns 0 or -errno */
+int eng_io_create(struct eng_region *reg);
+int eng_io_reserve(struct eng_region *reg);
+int eng_io_open_ro(struct eng_region *reg);
+int eng_io_write(struct eng_thread *t, void *buf, size_t len, uint64_t idx);
+int eng_io_read(struct eng_thread *t, void *buf, size_t len, uint64_t idx);
+int eng_io_finish_dump(struct eng_region *reg);
+
+/* engine_dump.c / engine_restore.c: the worker loops; errors go through eng_fail() */
+void eng_dump_loop(struct eng_thread *t);
+void eng_restore_loop(struct eng_thread *t);
+int eng_restore_check_meta(struct eng_region *reg);
+
+#endif /* CUDASTORE_ENGINE_PRIV_H */

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+/*
+ * engine_restore.c - one restore thread: pread -> verify XXH3 -> H2D, double-buffered.
+ *
+ * A chunk reaches the device only after its hash matched the manifest, so a corrupt image
+ * never overwrites GPU memory with wrong bytes unnoticed. With two buffers the pread of the
+ * next chunk runs while the H2D of the previous one is in flight; before a buffer is reused
+ * the thread waits for that buffer's event. All-zero chunks are cleared with a memset on the
+ * device and their bytes in the file (a hole) are never read.
+ */
+#include <errno.h>
+#include <inttypes.h>
+
+#include "engine_priv.h"
+
+/* The manifest must describe this region's size; a chunk flagged zero must carry the hash of zeros. */
+int eng_restore_check_meta(struct eng_region *reg)
+{
+	struct cs_engine_region *r = reg->r;
+	uint64_t i, want, n;
+
+	if (!eng_chunk_size_ok(r->chunk_size)) {
+		eng_fail(reg->job, -EINVAL, "restore: region %u (%s): chunk size %u is not a power of two between %u and %u",
+			 reg->index, r->name, r->chunk_size, CS_ENGINE_CHUNK_MIN, CS_ENGINE_CHUNK_MAX);
+		return -EINVAL;
+	}
+	n = (r->size + r->chunk_size - 1) / r->chunk_size;
+	if (r->nchunks != n || (n && (!r->hash || !r->zero))) {
+		eng_fail(reg->job, -EINVAL, "restore: region %u (%s): %llu bytes in chunks of %u need %llu chunk records, found %llu%s",
+			 reg->index, r->name, (unsigned long long)r->size, r->chunk_size, (unsigned long long)n,
+			 (unsigned long long)r->nchunks, r->hash && r->zero ? "" : " (no hash/zero arrays)");
+		return -EINVAL;
+	}
+	for (i = 0; i < n && !r->zero[i]; i++)
+		;
+	if (i == n)
+		return 0;
+	reg->zero_hash_full = eng_hash_zeros(r->chunk_size);
+	reg->zero_hash_tail = eng_hash_zeros(r->size - (n - 1) * r->chunk_size);
+	for (; i < n; i++) {
+		size_t len = r->size - i * r->chunk_size < r->chunk_size ? r->size - i * r->chunk_size
+									 : r->chunk_size;
+
+		want = len == r->chunk_size ? reg->zero_hash_full : reg->zero_hash_tail;
+		if (r->zero[i] && r->hash[i] != want) {
+			eng_fail(reg->job, -EBADMSG, "restore: %s: chunk %llu is marked all-zero but its hash %016" PRIx64 " is not that of zeros (%016" PRIx64 "); manifest corrupt",
+				 r->name, (unsigned long long)i, r->hash[i], want);
+			return -EBADMSG;
+		}
+	}
+	return 0;
+}
+
+static int clear_chunk(struct eng_thread *t, uint64_t idx)
+{
+	struct eng_region *reg = t->reg;
+	CUresult res;
+
+	res = reg->job->ops->MemsetD8Async(reg->r->ptr + eng_chunk_off(reg, idx), 0, eng_chunk_len(reg, idx),
+					   t->stream);
+	if (res != CUDA_SUCCESS)
+		return eng_cuda_fail(reg, res, "cuMemsetD8Async", idx);
+	eng_progress(reg, eng_chunk_len(reg, idx));
+	return 0;
+}
+
+static int verify(struct eng_region *reg, const void *buf, size_t len, uint64_t idx)
+{
+	uint64_t found = eng_hash(buf, len);
+
+	if (found == reg->r->hash[idx])
+		return 0;
+	eng_fail(reg->job, -EBADMSG, "restore: checksum mismatch in %s, chunk %llu (offset %llu, %zu bytes): expected XXH3 %016" PRIx64 ", found %016" PRIx64,
+		 reg->r->name, (unsigned long long)idx, (unsigned long long)eng_chunk_off(reg, idx), len,
+		 reg->r->hash[idx], found);
+	return -EBADMSG;
+}
+
+static int load_chunk(struct eng_thread *t, uint64_t idx, unsigned b)
+{
+	struct eng_region *reg = t->reg;
+	const struct cs_cuda_ops *ops = reg->job->ops;
+	size_t len = eng_chunk_len(reg, idx);
+	CUresult res;
+	int ret;
+
+	if (t->busy[b]) {
+		res = ops->EventSynchronize(t->ev[b]);
+		if (res != CUDA_SUCCESS)
+			return eng_cuda_fail(reg, res, "cuMemcpyHtoDAsync (completion)", UINT64_MAX);
+		t->busy[b] = false;
+	}
+	ret = eng_io_read(t, t->buf[b], len, idx);
+	if (!ret)
+		ret = verify(reg, t->buf[b], len, idx);
+	if (ret)
+		return ret;
+	if (eng_stopped(reg->job))
+		return -ECANCELED;
+	res = ops->MemcpyHtoDAsync(reg->r->ptr + eng_chunk_off(reg, idx), t->buf[b], len, t->stream);
+	if (res != CUDA_SUCCESS)
+		return eng_cuda_fail(reg, res, "cuMemcpyHtoDAsync", idx);
+	res = ops->EventRecord(t->ev[b], t->stream);
+	if (res != CUDA_SUCCESS)
+		return eng_cuda_fail(reg, res, "cuEventRecord", idx);
+	t->busy[b] = true;
+	eng_progress(reg, len);
+	return 0;
+}
+
+void eng_restore_loop(struct eng_thread *t)
+{
+	struct eng_region *reg = t->reg;
+	unsigned b = 0;
+	uint64_t idx;
+	CUresult res;
+
+	while (eng_claim(reg, &idx)) {
+		if (reg->r->zero[idx]) {
+			if (clear_chunk(t, idx))
+				return;
+			continue;
+		}
+		if (load_chunk(t, idx, b))
+			return;
+		b = (b + 1) % t->nbuf;
+	}
+	if (eng_stopped(reg->job))
+		return;
+	res = reg->job->ops->StreamSynchronize(t->stream);
+	if (res != CUDA_SUCCESS)
+		eng_cuda_fail(reg, res, "cuStreamSynchronize", UINT64_MAX);
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpuop.h - what a CustomStorage checkpoint/restore call hands back, made safe to use.
+ *
+ * The driver returns one entry per GPU in no particular order (api doc §4). cs_gpuop_collect()
+ * copies the entries out of the driver-owned struct (it is invalid after Complete), checks
+ * them (non-NULL, sizes > 0 and bounded, count bounded, no GPU twice), identifies each entry's
+ * GPU by its stream's primary context, and sorts them by ordinal.
+ */
+#ifndef CUDASTORE_GPUOP_H
+#define CUDASTORE_GPUOP_H
+
+#include "context.h"
+#include "engine.h"
+#include "stats.h"
+
+struct cs_gpu_region {
+	int ordinal;
+	CUuuid uuid;
+	CUdeviceptr ptr;
+	uint64_t size;
+	CUstream stream;
+};
+
+struct cs_gpu_view {
+	CUcheckpointOperationHandle handle;
+	unsigned n;
+	struct cs_gpu_region r[CS_MAX_DEVICES];
+};
+
+int cs_gpuop_collect(struct cs_ctx *ctx, pid_t pid, const CUcheckpointCustomStorageInfo *info,
+		     struct cs_gpu_view *view);
+/* Synchronize the returned streams and call cuCheckpointOperationComplete. */
+int cs_gpuop_complete(struct cs_ctx *ctx, pid_t pid, struct cs_gpu_view *view);
+/* Engine options from the plugin options, with a progress logger. */
+void cs_gpuop_engine_opts(struct cs_ctx *ctx, struct cs_engine_opts *eo);
+/* Wait until the target reaches want (the driver may finish asynchronously); -EPROTO if not. */
+int cs_gpuop_expect_state(struct cs_ctx *ctx, pid_t pid, CUprocessState want, const char *after);
+
+#endif /* CUDASTORE_GPUOP_H */

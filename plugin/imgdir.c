@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: MIT
+/*
+ * imgdir.c - file access in CRIU's images directory (contract in imgdir.h).
+ *
+ * Every function takes the directory as an fd and a name that must pass cs_name_is_safe(), so
+ * a name read from an image can never reach outside the directory or through a link.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "imgdir.h"
+
+#define CS_TMP_SUFFIX ".tmp"
+
+void cs_name_manifest(char out[CS_NAME_MAX], int nspid)
+{
+	snprintf(out, CS_NAME_MAX, "cudastore-%d.img", nspid);
+}
+
+void cs_name_extent(char out[CS_NAME_MAX], int nspid, unsigned index)
+{
+	snprintf(out, CS_NAME_MAX, "cudastore-%d-gpu%u.ext", nspid, index);
+}
+
+void cs_name_summary(char out[CS_NAME_MAX], int nspid)
+{
+	snprintf(out, CS_NAME_MAX, "cudastore-%d.json", nspid);
+}
+
+static bool cs_name_char_ok(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+	       c == '_' || c == '-';
+}
+
+bool cs_name_is_safe(const char *name)
+{
+	size_t len;
+
+	if (!name)
+		return false;
+	len = strnlen(name, CS_NAME_MAX);
+	if (len == 0 || len >= CS_NAME_MAX || name[0] == '.')
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!cs_name_char_ok(name[i]))
+			return false;
+	return true;
+}
+
+int cs_imgdir_create(int dirfd, const char *name, int extra_flags)
+{
+	int fd;
+
+	if (!cs_name_is_safe(name))
+		return -EINVAL;
+	fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | extra_flags, 0600);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * O_NONBLOCK keeps a FIFO planted in the images directory from blocking the open until a
+ * writer shows up; it is cleared again once fstat has shown a regular file. On -EINVAL (not a
+ * regular file) *st is still filled so the caller can say what was found instead.
+ */
+int cs_imgdir_open_ro(int dirfd, const char *name, int extra_flags, struct stat *st)
+{
+	struct stat local;
+	int fd, ret;
+
+	if (!st)
+		st = &local;
+	if (!cs_name_is_safe(name))
+		return -EINVAL;
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | extra_flags);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) < 0) {
+		ret = -errno;
+		goto err_close;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		ret = -EINVAL;
+		goto err_close;
+	}
+	if (!(extra_flags & O_NONBLOCK)) {
+		ret = fcntl(fd, F_GETFL);
+		if (ret < 0 || fcntl(fd, F_SETFL, ret & ~O_NONBLOCK) < 0) {
+			ret = -errno;
+			goto err_close;
+		}
+	}
+	return fd;
+
+err_close:
+	close(fd);
+	return ret;
+}
+
+int cs_imgdir_remove(int dirfd, const char *name)
+{
+	if (!cs_name_is_safe(name))
+		return -EINVAL;
+	if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+static int cs_write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Write and fsync "<name>.tmp"; the caller renames it. On error the tmp file is gone. */
+static int cs_write_tmp(int dirfd, const char *tmp, const void *buf, size_t len)
+{
+	int fd, ret;
+
+	if (unlinkat(dirfd, tmp, 0) < 0 && errno != ENOENT)
+		return -errno;
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	ret = cs_write_full(fd, buf, len);
+	if (ret)
+		goto err_close;
+	if (fsync(fd) < 0) {
+		ret = -errno;
+		goto err_close;
+	}
+	/* close() can report a deferred write error (NFS); it must not be lost */
+	if (close(fd) < 0) {
+		ret = -errno;
+		goto err_unlink;
+	}
+	return 0;
+
+err_close:
+	close(fd);
+err_unlink:
+	unlinkat(dirfd, tmp, 0);
+	return ret;
+}
+
+int cs_imgdir_write_atomic(int dirfd, const char *name, const void *buf, size_t len)
+{
+	char tmp[CS_NAME_MAX + sizeof(CS_TMP_SUFFIX)];
+	int ret;
+
+	if (!cs_name_is_safe(name))
+		return -EINVAL;
+	snprintf(tmp, sizeof(tmp), "%s" CS_TMP_SUFFIX, name);
+	ret = cs_write_tmp(dirfd, tmp, buf, len);
+	if (ret)
+		return ret;
+	if (renameat(dirfd, tmp, dirfd, name) < 0) {
+		ret = -errno;
+		unlinkat(dirfd, tmp, 0);
+		return ret;
+	}
+	return cs_imgdir_fsync_dir(dirfd);
+}
+
+static int cs_read_full(int fd, char *buf, size_t cap, size_t *got)
+{
+	*got = 0;
+	while (*got < cap) {
+		ssize_t n = read(fd, buf + *got, cap - *got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		*got += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * The size check happens on fstat before any allocation; the buffer is one byte larger than
+ * the file so that a file growing while we read it is noticed (-ESTALE) rather than cut.
+ */
+int cs_imgdir_read_all(int dirfd, const char *name, size_t max, void **buf, size_t *len)
+{
+	struct stat st;
+	size_t got;
+	char *data;
+	int fd, ret;
+
+	*buf = NULL;
+	*len = 0;
+	fd = cs_imgdir_open_ro(dirfd, name, 0, &st);
+	if (fd < 0)
+		return fd;
+	if ((uint64_t)st.st_size > max) {
+		ret = -EFBIG;
+		goto err_close;
+	}
+	data = malloc((size_t)st.st_size + 1);
+	if (!data) {
+		ret = -ENOMEM;
+		goto err_close;
+	}
+	ret = cs_read_full(fd, data, (size_t)st.st_size + 1, &got);
+	if (!ret && got > (size_t)st.st_size)
+		ret = -ESTALE;
+	if (ret)
+		goto err_free;
+	close(fd);
+	*buf = data;
+	*len = got;
+	return 0;
+
+err_free:
+	free(data);
+err_close:
+	close(fd);
+	return ret;
+}
+
+int cs_imgdir_free_bytes(int dirfd, uint64_t *free_bytes)
+{
+	struct statvfs sv;
+
+	if (fstatvfs(dirfd, &sv) < 0)
+		return -errno;
+	*free_bytes = (uint64_t)sv.f_bavail * sv.f_frsize;
+	return 0;
+}
+
+/* Some filesystems (e.g. some FUSE ones) cannot sync a directory and say EINVAL: nothing to do. */
+int cs_imgdir_fsync_dir(int dirfd)
+{
+	if (fsync(dirfd) < 0 && errno != EINVAL)
+		return -errno;
+	return 0;
+}

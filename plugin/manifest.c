@@ -1,0 +1,691 @@
+// SPDX-License-Identifier: MIT
+/*
+ * manifest.c - encode, decode and validate the per-process manifest (contract in manifest.h,
+ * format and rules in docs/image-format.md).
+ *
+ * Decoding is two-phase: the unpacked protobuf message is checked completely (cs_pb_check*)
+ * while it is still owned by protobuf-c, and only a message that passed is copied into
+ * struct cs_manifest, so no allocation of ours is ever sized by an unchecked value.
+ * protobuf-c's own allocations are bounded by the payload length, which is checked first.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "cudastore.pb-c.h"
+#include "cudastore/cuda_ops.h"
+#include "engine.h"
+#include "log.h"
+#include "manifest.h"
+
+#define CS_FRAME_MAGIC "CSMF"
+#define CS_FRAME_HDR 16u
+#define CS_VERSION_MAX sizeof(((struct cs_manifest *)0)->plugin_version)
+#define CS_CORRUPT " (images corrupt or not written by cudastore: use another checkpoint)"
+
+static void cs_seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void cs_seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put_le64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint32_t get_le32(const uint8_t *p)
+{
+	uint32_t v = 0;
+
+	for (int i = 3; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+static uint64_t get_le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+static uint64_t cs_nchunks(uint64_t size, uint32_t chunk_size)
+{
+	return (size + chunk_size - 1) / chunk_size;
+}
+
+/* ===== encode ================================================================================= */
+
+/* Everything the protobuf message points into while it is packed. */
+struct cs_enc {
+	CsManifest pm;
+	CsDevice pd[CS_MAX_DEVICES];
+	CsDevice *pdp[CS_MAX_DEVICES];
+	uint8_t *bitmap[CS_MAX_DEVICES];
+	char extent[CS_MAX_DEVICES][CS_NAME_MAX];
+	char version[CS_VERSION_MAX];
+};
+
+static int cs_enc_dev(struct cs_enc *e, unsigned i, const struct cs_manifest_dev *d)
+{
+	CsDevice *pd = &e->pd[i];
+
+	if (!d->nchunks || !d->hash || !d->zero)
+		return -EINVAL;
+	e->bitmap[i] = calloc((d->nchunks + 7) / 8, 1);
+	if (!e->bitmap[i])
+		return -ENOMEM;
+	for (uint64_t c = 0; c < d->nchunks; c++)
+		if (d->zero[c])
+			e->bitmap[i][c / 8] |= (uint8_t)(1u << (c % 8));
+	snprintf(e->extent[i], CS_NAME_MAX, "%s", d->extent);
+
+	cs_device__init(pd);
+	pd->has_uuid = 1;
+	pd->uuid.len = sizeof(d->uuid.bytes);
+	pd->uuid.data = (uint8_t *)d->uuid.bytes;
+	pd->has_ordinal = 1;
+	pd->ordinal = d->ordinal;
+	pd->has_size = 1;
+	pd->size = d->size;
+	pd->extent = e->extent[i];
+	pd->has_chunk_size = 1;
+	pd->chunk_size = d->chunk_size;
+	pd->n_chunk_hash = d->nchunks;
+	pd->chunk_hash = d->hash;
+	pd->has_zero_chunks = 1;
+	pd->zero_chunks.len = (d->nchunks + 7) / 8;
+	pd->zero_chunks.data = e->bitmap[i];
+	pd->has_stored_bytes = 1;
+	pd->stored_bytes = d->stored_bytes;
+	e->pdp[i] = pd;
+	return 0;
+}
+
+/* The writer always writes the format it implements, whatever m->format_* say. */
+static void cs_enc_header(struct cs_enc *e, const struct cs_manifest *m)
+{
+	CsManifest *pm = &e->pm;
+
+	snprintf(e->version, sizeof(e->version), "%s", m->plugin_version);
+	cs_manifest__init(pm);
+	pm->has_format_major = pm->has_format_minor = 1;
+	pm->format_major = CS_FORMAT_MAJOR;
+	pm->format_minor = CS_FORMAT_MINOR;
+	pm->has_mode = 1;
+	pm->mode = (CsManifest__Mode)m->mode;
+	pm->has_pid = pm->has_ns_pid = pm->has_driver_version = 1;
+	pm->pid = m->pid;
+	pm->ns_pid = m->ns_pid;
+	pm->driver_version = m->driver_version;
+	pm->has_created_unix_ns = 1;
+	pm->created_unix_ns = m->created_unix_ns;
+	pm->plugin_version = e->version;
+	pm->n_devices = m->ndev;
+	pm->devices = e->pdp;
+	pm->has_total_bytes = pm->has_stored_bytes = 1;
+	pm->total_bytes = m->total_bytes;
+	pm->stored_bytes = m->stored_bytes;
+}
+
+static int cs_enc_frame(const CsManifest *pm, void **buf, size_t *len)
+{
+	size_t plen = cs_manifest__get_packed_size(pm);
+	uint8_t *out;
+
+	if (plen > CS_MAX_MANIFEST_BYTES)
+		return -EFBIG;
+	out = malloc(CS_FRAME_HDR + plen);
+	if (!out)
+		return -ENOMEM;
+	if (cs_manifest__pack(pm, out + CS_FRAME_HDR) != plen) {
+		free(out);
+		return -EIO;
+	}
+	memcpy(out, CS_FRAME_MAGIC, 4);
+	put_le32(out + 4, (uint32_t)plen);
+	put_le64(out + 8, XXH3_64bits(out + CS_FRAME_HDR, plen));
+	*buf = out;
+	*len = CS_FRAME_HDR + plen;
+	return 0;
+}
+
+int cs_manifest_encode(const struct cs_manifest *m, void **buf, size_t *len)
+{
+	struct cs_enc *e;
+	int ret = 0;
+
+	*buf = NULL;
+	*len = 0;
+	if (m->ndev > CS_MAX_DEVICES)
+		return -EINVAL;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	for (unsigned i = 0; i < m->ndev && !ret; i++)
+		ret = cs_enc_dev(e, i, &m->dev[i]);
+	if (!ret) {
+		cs_enc_header(e, m);
+		ret = cs_enc_frame(&e->pm, buf, len);
+	}
+	for (unsigned i = 0; i < m->ndev; i++)
+		free(e->bitmap[i]);
+	free(e);
+	return ret;
+}
+
+/* ===== decode: frame ========================================================================== */
+
+static int cs_frame_check(const uint8_t *p, size_t len, size_t *plen, char *err, size_t errlen)
+{
+	uint64_t want, got;
+	uint32_t n;
+
+	if (len < CS_FRAME_HDR) {
+		cs_seterr(err, errlen, "manifest is %zu bytes, shorter than its %u-byte header: truncated" CS_CORRUPT,
+			  len, CS_FRAME_HDR);
+		return -EBADMSG;
+	}
+	if (memcmp(p, CS_FRAME_MAGIC, 4)) {
+		cs_seterr(err, errlen, "manifest magic is %02x %02x %02x %02x, expected \"" CS_FRAME_MAGIC "\"" CS_CORRUPT,
+			  p[0], p[1], p[2], p[3]);
+		return -EBADMSG;
+	}
+	n = get_le32(p + 4);
+	if (n > CS_MAX_MANIFEST_BYTES) {
+		cs_seterr(err, errlen, "manifest payload length is %u bytes, limit is %u" CS_CORRUPT, n,
+			  CS_MAX_MANIFEST_BYTES);
+		return -EFBIG;
+	}
+	if (len - CS_FRAME_HDR != n) {
+		cs_seterr(err, errlen, "manifest header says %u payload bytes, file has %zu: %s" CS_CORRUPT, n,
+			  len - CS_FRAME_HDR, len - CS_FRAME_HDR < n ? "truncated" : "trailing garbage");
+		return -EBADMSG;
+	}
+	want = get_le64(p + 8);
+	got = XXH3_64bits(p + CS_FRAME_HDR, n);
+	if (want != got) {
+		cs_seterr(err, errlen, "manifest payload XXH3-64 is %016llx, header says %016llx" CS_CORRUPT,
+			  (unsigned long long)got, (unsigned long long)want);
+		return -EBADMSG;
+	}
+	*plen = n;
+	return 0;
+}
+
+/* ===== decode: checks on the unpacked message ================================================== */
+
+#define CS_MISSING(err, errlen, what, ...)                                                            \
+	(cs_seterr(err, errlen, "manifest " what " is missing" CS_CORRUPT, ##__VA_ARGS__), -EBADMSG)
+
+static int cs_pb_check_version(const CsManifest *pm, char *err, size_t errlen)
+{
+	if (!pm->has_format_major)
+		return CS_MISSING(err, errlen, "format_major");
+	if (!pm->has_format_minor)
+		return CS_MISSING(err, errlen, "format_minor");
+	if (pm->format_major > CS_FORMAT_MAJOR) {
+		cs_seterr(err, errlen,
+			  "manifest format is %u.%u, made by a newer cudastore; this plugin supports format %d.x "
+			  "(writes %d.%d): upgrade the plugin",
+			  pm->format_major, pm->format_minor, CS_FORMAT_MAJOR, CS_FORMAT_MAJOR, CS_FORMAT_MINOR);
+		return -EPROTONOSUPPORT;
+	}
+	if (pm->format_major < CS_FORMAT_MAJOR) {
+		cs_seterr(err, errlen, "manifest format_major is %u; this plugin supports %d.x, none older exists" CS_CORRUPT,
+			  pm->format_major, CS_FORMAT_MAJOR);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+static bool cs_printable(const char *s)
+{
+	for (; *s; s++)
+		if (*s < 0x20 || *s > 0x7e)
+			return false;
+	return true;
+}
+
+static int cs_pb_check_ids(const CsManifest *pm, char *err, size_t errlen)
+{
+	if (!pm->has_pid || !pm->has_ns_pid || !pm->has_driver_version || !pm->has_created_unix_ns)
+		return CS_MISSING(err, errlen, "%s", !pm->has_pid ? "pid" : !pm->has_ns_pid ? "ns_pid" :
+						  !pm->has_driver_version ? "driver_version" : "created_unix_ns");
+	if (pm->pid <= 0 || pm->ns_pid <= 0) {
+		cs_seterr(err, errlen, "manifest %s is %d, must be > 0" CS_CORRUPT, pm->pid <= 0 ? "pid" : "ns_pid",
+			  pm->pid <= 0 ? pm->pid : pm->ns_pid);
+		return -EBADMSG;
+	}
+	if (pm->driver_version < 0) {
+		cs_seterr(err, errlen, "manifest driver_version is %d, must be >= 0" CS_CORRUPT, pm->driver_version);
+		return -EBADMSG;
+	}
+	if (!pm->plugin_version)
+		return CS_MISSING(err, errlen, "plugin_version");
+	if (strlen(pm->plugin_version) >= CS_VERSION_MAX || !cs_printable(pm->plugin_version)) {
+		cs_seterr(err, errlen,
+			  "manifest plugin_version is %zu bytes or not printable ASCII, limit is %zu printable bytes" CS_CORRUPT,
+			  strlen(pm->plugin_version), CS_VERSION_MAX - 1);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+static int cs_pb_check_mode(const CsManifest *pm, char *err, size_t errlen)
+{
+	size_t min = 1, max = CS_MAX_DEVICES;
+
+	if (!pm->has_mode)
+		return CS_MISSING(err, errlen, "mode");
+	if (pm->mode != CS_MANIFEST__MODE__CUSTOM && pm->mode != CS_MANIFEST__MODE__DRIVER) {
+		cs_seterr(err, errlen, "manifest mode is %d, known modes are %d (custom) and %d (driver)" CS_CORRUPT,
+			  (int)pm->mode, CS_MODE_CUSTOM, CS_MODE_DRIVER);
+		return -EBADMSG;
+	}
+	if (pm->mode == CS_MANIFEST__MODE__DRIVER)
+		min = max = 0;
+	if (pm->n_devices < min || pm->n_devices > max) {
+		cs_seterr(err, errlen, "manifest has %zu devices, %s mode allows %zu..%zu" CS_CORRUPT, pm->n_devices,
+			  min ? "custom" : "driver", min, max);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+static int cs_pb_check_dev_ids(const CsDevice *pd, size_t i, char *err, size_t errlen)
+{
+	if (!pd->has_uuid || !pd->has_ordinal || !pd->has_size || !pd->extent || !pd->has_chunk_size ||
+	    !pd->has_zero_chunks || !pd->has_stored_bytes)
+		return CS_MISSING(err, errlen, "devices[%zu].%s", i,
+				  !pd->has_uuid ? "uuid" : !pd->has_ordinal ? "ordinal" : !pd->has_size ? "size" :
+				  !pd->extent ? "extent" : !pd->has_chunk_size ? "chunk_size" :
+				  !pd->has_zero_chunks ? "zero_chunks" : "stored_bytes");
+	if (pd->uuid.len != sizeof(((CUuuid *)0)->bytes)) {
+		cs_seterr(err, errlen, "manifest devices[%zu].uuid is %zu bytes, must be %zu" CS_CORRUPT, i,
+			  pd->uuid.len, sizeof(((CUuuid *)0)->bytes));
+		return -EBADMSG;
+	}
+	if (pd->ordinal < 0 || pd->ordinal >= CS_MAX_DEVICES) {
+		cs_seterr(err, errlen, "manifest devices[%zu].ordinal is %d, must be in [0, %d)" CS_CORRUPT, i,
+			  pd->ordinal, CS_MAX_DEVICES);
+		return -EBADMSG;
+	}
+	if (!cs_name_is_safe(pd->extent)) {
+		cs_seterr(err, errlen,
+			  "manifest devices[%zu].extent \"%.*s\" is not a safe file name (1..%d of [A-Za-z0-9._-], "
+			  "no leading '.')" CS_CORRUPT,
+			  i, CS_NAME_MAX, pd->extent, CS_NAME_MAX - 1);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+static int cs_pb_check_dev_size(const CsDevice *pd, size_t i, char *err, size_t errlen)
+{
+	uint32_t cs = pd->chunk_size;
+	uint64_t n;
+
+	if (pd->size == 0 || pd->size > CS_MAX_DEVICE_BYTES) {
+		cs_seterr(err, errlen, "manifest devices[%zu].size is %llu bytes, must be in [1, %llu]" CS_CORRUPT, i,
+			  (unsigned long long)pd->size, (unsigned long long)CS_MAX_DEVICE_BYTES);
+		return -EBADMSG;
+	}
+	if (cs < CS_ENGINE_CHUNK_MIN || cs > CS_ENGINE_CHUNK_MAX || (cs & (cs - 1))) {
+		cs_seterr(err, errlen,
+			  "manifest devices[%zu].chunk_size is %u, must be a power of two in [%u, %u]" CS_CORRUPT, i,
+			  cs, CS_ENGINE_CHUNK_MIN, CS_ENGINE_CHUNK_MAX);
+		return -EBADMSG;
+	}
+	n = cs_nchunks(pd->size, cs);
+	if (pd->n_chunk_hash != n) {
+		cs_seterr(err, errlen,
+			  "manifest devices[%zu].chunk_hash has %zu entries, size %llu / chunk_size %u needs %llu" CS_CORRUPT,
+			  i, pd->n_chunk_hash, (unsigned long long)pd->size, cs, (unsigned long long)n);
+		return -EBADMSG;
+	}
+	if (pd->zero_chunks.len != (n + 7) / 8) {
+		cs_seterr(err, errlen, "manifest devices[%zu].zero_chunks is %zu bytes, %llu chunks need %llu" CS_CORRUPT,
+			  i, pd->zero_chunks.len, (unsigned long long)n, (unsigned long long)(n + 7) / 8);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+static bool cs_bit(const uint8_t *map, uint64_t i)
+{
+	return map[i / 8] & (1u << (i % 8));
+}
+
+/* stored_bytes must equal size minus the bytes of the chunks the bitmap marks all-zero. */
+static int cs_pb_check_dev_zero(const CsDevice *pd, size_t i, char *err, size_t errlen)
+{
+	uint64_t n = pd->n_chunk_hash, stored = pd->size;
+	const uint8_t *map = pd->zero_chunks.data;
+
+	for (uint64_t c = n; c < pd->zero_chunks.len * 8ull; c++) {
+		if (cs_bit(map, c)) {
+			cs_seterr(err, errlen, "manifest devices[%zu].zero_chunks marks chunk %llu, only %llu exist" CS_CORRUPT,
+				  i, (unsigned long long)c, (unsigned long long)n);
+			return -EBADMSG;
+		}
+	}
+	for (uint64_t c = 0; c < n; c++) {
+		uint64_t off = c * pd->chunk_size;
+
+		if (cs_bit(map, c))
+			stored -= pd->size - off < pd->chunk_size ? pd->size - off : pd->chunk_size;
+	}
+	if (pd->stored_bytes != stored) {
+		cs_seterr(err, errlen,
+			  "manifest devices[%zu].stored_bytes is %llu, the zero_chunks bitmap implies %llu" CS_CORRUPT, i,
+			  (unsigned long long)pd->stored_bytes, (unsigned long long)stored);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+_Static_assert(CS_NAME_MAX >= CS_UUID_STRLEN, "ident buffer");
+
+static const char *cs_dev_ident(const CsDevice *d, const char *what, char text[CS_NAME_MAX])
+{
+	CUuuid u;
+
+	if (!strcmp(what, "uuid")) {
+		memcpy(u.bytes, d->uuid.data, sizeof(u.bytes));
+		cs_uuid_format(&u, text);
+	} else if (!strcmp(what, "ordinal")) {
+		snprintf(text, CS_NAME_MAX, "%d", d->ordinal);
+	} else {
+		snprintf(text, CS_NAME_MAX, "%s", d->extent);
+	}
+	return text;
+}
+
+/* Two devices must not share a UUID, an ordinal or an extent file (n <= CS_MAX_DEVICES). */
+static int cs_pb_check_unique(const CsManifest *pm, char *err, size_t errlen)
+{
+	char text[CS_NAME_MAX];
+
+	for (size_t i = 0; i < pm->n_devices; i++) {
+		const CsDevice *a = pm->devices[i];
+
+		for (size_t j = 0; j < i; j++) {
+			const CsDevice *b = pm->devices[j];
+			const char *what = NULL;
+
+			if (!memcmp(a->uuid.data, b->uuid.data, a->uuid.len))
+				what = "uuid";
+			else if (a->ordinal == b->ordinal)
+				what = "ordinal";
+			else if (!strcmp(a->extent, b->extent))
+				what = "extent";
+			if (what) {
+				cs_seterr(err, errlen, "manifest devices[%zu] and devices[%zu] have the same %s (%s)" CS_CORRUPT,
+					  j, i, what, cs_dev_ident(a, what, text));
+				return -EBADMSG;
+			}
+		}
+	}
+	return 0;
+}
+
+static int cs_pb_check_totals(const CsManifest *pm, char *err, size_t errlen)
+{
+	uint64_t total = 0, stored = 0;
+
+	if (!pm->has_total_bytes || !pm->has_stored_bytes)
+		return CS_MISSING(err, errlen, "%s", pm->has_total_bytes ? "stored_bytes" : "total_bytes");
+	for (size_t i = 0; i < pm->n_devices; i++) {
+		total += pm->devices[i]->size;
+		stored += pm->devices[i]->stored_bytes;
+	}
+	if (pm->total_bytes != total || pm->stored_bytes != stored) {
+		bool t = pm->total_bytes != total;
+
+		cs_seterr(err, errlen, "manifest %s is %llu, the devices sum to %llu" CS_CORRUPT,
+			  t ? "total_bytes" : "stored_bytes", (unsigned long long)(t ? pm->total_bytes : pm->stored_bytes),
+			  (unsigned long long)(t ? total : stored));
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+static int cs_pb_check(const CsManifest *pm, char *err, size_t errlen)
+{
+	int ret;
+
+	ret = cs_pb_check_version(pm, err, errlen);
+	if (!ret)
+		ret = cs_pb_check_mode(pm, err, errlen);
+	if (!ret)
+		ret = cs_pb_check_ids(pm, err, errlen);
+	for (size_t i = 0; i < pm->n_devices && !ret; i++) {
+		ret = cs_pb_check_dev_ids(pm->devices[i], i, err, errlen);
+		if (!ret)
+			ret = cs_pb_check_dev_size(pm->devices[i], i, err, errlen);
+		if (!ret)
+			ret = cs_pb_check_dev_zero(pm->devices[i], i, err, errlen);
+	}
+	if (!ret)
+		ret = cs_pb_check_unique(pm, err, errlen);
+	if (!ret)
+		ret = cs_pb_check_totals(pm, err, errlen);
+	return ret;
+}
+
+/* ===== decode: copy a checked message out ======================================================= */
+
+static int cs_pb_copy_dev(const CsDevice *pd, struct cs_manifest_dev *d)
+{
+	uint64_t n = pd->n_chunk_hash;
+
+	memcpy(d->uuid.bytes, pd->uuid.data, sizeof(d->uuid.bytes));
+	d->ordinal = pd->ordinal;
+	d->size = pd->size;
+	snprintf(d->extent, sizeof(d->extent), "%s", pd->extent);
+	d->chunk_size = pd->chunk_size;
+	d->stored_bytes = pd->stored_bytes;
+	d->hash = malloc(n * sizeof(*d->hash));
+	d->zero = malloc(n);
+	if (!d->hash || !d->zero)
+		return -ENOMEM;
+	d->nchunks = n;
+	memcpy(d->hash, pd->chunk_hash, n * sizeof(*d->hash));
+	for (uint64_t c = 0; c < n; c++)
+		d->zero[c] = cs_bit(pd->zero_chunks.data, c);
+	return 0;
+}
+
+static int cs_pb_copy(const CsManifest *pm, struct cs_manifest *m)
+{
+	m->format_major = pm->format_major;
+	m->format_minor = pm->format_minor;
+	m->mode = (enum cs_mode)pm->mode;
+	m->pid = pm->pid;
+	m->ns_pid = pm->ns_pid;
+	m->driver_version = pm->driver_version;
+	m->created_unix_ns = pm->created_unix_ns;
+	snprintf(m->plugin_version, sizeof(m->plugin_version), "%s", pm->plugin_version);
+	m->total_bytes = pm->total_bytes;
+	m->stored_bytes = pm->stored_bytes;
+	for (size_t i = 0; i < pm->n_devices; i++) {
+		m->ndev = (unsigned)i + 1; /* so that cs_manifest_free() sees a partial copy */
+		if (cs_pb_copy_dev(pm->devices[i], &m->dev[i]))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int cs_manifest_decode(const void *buf, size_t len, struct cs_manifest *m, char *err, size_t errlen)
+{
+	CsManifest *pm;
+	size_t plen;
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	cs_seterr(err, errlen, "%s", "");
+	ret = cs_frame_check(buf, len, &plen, err, errlen);
+	if (ret)
+		return ret;
+	pm = cs_manifest__unpack(NULL, plen, (const uint8_t *)buf + CS_FRAME_HDR);
+	if (!pm) {
+		cs_seterr(err, errlen, "manifest payload (%zu bytes) is not a valid CsManifest message" CS_CORRUPT, plen);
+		return -EBADMSG;
+	}
+	ret = cs_pb_check(pm, err, errlen);
+	if (!ret) {
+		ret = cs_pb_copy(pm, m);
+		if (ret)
+			cs_seterr(err, errlen, "out of memory copying the manifest's chunk tables");
+	}
+	cs_manifest__free_unpacked(pm, NULL);
+	if (ret) {
+		cs_manifest_free(m);
+		memset(m, 0, sizeof(*m));
+	}
+	return ret;
+}
+
+/* ===== files ================================================================================== */
+
+/* Encodes, then decodes the result so that a dump never writes what a restore would refuse. */
+int cs_manifest_write(int dirfd, const char *name, const struct cs_manifest *m)
+{
+	struct cs_manifest *check;
+	char err[512];
+	size_t len;
+	void *buf;
+	int ret;
+
+	ret = cs_manifest_encode(m, &buf, &len);
+	if (ret) {
+		cs_err("cannot encode manifest %s (%u devices): %s", name, m->ndev, strerror(-ret));
+		return ret;
+	}
+	check = malloc(sizeof(*check));
+	if (!check) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+	ret = cs_manifest_decode(buf, len, check, err, sizeof(err));
+	cs_manifest_free(check);
+	free(check);
+	if (ret) {
+		cs_err("refusing to write manifest %s that restore would reject: %s", name, err);
+		ret = -EINVAL;
+		goto err_free;
+	}
+	ret = cs_imgdir_write_atomic(dirfd, name, buf, len);
+	if (ret)
+		cs_err("cannot write manifest %s (%zu bytes) in the images directory: %s", name, len, strerror(-ret));
+err_free:
+	free(buf);
+	return ret;
+}
+
+static void cs_explain_open(const char *what, const char *name, int ret, const struct stat *st, char *err,
+			    size_t errlen)
+{
+	if (ret == -ENOENT)
+		cs_seterr(err, errlen, "%s %s is missing from the images directory: images incomplete", what, name);
+	else if (ret == -ELOOP)
+		cs_seterr(err, errlen, "%s %s is a symbolic link; refusing to follow it: remove it", what, name);
+	else if (ret == -EINVAL && st->st_mode)
+		cs_seterr(err, errlen, "%s %s is not a regular file (mode %06o): images corrupt or tampered with",
+			  what, name, (unsigned)st->st_mode);
+	else
+		cs_seterr(err, errlen, "cannot open %s %s: %s", what, name, strerror(-ret));
+}
+
+int cs_manifest_read(int dirfd, const char *name, struct cs_manifest *m, char *err, size_t errlen)
+{
+	char why[512];
+	struct stat st = { 0 };
+	size_t len;
+	void *buf;
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	ret = cs_imgdir_read_all(dirfd, name, CS_FRAME_HDR + CS_MAX_MANIFEST_BYTES, &buf, &len);
+	if (ret == -EFBIG) {
+		cs_seterr(err, errlen, "manifest %s is larger than the %u-byte limit" CS_CORRUPT, name,
+			  CS_FRAME_HDR + CS_MAX_MANIFEST_BYTES);
+		return ret;
+	}
+	if (ret) {
+		if (ret == -EINVAL) /* say what it is instead: fstatat without following */
+			fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW);
+		cs_explain_open("manifest", name, ret, &st, err, errlen);
+		return ret;
+	}
+	ret = cs_manifest_decode(buf, len, m, why, sizeof(why));
+	if (ret)
+		cs_seterr(err, errlen, "%s: %s", name, why);
+	free(buf);
+	return ret;
+}
+
+int cs_manifest_check_extents(int dirfd, const struct cs_manifest *m, char *err, size_t errlen)
+{
+	if (m->ndev > CS_MAX_DEVICES) {
+		cs_seterr(err, errlen, "manifest has %u devices, limit is %d", m->ndev, CS_MAX_DEVICES);
+		return -EINVAL;
+	}
+	for (unsigned i = 0; i < m->ndev; i++) {
+		const struct cs_manifest_dev *d = &m->dev[i];
+		struct stat st = { 0 };
+		int fd;
+
+		fd = cs_imgdir_open_ro(dirfd, d->extent, 0, &st);
+		if (fd < 0) {
+			cs_explain_open("extent", d->extent, fd, &st, err, errlen);
+			return fd;
+		}
+		close(fd);
+		if ((uint64_t)st.st_size != d->size) {
+			cs_seterr(err, errlen, "extent %s is %llu bytes, manifest says %llu: images truncated or corrupt",
+				  d->extent, (unsigned long long)st.st_size, (unsigned long long)d->size);
+			return -EBADMSG;
+		}
+	}
+	return 0;
+}
+
+/* Only dev[0..ndev) is looked at: entries past ndev may be uninitialised in a caller's struct. */
+void cs_manifest_free(struct cs_manifest *m)
+{
+	if (!m)
+		return;
+	for (unsigned i = 0; i < m->ndev && i < CS_MAX_DEVICES; i++) {
+		free(m->dev[i].hash);
+		free(m->dev[i].zero);
+		m->dev[i].hash = NULL;
+		m->dev[i].zero = NULL;
+		m->dev[i].nchunks = 0;
+	}
+}

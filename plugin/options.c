@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: MIT
+/* options.c - defaults, config file and CUDASTORE_* environment into struct cs_options */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cudastore/cuda_ops.h"
+#include "engine.h"
+#include "options.h"
+
+#define DEFAULT_CONFIG "/etc/cudastore/cudastore.conf"
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static int parse_u64(const char *v, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long x;
+
+	errno = 0;
+	x = strtoull(v, &end, 10);
+	if (errno || end == v || *end || x < min || x > max)
+		return -EINVAL;
+	*out = x;
+	return 0;
+}
+
+static int parse_bool(const char *v, bool *out)
+{
+	if (!strcmp(v, "1") || !strcasecmp(v, "yes") || !strcasecmp(v, "true") || !strcasecmp(v, "on"))
+		*out = true;
+	else if (!strcmp(v, "0") || !strcasecmp(v, "no") || !strcasecmp(v, "false") || !strcasecmp(v, "off"))
+		*out = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_tristate(const char *v, enum cs_tristate *out)
+{
+	bool b;
+
+	if (!strcasecmp(v, "auto")) {
+		*out = CS_AUTO;
+		return 0;
+	}
+	if (parse_bool(v, &b))
+		return -EINVAL;
+	*out = b ? CS_YES : CS_NO;
+	return 0;
+}
+
+/* "GPU-a=GPU-b,GPU-c=GPU-d" */
+static int parse_device_map(struct cs_options *o, const char *v, char *err, size_t len)
+{
+	char buf[4096], *save = NULL, *tok;
+
+	if (strlen(v) >= sizeof(buf))
+		return fail(err, len, "device_map: value too long");
+	snprintf(buf, sizeof(buf), "%s", v);
+	o->ndevice_map = 0;
+	for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+		char *eq = strchr(tok, '=');
+		struct cs_device_pair *p;
+
+		if (o->ndevice_map == CS_MAX_DEVICES)
+			return fail(err, len, "device_map: more than %d pairs", CS_MAX_DEVICES);
+		p = &o->device_map[o->ndevice_map];
+		if (!eq)
+			return fail(err, len, "device_map: '%s' is not OLD-UUID=NEW-UUID", tok);
+		*eq = '\0';
+		if (cs_uuid_parse(tok, &p->from) || cs_uuid_parse(eq + 1, &p->to))
+			return fail(err, len, "device_map: bad GPU UUID in '%s=%s' (want GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)",
+				    tok, eq + 1);
+		o->ndevice_map++;
+	}
+	return 0;
+}
+
+static int set_mode(struct cs_options *o, const char *v)
+{
+	if (!strcasecmp(v, "auto"))
+		o->mode = CS_OPT_MODE_AUTO;
+	else if (!strcasecmp(v, "custom"))
+		o->mode = CS_OPT_MODE_CUSTOM;
+	else if (!strcasecmp(v, "driver"))
+		o->mode = CS_OPT_MODE_DRIVER;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int cs_options_set(struct cs_options *o, const char *key, const char *v, char *err, size_t len)
+{
+	uint64_t x;
+
+	if (!strcmp(key, "mode")) {
+		if (set_mode(o, v))
+			return fail(err, len, "mode: '%s' is not auto, custom or driver", v);
+	} else if (!strcmp(key, "libcuda")) {
+		snprintf(o->libcuda, sizeof(o->libcuda), "%s", v);
+	} else if (!strcmp(key, "libnvml")) {
+		snprintf(o->libnvml, sizeof(o->libnvml), "%s", v);
+	} else if (!strcmp(key, "chunk_mb")) {
+		if (parse_u64(v, 1, CS_ENGINE_CHUNK_MAX >> 20, &x) || (x & (x - 1)))
+			return fail(err, len, "chunk_mb: '%s' is not a power of two in 1..%u", v,
+				    CS_ENGINE_CHUNK_MAX >> 20);
+		o->chunk_size = (uint32_t)(x << 20);
+	} else if (!strcmp(key, "threads")) {
+		if (parse_u64(v, 1, 32, &x))
+			return fail(err, len, "threads: '%s' is not in 1..32", v);
+		o->threads = (unsigned)x;
+	} else if (!strcmp(key, "pinned_mb")) {
+		if (parse_u64(v, 1, 16384, &x))
+			return fail(err, len, "pinned_mb: '%s' is not in 1..16384", v);
+		o->pinned_max = x << 20;
+	} else if (!strcmp(key, "direct_io")) {
+		if (parse_bool(v, &o->direct_io))
+			return fail(err, len, "direct_io: '%s' is not yes or no", v);
+	} else if (!strcmp(key, "skip_zero")) {
+		if (parse_bool(v, &o->skip_zero))
+			return fail(err, len, "skip_zero: '%s' is not yes or no", v);
+	} else if (!strcmp(key, "space_check")) {
+		if (parse_bool(v, &o->space_check))
+			return fail(err, len, "space_check: '%s' is not yes or no", v);
+	} else if (!strcmp(key, "rescue")) {
+		if (parse_tristate(v, &o->rescue))
+			return fail(err, len, "rescue: '%s' is not auto, yes or no", v);
+	} else if (!strcmp(key, "leave_running")) {
+		if (parse_tristate(v, &o->leave_running))
+			return fail(err, len, "leave_running: '%s' is not auto, yes or no", v);
+	} else if (!strcmp(key, "lock_timeout_ms")) {
+		if (parse_u64(v, 0, 3600000, &x))
+			return fail(err, len, "lock_timeout_ms: '%s' is not in 0..3600000", v);
+		o->lock_timeout_ms = (unsigned)x;
+	} else if (!strcmp(key, "device_map")) {
+		return parse_device_map(o, v, err, len);
+	} else {
+		return fail(err, len, "unknown option '%s' (see docs/usage.md)", key);
+	}
+	return 0;
+}
+
+static void defaults(struct cs_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->mode = CS_OPT_MODE_AUTO;
+	o->chunk_size = CS_ENGINE_CHUNK_DEF;
+	o->threads = CS_ENGINE_THREADS_DEF;
+	o->pinned_max = CS_ENGINE_PINNED_DEF;
+	o->direct_io = true;
+	o->skip_zero = true;
+	o->space_check = true;
+	o->rescue = CS_AUTO;
+	o->leave_running = CS_AUTO;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static int load_file(struct cs_options *o, const char *path, bool must_exist, char *err, size_t len)
+{
+	char line[4352], msg[512];
+	FILE *f = fopen(path, "re");
+	int lineno = 0, ret = 0;
+
+	if (!f) {
+		if (!must_exist && errno == ENOENT)
+			return 0;
+		return fail(err, len, "cannot read config file %s: %s", path, strerror(errno));
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *s = trim(line), *eq;
+
+		lineno++;
+		if (!*s || *s == '#')
+			continue;
+		eq = strchr(s, '=');
+		if (!eq) {
+			ret = fail(err, len, "%s:%d: expected 'key = value'", path, lineno);
+			break;
+		}
+		*eq = '\0';
+		if (cs_options_set(o, trim(s), trim(eq + 1), msg, sizeof(msg))) {
+			ret = fail(err, len, "%s:%d: %s", path, lineno, msg);
+			break;
+		}
+	}
+	fclose(f);
+	if (!ret)
+		snprintf(o->source, sizeof(o->source), "defaults + %s", path);
+	return ret;
+}
+
+static const struct {
+	const char *env, *key;
+} env_keys[] = {
+	{ "CUDASTORE_MODE", "mode" },
+	{ "CUDASTORE_LIBCUDA", "libcuda" },
+	{ "CUDASTORE_LIBNVML", "libnvml" },
+	{ "CUDASTORE_CHUNK_MB", "chunk_mb" },
+	{ "CUDASTORE_THREADS", "threads" },
+	{ "CUDASTORE_PINNED_MB", "pinned_mb" },
+	{ "CUDASTORE_DIRECT_IO", "direct_io" },
+	{ "CUDASTORE_SKIP_ZERO", "skip_zero" },
+	{ "CUDASTORE_SPACE_CHECK", "space_check" },
+	{ "CUDASTORE_RESCUE", "rescue" },
+	{ "CUDASTORE_LEAVE_RUNNING", "leave_running" },
+	{ "CUDASTORE_LOCK_TIMEOUT_MS", "lock_timeout_ms" },
+	{ "CUDASTORE_DEVICE_MAP", "device_map" },
+};
+
+int cs_options_load(struct cs_options *o, char *err, size_t len)
+{
+	const char *path = getenv("CUDASTORE_CONFIG");
+	char msg[512];
+	size_t i;
+	int ret;
+
+	defaults(o);
+	snprintf(o->source, sizeof(o->source), "defaults");
+	ret = load_file(o, path && *path ? path : DEFAULT_CONFIG, path && *path, err, len);
+	if (ret)
+		return ret;
+	for (i = 0; i < sizeof(env_keys) / sizeof(env_keys[0]); i++) {
+		const char *v = getenv(env_keys[i].env);
+
+		if (!v)
+			continue;
+		if (cs_options_set(o, env_keys[i].key, v, msg, sizeof(msg)))
+			return fail(err, len, "%s: %s", env_keys[i].env, msg);
+		if (strlen(o->source) + strlen(env_keys[i].env) + 3 < sizeof(o->source)) {
+			strcat(o->source, " + ");
+			strcat(o->source, env_keys[i].env);
+		}
+	}
+	return 0;
+}
+
+const char *cs_opt_mode_name(enum cs_opt_mode m)
+{
+	switch (m) {
+	case CS_OPT_MODE_CUSTOM: return "custom";
+	case CS_OPT_MODE_DRIVER: return "driver";
+	default: return "auto";
+	}
+}

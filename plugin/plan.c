@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+/* plan.c - NVML-based dump planning and the free-space check (see plan.h) */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "imgdir.h"
+#include "log.h"
+#include "plan.h"
+
+#define MAX_NVML_PROCS 1024
+
+static void plan_device(struct cs_nvml_ops *nv, nvmlDevice_t dev, struct cs_proc *p, nvmlProcessInfo_t *buf)
+{
+	unsigned int count = MAX_NVML_PROCS, i;
+	char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
+	bool used = false;
+
+	if (nv->DeviceGetComputeRunningProcesses(dev, &count, buf) != NVML_SUCCESS)
+		return;
+	for (i = 0; i < count && i < MAX_NVML_PROCS; i++) {
+		if ((pid_t)buf[i].pid != p->pid)
+			continue;
+		used = true;
+		/* NVML_VALUE_NOT_AVAILABLE is ~0ull: unknown size, keep the GPU but add nothing */
+		if (buf[i].usedGpuMemory != ~0ull)
+			p->bytes_plan += buf[i].usedGpuMemory;
+	}
+	if (!used || p->ndev_plan >= CS_MAX_DEVICES)
+		return;
+	if (nv->DeviceGetUUID(dev, uuid, sizeof(uuid)) != NVML_SUCCESS ||
+	    cs_uuid_parse(uuid, &p->dev_plan[p->ndev_plan]))
+		return;
+	p->ndev_plan++;
+}
+
+int cs_plan_process(struct cs_ctx *ctx, struct cs_proc *p)
+{
+	nvmlProcessInfo_t *buf = NULL;
+	struct cs_nvml_ops nv;
+	unsigned int n = 0, i;
+	char err[256];
+	nvmlDevice_t dev;
+
+	p->ndev_plan = 0;
+	p->bytes_plan = 0;
+	if (cs_nvml_load(&nv, ctx->opt.libnvml[0] ? ctx->opt.libnvml : NULL, err, sizeof(err))) {
+		cs_warn("pid %d: no NVML (%s): cannot plan the dump; retaining every GPU, no space check",
+			p->pid, err);
+		return 0;
+	}
+	if (nv.Init() != NVML_SUCCESS) {
+		cs_warn("pid %d: nvmlInit failed: cannot plan the dump; retaining every GPU", p->pid);
+		goto out_unload;
+	}
+	buf = calloc(MAX_NVML_PROCS, sizeof(*buf));
+	if (buf && nv.DeviceGetCount(&n) == NVML_SUCCESS)
+		for (i = 0; i < n; i++)
+			if (nv.DeviceGetHandleByIndex(i, &dev) == NVML_SUCCESS)
+				plan_device(&nv, dev, p, buf);
+	free(buf);
+	nv.Shutdown();
+	if (!p->ndev_plan)
+		cs_warn("pid %d: NVML lists no GPU memory for it (other pid namespace?); retaining every GPU",
+			p->pid);
+	else
+		cs_info("pid %d: plan: %u GPU(s), %.2f GiB of GPU memory (NVML)", p->pid, p->ndev_plan,
+			p->bytes_plan / 1073741824.0);
+out_unload:
+	cs_nvml_unload(&nv);
+	return 0;
+}
+
+int cs_plan_check_space(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
+{
+	uint64_t avail = 0, need = p->bytes_plan;
+	int ret;
+
+	if (!ctx->opt.space_check || !need)
+		return 0;
+	ret = cs_imgdir_free_bytes(dirfd, &avail);
+	if (ret) {
+		cs_warn("pid %d: cannot read free space of the images directory: %s", p->pid, strerror(-ret));
+		return 0;
+	}
+	if (avail >= need)
+		return 0;
+	cs_err("pid %d uses %.2f GiB of GPU memory but the images directory has only %.2f GiB free; "
+	       "the process was not touched. Free space, use a bigger images directory, or set "
+	       "CUDASTORE_SPACE_CHECK=no if most of its memory is zeros",
+	       p->pid, need / 1073741824.0, avail / 1073741824.0);
+	return -ENOSPC;
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * plan.h - plan a dump before the process is touched.
+ *
+ * NVML tells which GPUs a pid has memory on and how much, without locking it. The dump is
+ * refused before the lock when the images directory cannot hold that much (CustomStorage
+ * has no abort once the checkpoint call returned, so running out of space later would be
+ * far worse). NVML may be missing or report nothing (containers, old drivers): then the
+ * plan is "unknown", every visible GPU is retained and no space check is made (logged).
+ */
+#ifndef CUDASTORE_PLAN_H
+#define CUDASTORE_PLAN_H
+
+#include "context.h"
+
+/* Fill p->ndev_plan/dev_plan/bytes_plan. 0 (also when NVML is unavailable) or -errno. */
+int cs_plan_process(struct cs_ctx *ctx, struct cs_proc *p);
+/* -ENOSPC with a clear message when p->bytes_plan does not fit in the images directory. */
+int cs_plan_check_space(struct cs_ctx *ctx, struct cs_proc *p, int dirfd);
+
+#endif /* CUDASTORE_PLAN_H */

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+/* procfs.c - NSpid, MemAvailable and criu's own command line */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "procfs.h"
+
+pid_t cs_procfs_ns_pid(pid_t pid)
+{
+	char path[64], line[256];
+	pid_t ns = pid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return pid;
+	while (fgets(line, sizeof(line), f)) {
+		char *p, *end;
+
+		if (strncmp(line, "NSpid:", 6))
+			continue;
+		for (p = line + 6;; p = end) {
+			long v = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			ns = (pid_t)v;
+		}
+		break;
+	}
+	fclose(f);
+	return ns;
+}
+
+uint64_t cs_procfs_mem_available(void)
+{
+	unsigned long long kb = 0;
+	char line[256];
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb * 1024ull;
+}
+
+bool cs_procfs_criu_leave_running(void)
+{
+	char buf[8192];
+	ssize_t n;
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	char *p;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	for (p = buf; p < buf + n; p += strlen(p) + 1) {
+		if (!strcmp(p, "--leave-running") || !strcmp(p, "-R"))
+			return true;
+		/* bundled short options such as -vR */
+		if (p[0] == '-' && p[1] != '-' && p[1] && strchr(p + 1, 'R') && strspn(p + 1, "v0123456789R") == strlen(p + 1))
+			return true;
+	}
+	return false;
+}

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: MIT
+/* restore.c - validated GPU restore (see restore.h) */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "devices.h"
+#include "gpuop.h"
+#include "imgdir.h"
+#include "log.h"
+#include "procfs.h"
+#include "restore.h"
+#include "rthread.h"
+
+void cs_rescue_free(struct cs_rescue *rs)
+{
+	unsigned i;
+
+	if (!rs)
+		return;
+	for (i = 0; i < rs->n; i++)
+		if (rs->r[i].mem)
+			munmap(rs->r[i].mem, rs->r[i].size);
+	free(rs);
+}
+
+/* Retain the destination GPUs and build gpuPairs when any GPU changes. */
+static int prepare_devices(struct cs_ctx *ctx, pid_t pid, const struct cs_manifest *m, CUuuid *dest,
+			   CUcheckpointGpuPair *pairs, unsigned *npairs)
+{
+	CUuuid visible[CS_MAX_DEVICES];
+	char err[512];
+	bool moved = false;
+	unsigned i;
+	int ret;
+
+	ret = cs_dev_init(ctx);
+	if (ret)
+		return ret;
+	for (i = 0; i < (unsigned)ctx->ndev; i++)
+		if (cs_dev_uuid(ctx, (int)i, &visible[i]))
+			return -ENODEV;
+	ret = cs_dev_plan_restore(m, &ctx->opt, visible, ctx->ndev, dest, err, sizeof(err));
+	if (ret) {
+		cs_err("pid %d: %s", pid, err);
+		return ret;
+	}
+	for (i = 0; i < m->ndev; i++) {
+		char a[CS_UUID_STRLEN], b[CS_UUID_STRLEN];
+
+		ret = cs_dev_retain(ctx, cs_dev_by_uuid(ctx, &dest[i]));
+		if (ret)
+			return ret;
+		pairs[i].oldUuid = m->dev[i].uuid;
+		pairs[i].newUuid = dest[i];
+		if (memcmp(&dest[i], &m->dev[i].uuid, sizeof(CUuuid))) {
+			moved = true;
+			cs_uuid_format(&m->dev[i].uuid, a);
+			cs_uuid_format(&dest[i], b);
+			cs_info("pid %d: GPU %s is restored onto %s", pid, a, b);
+		}
+	}
+	*npairs = moved ? m->ndev : 0;
+	return 0;
+}
+
+/* Match the driver's entries (destination GPUs) to manifest devices; sizes must agree. */
+static int match_view(pid_t pid, const struct cs_manifest *m, const CUuuid *dest,
+		      const struct cs_gpu_view *v, int *dev_of)
+{
+	char u[CS_UUID_STRLEN];
+	unsigned i, j;
+
+	if (v->n != m->ndev) {
+		cs_err("pid %d: the driver restores %u GPU region(s), the images hold %u", pid, v->n, m->ndev);
+		return -EPROTO;
+	}
+	for (i = 0; i < v->n; i++) {
+		for (j = 0; j < m->ndev; j++)
+			if (!memcmp(&dest[j], &v->r[i].uuid, sizeof(CUuuid)))
+				break;
+		cs_uuid_format(&v->r[i].uuid, u);
+		if (j == m->ndev) {
+			cs_err("pid %d: the driver restores onto GPU %s, which the images do not map there", pid, u);
+			return -EPROTO;
+		}
+		if (v->r[i].size != m->dev[j].size) {
+			cs_err("pid %d: the driver maps %llu bytes on GPU %s, the image %s holds %llu", pid,
+			       (unsigned long long)v->r[i].size, u, m->dev[j].extent,
+			       (unsigned long long)m->dev[j].size);
+			return -EPROTO;
+		}
+		dev_of[i] = (int)j;
+	}
+	return 0;
+}
+
+static int copy_from_rescue(struct cs_ctx *ctx, pid_t pid, const struct cs_gpu_view *v, const int *dev_of,
+			    const struct cs_manifest *m, const struct cs_rescue *rs)
+{
+	unsigned i, k;
+
+	for (i = 0; i < v->n; i++) {
+		for (k = 0; k < rs->n; k++)
+			if (!memcmp(&rs->r[k].uuid, &m->dev[dev_of[i]].uuid, sizeof(CUuuid)))
+				break;
+		if (k == rs->n || rs->r[k].size != v->r[i].size) {
+			cs_err("pid %d: no host copy for GPU region %u", pid, i);
+			return -EPROTO;
+		}
+		ctx->cuda.CtxSetCurrent(ctx->retained[v->r[i].ordinal]);
+		if (ctx->cuda.MemcpyHtoD(v->r[i].ptr, rs->r[k].mem, rs->r[k].size) != CUDA_SUCCESS) {
+			cs_err("pid %d: copying the host copy back to GPU %d failed", pid, v->r[i].ordinal);
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
+static int copy_from_extents(struct cs_ctx *ctx, pid_t pid, const struct cs_gpu_view *v, const int *dev_of,
+			     const struct cs_manifest *m, int dirfd, uint64_t *bytes)
+{
+	struct cs_engine_region regs[CS_MAX_DEVICES];
+	struct cs_engine_opts eo;
+	char err[512];
+	unsigned i;
+	int ret;
+
+	memset(regs, 0, sizeof(regs));
+	*bytes = 0;
+	for (i = 0; i < v->n; i++) {
+		const struct cs_manifest_dev *d = &m->dev[dev_of[i]];
+
+		regs[i] = (struct cs_engine_region){ .ptr = v->r[i].ptr, .size = v->r[i].size,
+			.ctx = ctx->retained[v->r[i].ordinal], .dirfd = dirfd, .name = d->extent,
+			.chunk_size = d->chunk_size, .nchunks = d->nchunks, .hash = d->hash, .zero = d->zero };
+		*bytes += d->size;
+	}
+	cs_gpuop_engine_opts(ctx, &eo);
+	eo.progress_arg = (void *)(long)pid;
+	ret = cs_engine_restore(&ctx->cuda, regs, v->n, &eo, err, sizeof(err));
+	if (ret)
+		cs_err("pid %d: copying the images into the GPU failed: %s", pid, err);
+	return ret;
+}
+
+int cs_restore_custom(struct cs_ctx *ctx, pid_t pid, const struct cs_manifest *m, int dirfd,
+		      const struct cs_rescue *rs, struct cs_stats *st, CUcheckpointOperationHandle *pending)
+{
+	CUcheckpointCustomStorageInfo *info = NULL;
+	CUcheckpointGpuPair pairs[CS_MAX_DEVICES];
+	CUcheckpointRestoreArgs args;
+	CUuuid dest[CS_MAX_DEVICES];
+	struct cs_gpu_view view;
+	int dev_of[CS_MAX_DEVICES];
+	uint64_t bytes = 0;
+	unsigned npairs = 0;
+	CUresult res;
+	int ret;
+
+	*pending = NULL;
+	if (!ctx->cuda.has_custom_storage) {
+		cs_err("pid %d: the images were made with CUDA CustomStorage, which this driver (CUDA %d) "
+		       "lacks; restore needs a CUDA 13.4 (R615+) driver", pid, ctx->cuda.driver_version);
+		return -EPROTONOSUPPORT; /* not -ENOTSUP: CRIU reads that as 'not mine' */
+	}
+	ret = prepare_devices(ctx, pid, m, dest, pairs, &npairs);
+	if (ret)
+		return ret;
+	memset(&args, 0, sizeof(args));
+	args.gpuPairs = npairs ? pairs : NULL;
+	args.gpuPairsCount = npairs;
+	args.customStorageInfo_out = &info;
+	cs_stats_begin(st);
+	res = ctx->cuda.CheckpointProcessRestore(pid, &args);
+	if (res != CUDA_SUCCESS) {
+		cs_err("pid %d: cuCheckpointProcessRestore failed: %s", pid, cs_cuda_errname(&ctx->cuda, res));
+		return -EPROTO;
+	}
+	if (info)
+		*pending = info->handle;
+	ret = cs_gpuop_collect(ctx, pid, info, &view);
+	if (!ret)
+		ret = match_view(pid, m, dest, &view, dev_of);
+	cs_stats_end(st, pid, "map", 0);
+	if (!ret)
+		ret = rs ? copy_from_rescue(ctx, pid, &view, dev_of, m, rs)
+			 : copy_from_extents(ctx, pid, &view, dev_of, m, dirfd, &bytes);
+	if (ret)
+		return ret; /* no Complete on bad data: the caller kills the target first (*pending) */
+	cs_stats_end(st, pid, "copy-in", bytes);
+	*pending = NULL;
+	ret = cs_gpuop_complete(ctx, pid, &view);
+	if (!ret)
+		ret = cs_gpuop_expect_state(ctx, pid, CU_PROCESS_STATE_LOCKED, "restore");
+	cs_stats_end(st, pid, "complete", 0);
+	return ret;
+}
+
+int cs_restore_driver(struct cs_ctx *ctx, pid_t pid)
+{
+	CUcheckpointGpuPair pairs[CS_MAX_DEVICES];
+	CUcheckpointRestoreArgs args;
+	unsigned i;
+	CUresult res;
+
+	memset(&args, 0, sizeof(args));
+	for (i = 0; i < ctx->opt.ndevice_map; i++) {
+		pairs[i].oldUuid = ctx->opt.device_map[i].from;
+		pairs[i].newUuid = ctx->opt.device_map[i].to;
+	}
+	if (ctx->opt.ndevice_map) {
+		args.gpuPairs = pairs;
+		args.gpuPairsCount = ctx->opt.ndevice_map;
+	}
+	res = ctx->cuda.CheckpointProcessRestore(pid, &args);
+	if (res != CUDA_SUCCESS) {
+		cs_err("pid %d: driver-managed cuCheckpointProcessRestore failed: %s", pid,
+		       cs_cuda_errname(&ctx->cuda, res));
+		return -EPROTO;
+	}
+	return cs_gpuop_expect_state(ctx, pid, CU_PROCESS_STATE_LOCKED, "restore");
+}
+
+/* After a failed restore: the process must not run with wrong GPU memory. */
+static void kill_target(struct cs_ctx *ctx, pid_t pid, CUcheckpointOperationHandle pending, const char *why)
+{
+	cs_err("pid %d: GPU restore failed (%s); killing the process so it cannot run with wrong GPU "
+	       "memory. The images were not modified: fix the cause and restore again", pid, why);
+	kill(pid, SIGKILL);
+	/* release the driver's mappings in criu; the dead target may reject it (api doc §1.9) */
+	if (pending && ctx->cuda.CheckpointOperationComplete)
+		ctx->cuda.CheckpointOperationComplete(pending);
+}
+
+static int unlock_running(struct cs_ctx *ctx, pid_t pid)
+{
+	CUcheckpointUnlockArgs ua;
+	CUresult res;
+
+	memset(&ua, 0, sizeof(ua));
+	res = ctx->cuda.CheckpointProcessUnlock(pid, &ua);
+	if (res != CUDA_SUCCESS)
+		cs_warn("pid %d: cuCheckpointProcessUnlock returned %s; checking its state", pid,
+			cs_cuda_errname(&ctx->cuda, res));
+	return cs_gpuop_expect_state(ctx, pid, CU_PROCESS_STATE_RUNNING, "unlock");
+}
+
+static int load_images(struct cs_ctx *ctx, pid_t pid, int dirfd, struct cs_manifest *m)
+{
+	char name[CS_NAME_MAX], err[512];
+	int ret;
+
+	cs_name_manifest(name, cs_procfs_ns_pid(pid));
+	ret = cs_manifest_read(dirfd, name, m, err, sizeof(err));
+	if (ret == -ENOENT)
+		return -ENOTSUP;
+	if (!ret && m->mode == CS_MODE_CUSTOM)
+		ret = cs_manifest_check_extents(dirfd, m, err, sizeof(err));
+	if (ret)
+		cs_err("pid %d: images %s are unusable: %s", pid, name, err);
+	return ret;
+}
+
+int cs_restore_process(struct cs_ctx *ctx, pid_t pid, int dirfd)
+{
+	CUcheckpointOperationHandle pending = NULL;
+	struct cs_manifest *m = calloc(1, sizeof(*m));
+	struct cs_rthread rt = { 0 };
+	struct cs_stats st = { 0 };
+	double t0 = cs_now();
+	const char *why = "see the errors above";
+	int tid = 0, ret;
+	CUresult res;
+
+	if (!m)
+		return -ENOMEM;
+	ret = load_images(ctx, pid, dirfd, m);
+	if (ret == -ENOTSUP)
+		goto out;
+	if (ret) {
+		why = "invalid images";
+		goto err_kill;
+	}
+	cs_info("pid %d: restoring %s-mode GPU state (%u GPU(s), %.1f MiB)", pid,
+		m->mode == CS_MODE_CUSTOM ? "CustomStorage" : "driver-managed", m->ndev,
+		m->total_bytes / 1048576.0);
+	res = ctx->cuda.CheckpointProcessGetRestoreThreadId(pid, &tid);
+	if (res != CUDA_SUCCESS) {
+		cs_err("pid %d: has cudastore images but no CUDA restore thread: %s", pid,
+		       cs_cuda_errname(&ctx->cuda, res));
+		ret = -ESRCH;
+		goto err_kill;
+	}
+	/* restore: leave the mask alone, rt_sigreturn installs the application's own */
+	ret = cs_rthread_run(&rt, tid, false);
+	if (ret)
+		goto err_kill;
+	cs_stats_begin(&st);
+	if (m->mode == CS_MODE_CUSTOM)
+		ret = cs_restore_custom(ctx, pid, m, dirfd, NULL, &st, &pending);
+	else
+		ret = cs_restore_driver(ctx, pid);
+	if (!ret)
+		ret = unlock_running(ctx, pid);
+	if (ret)
+		goto err_kill;
+	cs_stats_end(&st, pid, "unlock", 0);
+	ret = cs_rthread_stop(&rt);
+	if (ret)
+		goto err_kill;
+	cs_info("pid %d: GPU restore done in %.3f s (%.1f MiB, %.2f GB/s)", pid, cs_now() - t0,
+		m->total_bytes / 1048576.0, m->total_bytes / (cs_now() - t0) / 1e9);
+	goto out;
+
+err_kill:
+	kill_target(ctx, pid, pending, why);
+	cs_rthread_stop(&rt);
+out:
+	cs_manifest_free(m);
+	free(m);
+	return ret;
+}

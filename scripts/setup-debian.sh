@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# setup-debian.sh - everything a fresh Debian 12 machine needs to build and test cudastore:
+# Debian packages, CRIU >= 4.2.1 from Debian's source package, then the build itself.
+# Usage (as root, from the source tree): scripts/setup-debian.sh [--no-build]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { echo "setup: $*" >&2; }
+[ "$(id -u)" = 0 ] || { echo "setup: run as root (apt-get, CRIU install)" >&2; exit 1; }
+
+PKGS="build-essential autoconf automake pkg-config libprotobuf-c-dev protobuf-c-compiler
+libxxhash-dev ca-certificates procps"
+missing=
+for p in $PKGS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
+if [ -n "$missing" ]; then
+	log "installing Debian packages:$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+scripts/provide-criu.sh
+
+[ "${1:-}" = --no-build ] && exit 0
+if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt Makefile.in ]; then
+	log "generating the build system"
+	./autogen.sh >/dev/null 2>&1
+fi
+if [ ! -f Makefile ] || [ configure -nt config.status ]; then
+	log "configuring"
+	./configure --with-criu=/usr/local/sbin/criu >/dev/null
+fi
+log "building"
+make -j"$(nproc)" >/dev/null
+log "done: cudastore_plugin.so built; criu $(/usr/local/sbin/criu --version | sed -n 's/Version: //p')"

@@ -1,0 +1,89 @@
+# lib.sh - shared helpers for the end-to-end tests (sourced; TAP output).
+# Environment from the test harness: top_srcdir, top_builddir, CRIU, PLUGIN_SO.
+set -u
+
+T_N=0
+T_FAILED=0
+WORK=
+PIDS_TO_KILL=
+
+plan() { echo "1..$1"; }
+ok() { T_N=$((T_N + 1)); echo "ok $T_N - $*"; }
+not_ok() { T_N=$((T_N + 1)); T_FAILED=$((T_FAILED + 1)); echo "not ok $T_N - $*"; }
+diag() { echo "# $*"; }
+skip_all() { echo "1..0 # SKIP $*"; exit 0; }
+bail() { echo "Bail out! $*"; exit 99; }
+check() { # check "description" command...
+	local d=$1; shift
+	if "$@"; then ok "$d"; else not_ok "$d"; fi
+}
+done_testing() { [ "$T_FAILED" = 0 ]; exit $?; }
+
+cleanup() {
+	local p
+	for p in $PIDS_TO_KILL; do kill -9 "$p" 2>/dev/null; done
+	if [ -n "$WORK" ] && [ -z "${KEEP_WORK:-}" ]; then
+		umount "$WORK"/small 2>/dev/null
+		rm -rf "$WORK"
+	fi
+}
+trap cleanup EXIT
+
+need_criu() {
+	[ "$(id -u)" = 0 ] || skip_all "needs root for criu"
+	[ -n "${CRIU:-}" ] && [ -x "$CRIU" ] || skip_all "criu not found (run scripts/provide-criu.sh)"
+	"$CRIU" check >/dev/null 2>&1 || skip_all "criu check fails on this kernel"
+}
+
+setup_work() {
+	WORK=$(mktemp -d /tmp/cudastore-test.XXXXXX)
+	PLUGINDIR=$WORK/plugins
+	mkdir -p "$PLUGINDIR"
+	cp "$PLUGIN_SO" "$PLUGINDIR/"
+}
+
+# use the driver emulator for both the workload and the plugin (inside criu)
+use_emulator() {
+	EMU=$top_builddir/tests/emu/lib
+	[ -e "$EMU/libcuda.so.1" ] || bail "driver emulator not built ($EMU/libcuda.so.1)"
+	export CUDASTORE_LIBCUDA=$EMU/libcuda.so.1
+	export CUDASTORE_LIBNVML=$EMU/libnvidia-ml.so.1
+	WORKLOAD=$top_builddir/tests/workload/cuda-workload
+}
+
+wait_file() { # wait_file FILE [seconds]
+	local i n=$(( ${2:-20} * 10 ))
+	for i in $(seq "$n"); do [ -s "$1" ] && return 0; sleep 0.1; done
+	return 1
+}
+
+wait_gone() { # a killed task is reaped late on these VMs: restore only once /proc/PID is gone
+	local i
+	for i in $(seq 200); do [ -d "/proc/$1" ] || return 0; sleep 0.05; done
+	return 1
+}
+
+alive() { kill -0 "$1" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
+
+# criu_dump DIR PID [criu options...]
+criu_dump() {
+	local dir=$1 pid=$2; shift 2
+	mkdir -p "$dir"
+	"$CRIU" dump -t "$pid" -D "$dir" -o dump.log -v4 -L "$PLUGINDIR" "$@" >/dev/null 2>&1
+}
+
+# criu_restore DIR [criu options...]
+criu_restore() {
+	local dir=$1; shift
+	"$CRIU" restore -d -D "$dir" -o restore.log -v4 -L "$PLUGINDIR" "$@" >/dev/null 2>&1
+}
+
+# log_has FILE REGEX
+log_has() { grep -Eq -- "$2" "$1"; }
+
+# stop PID with SIGTERM and wait for its outfile verdict
+verdict() { # verdict PID OUTFILE -> prints the outfile's first line
+	kill -TERM "$1" 2>/dev/null
+	wait_file "$2" 30 || { echo "no verdict"; return; }
+	head -n1 "$2"
+}

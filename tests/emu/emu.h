@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emu.h - internals of the libcuda.so.1 / libnvidia-ml.so.1 emulator (make check only).
+ *
+ * One library serves both sides of a checkpoint:
+ *  - the application: device memory lives in one memfd per device, mapped MAP_SHARED at a
+ *    fixed virtual address per device ordinal (so device pointers survive restore, like UVA);
+ *    cuInit starts a driver thread ("cs-emu-driver") that serves checkpoint requests on the
+ *    abstract unix socket "\0cudastore-emu.<pid>";
+ *  - the caller (the plugin inside criu): the cuCheckpoint* functions talk to the target's
+ *    driver thread, one short connection per request (emu_proto.c).
+ * Only symbols marked EMU_API are exported; the libraries are built -fvisibility=hidden.
+ * All configuration comes from CUDASTORE_EMU_* variables (emu_config.c, docs/testing.md).
+ */
+#ifndef CUDASTORE_EMU_H
+#define CUDASTORE_EMU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cudastore/cuda_api.h"
+
+#define EMU_API __attribute__((visibility("default")))
+
+#define EMU_MAXDEV	    8
+#define EMU_MAXPAIRS	    32
+#define EMU_MAXALLOC	    1024
+#define EMU_ALIGN	    (2UL << 20) /* allocation granularity */
+#define EMU_VA_BASE	    0x600000000000UL /* device 0; far below the kernel's mmap area */
+#define EMU_VA_STRIDE	    0x10000000000UL  /* 1 TiB per device ordinal */
+#define EMU_DRIVER_COMM	    "cs-emu-driver"
+#define EMU_SOCK_PREFIX	    "cudastore-emu."
+#define EMU_MEMFD_PREFIX    "cudastore-emu:"
+#define EMU_DEFAULT_VERSION 13040
+#define EMU_DEFAULT_MEM_MB  4096
+
+/* ---- configuration (emu_config.c): parsed once per process, aborts on a malformed value ---- */
+struct emu_fault {
+	char name[48];
+	unsigned int nth; /* 1-based */
+	bool and_later;	  /* "N+" */
+	CUresult code;
+};
+
+struct emu_delay {
+	char name[48];
+	unsigned int ms;
+};
+
+#define EMU_MAXSPEC 16
+struct emu_config {
+	int driver_version;
+	int ndev;
+	CUuuid uuid[EMU_MAXDEV];
+	size_t mem[EMU_MAXDEV]; /* bytes */
+	int nfault;
+	struct emu_fault fault[EMU_MAXSPEC];
+	int ndelay;
+	struct emu_delay delay[EMU_MAXSPEC];
+	char abort_op[16];
+	char trace[256];
+};
+
+const struct emu_config *emu_config(void);
+/* Counts one call of name; returns the injected CUresult, or CUDA_SUCCESS. */
+CUresult emu_fault_hit(const char *name);
+unsigned int emu_delay_ms(const char *name);
+/* Appends "pid tid name result" to $CUDASTORE_EMU_TRACE (open/append/close). */
+void emu_trace(const char *name, CUresult res);
+
+/* ---- every API call goes through begin/end (emu_call.c) ---- */
+enum {
+	EMU_F_INIT = 1, /* needs cuInit */
+	EMU_F_GATE = 2, /* touches device state: blocked while the process is LOCKED */
+};
+
+struct emu_call {
+	const char *name;
+	bool gated;
+};
+
+CUresult emu_call_begin(struct emu_call *c, const char *name, unsigned int flags);
+CUresult emu_call_end(struct emu_call *c, CUresult res);
+/* Shorthand for an API function body: begin, run expr if allowed, end. */
+#define EMU_CALL(name, flags, expr)                                       \
+	do {                                                              \
+		struct emu_call c_;                                       \
+		CUresult r_ = emu_call_begin(&c_, name, flags);           \
+		if (r_ == CUDA_SUCCESS)                                   \
+			r_ = (expr);                                      \
+		return emu_call_end(&c_, r_);                             \
+	} while (0)
+
+/* The API gate of the application: Lock waits for in-flight calls, then holds new ones. */
+void emu_gate_enter(void);
+void emu_gate_leave(void);
+CUresult emu_gate_lock(unsigned int timeout_ms);
+void emu_gate_unlock(void);
+
+/* ---- init and devices (emu_init.c, emu_device.c) ---- */
+bool emu_initialized(void);
+int emu_ndev(void);
+/* The UUID the device reports now (it changes when a restore moves it to another GPU). */
+void emu_dev_uuid(int dev, CUuuid *out);
+void emu_dev_set_uuid(int dev, const CUuuid *uuid);
+size_t emu_dev_capacity(int dev);
+int emu_ctx_current_dev(void); /* -1 without a current context */
+bool emu_ctx_retained(int dev);
+CUcontext emu_ctx_of(int dev);
+/* Streams created by the driver itself (CustomStorage entries in the caller). */
+CUresult emu_stream_new(CUstream *out, int dev);
+void emu_stream_free(CUstream stream);
+int emu_driver_start(void);
+
+/* ---- device memory (emu_mem.c) ---- */
+uintptr_t emu_dev_base(int dev);
+int emu_mem_reserve(int dev);
+CUresult emu_mem_alloc(int dev, size_t bytes, CUdeviceptr *out);
+CUresult emu_mem_free(CUdeviceptr ptr);
+size_t emu_mem_used(int dev);
+size_t emu_mem_saved(int dev); /* used bytes recorded at checkpoint */
+/* Host address of [ptr, ptr+len) if it lies in live device memory or a caller mapping. */
+void *emu_mem_resolve(CUdeviceptr ptr, size_t len);
+/* app side, driver thread only; each returns 0 or -errno */
+int emu_mem_export_fd(int dev);
+int emu_mem_release(int dev);
+int emu_mem_install(int dev, int fd);
+int emu_mem_host_save(void);
+int emu_mem_host_load(void);
+
+/* Caller-side mappings of another process's memory (emu_checkpoint.c). */
+bool emu_op_contains(CUdeviceptr ptr, size_t len);
+
+/* ---- protocol between caller and the target's driver thread (emu_proto.c) ---- */
+enum emu_op {
+	EMU_OP_STATE = 1,
+	EMU_OP_LOCK,
+	EMU_OP_CHECKPOINT,
+	EMU_OP_RESTORE,
+	EMU_OP_COMPLETE,
+	EMU_OP_UNLOCK,
+};
+#define EMU_MAGIC 0x43534555u /* "UESC" */
+
+struct emu_req {
+	uint32_t magic;
+	uint32_t op;
+	int32_t caller_pid;
+	uint32_t timeout_ms;
+	uint32_t custom;  /* CustomStorage requested */
+	uint32_t ncaller; /* devices the caller sees */
+	CUuuid caller_uuid[EMU_MAXDEV];
+	uint64_t caller_mem[EMU_MAXDEV];
+	uint32_t retained; /* bit n: caller retained the primary context of its device n */
+	uint32_t npairs;
+	CUcheckpointGpuPair pairs[EMU_MAXPAIRS];
+	uint32_t nfd; /* COMPLETE after restore: fds attached, one per entry */
+	int32_t fd_dev[EMU_MAXDEV];
+};
+
+struct emu_rep_dev {
+	int32_t app_dev;    /* ordinal in the target */
+	int32_t caller_dev; /* ordinal in the caller */
+	uint64_t size;
+	CUuuid uuid; /* the target's device UUID (checkpoint) or the new one (restore) */
+};
+
+struct emu_rep {
+	uint32_t magic;
+	int32_t result;
+	uint32_t state;
+	uint32_t ndev;
+	struct emu_rep_dev dev[EMU_MAXDEV];
+};
+
+const char *emu_op_name(uint32_t op);
+int emu_sock_listen(int pid);
+/* Connect to pid's driver thread: fd, or -errno (-ECONNREFUSED / -ENOENT: nobody listens). */
+int emu_sock_connect(int pid);
+int emu_msg_send(int sk, const void *buf, size_t len, const int *fds, int nfd);
+/* Receives exactly len bytes; fds (up to maxfd) land in fds[], their count in *nfd. */
+int emu_msg_recv(int sk, void *buf, size_t len, int *fds, int *nfd, int maxfd);
+
+/* ---- application side state machine, run by the driver thread (emu_driver.c) ---- */
+void emu_driver_serve(int sk);
+
+#endif /* CUDASTORE_EMU_H */

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: MIT
+/*
+ * emu_config.c - CUDASTORE_EMU_* parsing, fault injection, delays and the call trace.
+ *
+ * The variables are read once per process, on the first call that needs them, so the
+ * application and the caller each follow their own environment. A malformed value aborts
+ * the process with a message: a test that misconfigures the emulator must not pass silently.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cudastore/cuda_ops.h"
+#include "emu.h"
+
+static struct emu_config cfg;
+static pthread_once_t cfg_once = PTHREAD_ONCE_INIT;
+
+/* one call counter per API name that appears in CUDASTORE_EMU_FAULTS */
+static struct {
+	const char *name;
+	unsigned long calls;
+} counters[EMU_MAXSPEC];
+static int ncounters;
+static pthread_mutex_t counters_lock = PTHREAD_MUTEX_INITIALIZER;
+
+__attribute__((noreturn, format(printf, 1, 2))) static void cfg_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "cudastore-emu[%d]: ", getpid());
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	abort();
+}
+
+static long cfg_number(const char *var, const char *text, char **end, long min, long max)
+{
+	long v;
+
+	errno = 0;
+	v = strtol(text, end, 10);
+	if (errno || *end == text || v < min || v > max)
+		cfg_die("%s: bad number \"%s\" (expected %ld..%ld)", var, text, min, max);
+	return v;
+}
+
+static void cfg_default_uuid(int dev, CUuuid *uuid)
+{
+	unsigned char *b = (unsigned char *)uuid->bytes;
+
+	for (int i = 0; i < 16; i++)
+		b[i] = (unsigned char)(0xc5 ^ (i * 0x1d) ^ (dev * 0x35 + 0x40));
+	b[15] = (unsigned char)dev;
+}
+
+static void cfg_uuids(const char *text)
+{
+	char buf[EMU_MAXDEV * 48], *save = NULL, *tok;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", text);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n >= EMU_MAXDEV)
+			cfg_die("CUDASTORE_EMU_UUIDS: more than %d UUIDs", EMU_MAXDEV);
+		if (cs_uuid_parse(tok, &cfg.uuid[n]))
+			cfg_die("CUDASTORE_EMU_UUIDS: bad UUID \"%s\" (want GPU-xxxxxxxx-xxxx-...)", tok);
+		n++;
+	}
+	if (n < cfg.ndev)
+		cfg_die("CUDASTORE_EMU_UUIDS: %d UUIDs for %d devices", n, cfg.ndev);
+}
+
+static void cfg_mem(const char *text)
+{
+	const char *p = text;
+	char *end;
+	int n = 0;
+	long mb = EMU_DEFAULT_MEM_MB;
+
+	while (*p && n < EMU_MAXDEV) {
+		mb = cfg_number("CUDASTORE_EMU_MEM_MB", p, &end, 2, 1L << 20);
+		cfg.mem[n++] = (size_t)mb << 20;
+		if (*end != ',' && *end)
+			cfg_die("CUDASTORE_EMU_MEM_MB: bad list \"%s\"", text);
+		p = *end ? end + 1 : end;
+	}
+	for (; n < EMU_MAXDEV; n++) /* a single value (or a short list) repeats the last one */
+		cfg.mem[n] = (size_t)mb << 20;
+}
+
+/* "name:N:code" or "name:N+:code" */
+static void cfg_fault(char *spec)
+{
+	struct emu_fault *f;
+	char *colon = strchr(spec, ':'), *end;
+
+	if (cfg.nfault >= EMU_MAXSPEC)
+		cfg_die("CUDASTORE_EMU_FAULTS: more than %d entries", EMU_MAXSPEC);
+	f = &cfg.fault[cfg.nfault];
+	if (!colon || colon == spec || (size_t)(colon - spec) >= sizeof(f->name))
+		cfg_die("CUDASTORE_EMU_FAULTS: bad entry \"%s\" (want name:N[+]:code)", spec);
+	memcpy(f->name, spec, (size_t)(colon - spec));
+	f->nth = (unsigned int)cfg_number("CUDASTORE_EMU_FAULTS", colon + 1, &end, 1, 1L << 30);
+	if (*end == '+') {
+		f->and_later = true;
+		end++;
+	}
+	if (*end != ':')
+		cfg_die("CUDASTORE_EMU_FAULTS: bad entry \"%s\" (want name:N[+]:code)", spec);
+	f->code = (CUresult)cfg_number("CUDASTORE_EMU_FAULTS", end + 1, &end, 1, 100000);
+	if (*end)
+		cfg_die("CUDASTORE_EMU_FAULTS: trailing \"%s\" in \"%s\"", end, spec);
+	cfg.nfault++;
+}
+
+/* "name:ms" */
+static void cfg_delay(char *spec)
+{
+	struct emu_delay *d;
+	char *colon = strchr(spec, ':'), *end;
+
+	if (cfg.ndelay >= EMU_MAXSPEC)
+		cfg_die("CUDASTORE_EMU_DELAY: more than %d entries", EMU_MAXSPEC);
+	d = &cfg.delay[cfg.ndelay];
+	if (!colon || colon == spec || (size_t)(colon - spec) >= sizeof(d->name))
+		cfg_die("CUDASTORE_EMU_DELAY: bad entry \"%s\" (want name:ms)", spec);
+	memcpy(d->name, spec, (size_t)(colon - spec));
+	d->ms = (unsigned int)cfg_number("CUDASTORE_EMU_DELAY", colon + 1, &end, 0, 3600000);
+	if (*end)
+		cfg_die("CUDASTORE_EMU_DELAY: trailing \"%s\" in \"%s\"", end, spec);
+	cfg.ndelay++;
+}
+
+static void cfg_list(const char *text, void (*one)(char *))
+{
+	char buf[1024], *save = NULL, *tok;
+
+	if (strlen(text) >= sizeof(buf))
+		cfg_die("CUDASTORE_EMU_*: list too long: %s", text);
+	snprintf(buf, sizeof(buf), "%s", text);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		one(tok);
+}
+
+static void cfg_counters(void)
+{
+	for (int i = 0; i < cfg.nfault; i++) {
+		int j;
+
+		for (j = 0; j < ncounters; j++)
+			if (!strcmp(counters[j].name, cfg.fault[i].name))
+				break;
+		if (j == ncounters)
+			counters[ncounters++].name = cfg.fault[i].name;
+	}
+}
+
+static void cfg_load(void)
+{
+	const char *v;
+	char *end;
+
+	cfg.driver_version = EMU_DEFAULT_VERSION;
+	v = getenv("CUDASTORE_EMU_DRIVER_VERSION");
+	if (v && *v) {
+		cfg.driver_version = (int)cfg_number("CUDASTORE_EMU_DRIVER_VERSION", v, &end, 0, 99999);
+		if (*end || (cfg.driver_version != 13000 && cfg.driver_version != 13040))
+			cfg_die("CUDASTORE_EMU_DRIVER_VERSION=%s: only 13000 and 13040 are emulated", v);
+	}
+	cfg.ndev = 1;
+	v = getenv("CUDASTORE_EMU_DEVICES");
+	if (v && *v) {
+		cfg.ndev = (int)cfg_number("CUDASTORE_EMU_DEVICES", v, &end, 0, EMU_MAXDEV);
+		if (*end)
+			cfg_die("CUDASTORE_EMU_DEVICES=%s: not a number", v);
+	}
+	for (int i = 0; i < EMU_MAXDEV; i++)
+		cfg_default_uuid(i, &cfg.uuid[i]);
+	v = getenv("CUDASTORE_EMU_UUIDS");
+	if (v && *v)
+		cfg_uuids(v);
+	v = getenv("CUDASTORE_EMU_MEM_MB");
+	cfg_mem(v && *v ? v : "4096");
+	v = getenv("CUDASTORE_EMU_FAULTS");
+	if (v && *v)
+		cfg_list(v, cfg_fault);
+	v = getenv("CUDASTORE_EMU_DELAY");
+	if (v && *v)
+		cfg_list(v, cfg_delay);
+	v = getenv("CUDASTORE_EMU_ABORT");
+	if (v && *v)
+		snprintf(cfg.abort_op, sizeof(cfg.abort_op), "%s", v);
+	v = getenv("CUDASTORE_EMU_TRACE");
+	if (v && *v)
+		snprintf(cfg.trace, sizeof(cfg.trace), "%s", v);
+	cfg_counters();
+}
+
+const struct emu_config *emu_config(void)
+{
+	pthread_once(&cfg_once, cfg_load);
+	return &cfg;
+}
+
+CUresult emu_fault_hit(const char *name)
+{
+	unsigned long n = 0;
+	CUresult res = CUDA_SUCCESS;
+	int i;
+
+	if (!emu_config()->nfault)
+		return CUDA_SUCCESS;
+	pthread_mutex_lock(&counters_lock);
+	for (i = 0; i < ncounters; i++)
+		if (!strcmp(counters[i].name, name)) {
+			n = ++counters[i].calls;
+			break;
+		}
+	pthread_mutex_unlock(&counters_lock);
+	if (!n)
+		return CUDA_SUCCESS;
+	for (i = 0; i < cfg.nfault; i++) {
+		const struct emu_fault *f = &cfg.fault[i];
+
+		if (!strcmp(f->name, name) && (n == f->nth || (f->and_later && n > f->nth)))
+			res = f->code;
+	}
+	return res;
+}
+
+unsigned int emu_delay_ms(const char *name)
+{
+	const struct emu_config *c = emu_config();
+
+	for (int i = 0; i < c->ndelay; i++)
+		if (!strcmp(c->delay[i].name, name))
+			return c->delay[i].ms;
+	return 0;
+}
+
+void emu_trace(const char *name, CUresult res)
+{
+	const struct emu_config *c = emu_config();
+	int saved = errno, fd;
+
+	if (!c->trace[0])
+		return;
+	fd = open(c->trace, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		dprintf(fd, "%d %ld %s %d\n", getpid(), (long)syscall(SYS_gettid), name, res);
+		close(fd);
+	}
+	errno = saved;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fake-cuda.h - a host-memory stand-in for libcuda, for the copy engine's unit tests.
+ *
+ * Device pointers are host addresses of calloc'ed "device" buffers, each owned by one of a
+ * few dummy contexts. Async copies and memsets are queued on their stream and only executed
+ * when the stream or an event recorded after them is synchronised - so an engine that reads a
+ * buffer before waiting, or reuses a buffer whose copy is still queued, copies wrong bytes and
+ * the round-trip tests fail. Every call checks what the real driver would: a current context,
+ * device ranges inside one allocation of the stream's context, host ranges inside a pinned
+ * allocation. Counters expose live/maximum pinned bytes, live streams/events and violations.
+ * Fault injection: the Nth call of a kind fails with a given CUresult.
+ * Test-only code: one global fake device per process.
+ */
+#ifndef CUDASTORE_TESTS_FAKE_CUDA_H
+#define CUDASTORE_TESTS_FAKE_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "cudastore/cuda_ops.h"
+
+enum fake_call {
+	FAKE_DTOH,	 /* cuMemcpyDtoHAsync */
+	FAKE_HTOD,	 /* cuMemcpyHtoDAsync */
+	FAKE_MEMSET,	 /* cuMemsetD8Async */
+	FAKE_HOSTALLOC,	 /* cuMemHostAlloc */
+	FAKE_STREAM_NEW, /* cuStreamCreate */
+	FAKE_NCALLS
+};
+
+struct fake_stats {
+	uint64_t live_pinned, max_pinned; /* bytes */
+	long live_streams, live_events;
+	unsigned long calls[FAKE_NCALLS];
+	unsigned long violations; /* wrong context, out-of-range or unpinned copy, ... */
+};
+
+/* Reset the fake (no live objects may remain) and fill ops. */
+void fake_cuda_init(struct cs_cuda_ops *ops);
+CUcontext fake_ctx(unsigned i); /* i < 8 */
+/* calloc'ed device buffer of ctx; 0 on failure */
+CUdeviceptr fake_dev_alloc(CUcontext ctx, size_t bytes);
+void fake_dev_free(CUdeviceptr p);
+static inline void *fake_host(CUdeviceptr p)
+{
+	return (void *)(uintptr_t)p;
+}
+
+/* The nth call (1-based) of kind fails with res; n = 0 disables. Counts from now. */
+void fake_fail_at(enum fake_call kind, unsigned long n, CUresult res);
+/* Pinned buffers start misalign bytes past a page boundary (0 = page-aligned). */
+void fake_set_misalign(size_t misalign);
+void fake_get_stats(struct fake_stats *st);
+/* the last violation, for diagnostics */
+const char *fake_last_violation(void);
+
+#endif /* CUDASTORE_TESTS_FAKE_CUDA_H */

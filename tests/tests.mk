@@ -7,3 +7,33 @@ E2E_TESTS = \
 	tests/e2e/test-cpu-tree-survives-dump-restore.sh
 TESTS += $(E2E_TESTS)
 dist_check_SCRIPTS += $(E2E_TESTS)
+
+check_PROGRAMS += tests/e2e/cs-manifest-tool
+tests_e2e_cs_manifest_tool_SOURCES = tests/e2e/cs-manifest-tool.c
+nodist_tests_e2e_cs_manifest_tool_SOURCES = proto/cudastore.pb-c.c
+tests_e2e_cs_manifest_tool_LDADD = $(PROTOBUF_C_LIBS)
+
+TESTS += tests/test-plugin-exports-one-symbol.sh
+dist_check_SCRIPTS += tests/test-plugin-exports-one-symbol.sh
+
+E2E_GPU_TESTS = \
+	tests/e2e/test-custom-1gpu-1mib.sh \
+	tests/e2e/test-custom-1gpu-64mib-zero75.sh \
+	tests/e2e/test-custom-1gpu-1gib.sh \
+	tests/e2e/test-custom-2gpu-shuffled.sh \
+	tests/e2e/test-custom-4gpu-shuffled.sh \
+	tests/e2e/test-driver-mode-forced.sh \
+	tests/e2e/test-auto-on-cuda13.0-picks-driver.sh \
+	tests/e2e/test-custom-on-cuda13.0-refused-before-lock.sh \
+	tests/e2e/test-leave-running-dump-twice.sh \
+	tests/e2e/test-tree-two-cuda-one-cpu.sh \
+	tests/e2e/test-restore-onto-other-gpus.sh \
+	tests/e2e/test-flipped-byte-refused-then-intact-restores.sh \
+	tests/e2e/test-damaged-images-rejected.sh \
+	tests/e2e/test-images-dir-too-small-refused-before-lock.sh \
+	tests/e2e/test-images-dir-fills-mid-dump.sh \
+	tests/e2e/test-lock-timeout-leaves-process-running.sh \
+	tests/e2e/test-dump-driver-call-failures.sh \
+	tests/e2e/test-restore-driver-call-failures.sh
+TESTS += $(E2E_GPU_TESTS)
+dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh

@@ -65,17 +65,17 @@ wait_gone() { # a killed task is reaped late on these VMs: restore only once /pr
 
 alive() { kill -0 "$1" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
 
-# criu_dump DIR PID [criu options...]
+# criu_dump DIR PID [criu options...]   (CRIU_ENV="VAR=value ..." sets criu-only environment)
 criu_dump() {
 	local dir=$1 pid=$2; shift 2
 	mkdir -p "$dir"
-	"$CRIU" dump -t "$pid" -D "$dir" -o dump.log -v4 -L "$PLUGINDIR" "$@" >/dev/null 2>&1
+	env ${CRIU_ENV:-} "$CRIU" dump -t "$pid" -D "$dir" -o dump.log -v4 -L "$PLUGINDIR" "$@" >/dev/null 2>&1
 }
 
 # criu_restore DIR [criu options...]
 criu_restore() {
 	local dir=$1; shift
-	"$CRIU" restore -d -D "$dir" -o restore.log -v4 -L "$PLUGINDIR" "$@" >/dev/null 2>&1
+	env ${CRIU_ENV:-} "$CRIU" restore -d -D "$dir" -o restore.log -v4 -L "$PLUGINDIR" "$@" >/dev/null 2>&1
 }
 
 # log_has FILE REGEX
@@ -86,4 +86,40 @@ verdict() { # verdict PID OUTFILE -> prints the outfile's first line
 	kill -TERM "$1" 2>/dev/null
 	wait_file "$2" 30 || { echo "no verdict"; return; }
 	head -n1 "$2"
+}
+
+# ---- GPU workload helpers (driver emulator) --------------------------------------------------
+
+# start_workload NAME [workload options...]: daemonized, ready-marker synchronised; sets WPID
+start_workload() {
+	local name=$1; shift
+	rm -f "$WORK/$name.pid" "$WORK/$name.ready" "$WORK/$name.out"
+	"$WORKLOAD" --daemon --pidfile "$WORK/$name.pid" --ready "$WORK/$name.ready" \
+		--outfile "$WORK/$name.out" "$@" 2>>"$WORK/$name.err" </dev/null
+	wait_file "$WORK/$name.ready" 60 || { cat "$WORK/$name.err" >&2; bail "workload $name did not get ready"; }
+	WPID=$(cat "$WORK/$name.pid")
+	PIDS_TO_KILL="$PIDS_TO_KILL $WPID"
+}
+
+manifest_of() { echo "$1/cudastore-$2.img"; } # DIR NSPID
+extent_of() { echo "$1/cudastore-$2-gpu$3.ext"; } # DIR NSPID INDEX
+mode_of() { stat -c %a "$1"; }
+images_sum() { (cd "$1" && sha256sum cudastore-* 2>/dev/null | sort); }
+
+# the process is alive, computing, and verifies all its GPU memory: prints the verdict
+check_verdict() { # check_verdict NAME PID DESCRIPTION
+	local v
+	sleep 0.3
+	v=$(verdict "$2" "$WORK/$1.out")
+	check "$3 ($v)" [ "$v" = PASS ]
+}
+
+# tr_count TRACE API [RESULT]: how many times API appears in the emulator trace (caller side)
+tr_count() {
+	[ -f "$1" ] || { echo 0; return; }
+	if [ -n "${3:-}" ]; then
+		awk -v n="$2" -v r="$3" '$3 == n && $4 == r' "$1" | wc -l
+	else
+		awk -v n="$2" '$3 == n' "$1" | wc -l
+	fi
 }

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cs-manifest-tool - inspect and deliberately damage cudastore manifests for tests.
+ *
+ *   cs-manifest-tool FILE show                  print the fields, one "key value" per line
+ *   cs-manifest-tool FILE set-extent I NAME     rename device I's extent (no safety check)
+ *   cs-manifest-tool FILE set-major N           claim format major version N
+ *   cs-manifest-tool FILE grow I DIR            grow device I by one chunk of zeros, keeping the
+ *                                               manifest self-consistent (file, hashes, totals)
+ * The frame is rewritten with a correct checksum, so only the plugin's semantic checks can
+ * catch the damage. Works on the raw protobuf, bypassing the plugin's validation on purpose.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "cudastore.pb-c.h"
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	struct stat st;
+	uint8_t *buf;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st) || !(buf = malloc((size_t)st.st_size + 1)) ||
+	    read(fd, buf, (size_t)st.st_size) != st.st_size) {
+		perror(path);
+		exit(2);
+	}
+	close(fd);
+	*len = (size_t)st.st_size;
+	return buf;
+}
+
+static void save(const char *path, CsManifest *m)
+{
+	size_t n = cs_manifest__get_packed_size(m);
+	uint8_t *buf = malloc(16 + n);
+	uint32_t len = (uint32_t)n;
+	uint64_t h;
+	FILE *f;
+
+	cs_manifest__pack(m, buf + 16);
+	h = XXH3_64bits(buf + 16, n);
+	memcpy(buf, "CSMF", 4);
+	memcpy(buf + 4, &len, 4);
+	memcpy(buf + 8, &h, 8);
+	f = fopen(path, "w");
+	if (!f || fwrite(buf, 1, 16 + n, f) != 16 + n || fclose(f)) {
+		perror(path);
+		exit(2);
+	}
+	free(buf);
+}
+
+static uint64_t hash_range(int fd, uint64_t off, uint64_t len)
+{
+	uint8_t *buf = malloc(len);
+	uint64_t h;
+
+	if (!buf || pread(fd, buf, len, (off_t)off) != (ssize_t)len) {
+		perror("pread");
+		exit(2);
+	}
+	h = XXH3_64bits(buf, len);
+	free(buf);
+	return h;
+}
+
+static void grow(CsManifest *m, unsigned i, const char *dir)
+{
+	CsDevice *d = m->devices[i];
+	uint64_t cs = d->chunk_size, old = d->size, nsz = old + cs;
+	size_t nold = (size_t)((old + cs - 1) / cs), nnew = (size_t)((nsz + cs - 1) / cs), k;
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, d->extent);
+	fd = open(path, O_RDWR);
+	if (fd < 0 || ftruncate(fd, (off_t)nsz)) {
+		perror(path);
+		exit(2);
+	}
+	d->chunk_hash = realloc(d->chunk_hash, nnew * sizeof(uint64_t));
+	d->zero_chunks.data = realloc(d->zero_chunks.data, (nnew + 7) / 8);
+	memset(d->zero_chunks.data + d->zero_chunks.len, 0, (nnew + 7) / 8 - d->zero_chunks.len);
+	d->zero_chunks.len = (nnew + 7) / 8;
+	for (k = nold ? nold - 1 : 0; k < nnew; k++) {
+		uint64_t off = k * cs, len = nsz - off < cs ? nsz - off : cs;
+
+		d->chunk_hash[k] = hash_range(fd, off, len);
+		d->zero_chunks.data[k / 8] &= (uint8_t)~(1u << (k % 8));
+	}
+	/* recount stored bytes: every chunk not flagged zero */
+	d->stored_bytes = 0;
+	for (k = 0; k < nnew; k++)
+		if (!(d->zero_chunks.data[k / 8] & (1u << (k % 8))))
+			d->stored_bytes += (nsz - k * cs < cs ? nsz - k * cs : cs);
+	d->n_chunk_hash = nnew;
+	d->size = nsz;
+	m->total_bytes = 0;
+	m->stored_bytes = 0;
+	for (k = 0; k < m->n_devices; k++) {
+		m->total_bytes += m->devices[k]->size;
+		m->stored_bytes += m->devices[k]->stored_bytes;
+	}
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	size_t len, i;
+	uint8_t *buf;
+	CsManifest *m;
+
+	if (argc < 3)
+		return 2;
+	buf = slurp(argv[1], &len);
+	if (len < 16 || memcmp(buf, "CSMF", 4))
+		return 2;
+	m = cs_manifest__unpack(NULL, len - 16, buf + 16);
+	if (!m)
+		return 2;
+	if (!strcmp(argv[2], "show")) {
+		printf("major %u\nmode %d\nns_pid %d\ndevices %zu\ntotal_bytes %llu\nstored_bytes %llu\n",
+		       m->format_major, m->mode, m->ns_pid, m->n_devices, (unsigned long long)m->total_bytes,
+		       (unsigned long long)m->stored_bytes);
+		for (i = 0; i < m->n_devices; i++)
+			printf("device %zu ordinal %d size %llu extent %s chunk %u stored %llu\n", i,
+			       m->devices[i]->ordinal, (unsigned long long)m->devices[i]->size,
+			       m->devices[i]->extent, m->devices[i]->chunk_size,
+			       (unsigned long long)m->devices[i]->stored_bytes);
+		return 0;
+	}
+	if (!strcmp(argv[2], "set-extent") && argc == 5 && (size_t)atoi(argv[3]) < m->n_devices)
+		m->devices[atoi(argv[3])]->extent = argv[4];
+	else if (!strcmp(argv[2], "set-major") && argc == 4)
+		m->format_major = (uint32_t)atoi(argv[3]);
+	else if (!strcmp(argv[2], "grow") && argc == 5 && (size_t)atoi(argv[3]) < m->n_devices)
+		grow(m, (unsigned)atoi(argv[3]), argv[4]);
+	else
+		return 2;
+	save(argv[1], m);
+	return 0;
+}

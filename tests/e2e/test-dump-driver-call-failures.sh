@@ -1,0 +1,21 @@
+#!/bin/bash
+# Each driver call of the dump failing by fault injection (lock, checkpoint, device-to-host copy,
+# complete, and the driver-managed checkpoint): the dump fails cleanly and the process runs on
+# with its GPU memory intact.
+. "$top_srcdir/tests/e2e/lib.sh"
+need_criu; setup_work; use_emulator
+plan 15
+case_fault() { # case_fault NAME FAULTS [MODE]
+	local name=$1 fault=$2 mode=${3:-auto}
+	start_workload "$name" --size 4m --seed 11
+	CRIU_ENV="CUDASTORE_EMU_FAULTS=$fault CUDASTORE_MODE=$mode" criu_dump "$WORK/$name" "$WPID"
+	check "$name: dump fails" [ $? != 0 ]
+	check "$name: the plugin says what failed" log_has "$WORK/$name/dump.log" "Error.*cudastore: pid $WPID"
+	check_verdict "$name" "$WPID" "$name: process runs on with intact GPU memory"
+}
+case_fault lock cuCheckpointProcessLock:1:999
+case_fault checkpoint cuCheckpointProcessCheckpoint:1:999
+case_fault copy-out cuMemcpyDtoHAsync:2:700
+case_fault complete cuCheckpointOperationComplete:1:999
+case_fault driver-checkpoint cuCheckpointProcessCheckpoint:1:999 driver
+done_testing

@@ -1,0 +1,22 @@
+#!/bin/bash
+# The plugin .so exports exactly CR_PLUGIN_DESC, and every symbol it imports comes from libc,
+# protobuf-c, or the criu binary (weak where criu versions differ): nothing else can break a load.
+. "$top_srcdir/tests/e2e/lib.sh"
+plan 3
+SO=$PLUGIN_SO
+defined=$(nm -D --defined-only "$SO" | awk '$2 ~ /[A-TV-Z]/ {print $3}' | grep -v '^_' | sort | tr '\n' ' ')
+check "only CR_PLUGIN_DESC is exported (found: $defined)" [ "$defined" = "CR_PLUGIN_DESC " ]
+bad=$(nm -D --undefined-only "$SO" | awk '{print $NF}' | while read -r s; do
+	case "$s" in
+	*@GLIBC_*|*@LIBPROTOBUF_C_*) ;;                      # libc, libprotobuf-c (criu links it too)
+	print_on_level|criu_get_image_dir) ;;                # criu's plugin API
+	add_inventory_plugin|check_and_remove_inventory_plugin|set_compel_interrupt_only_mode) ;;
+	_ITM_*|__gmon_start__|__cxa_finalize*) ;;            # toolchain weak refs
+	*) echo "$s" ;;
+	esac
+done | tr '\n' ' ')
+check "every import is on the allow-list (unexpected: ${bad:-none})" [ -z "$bad" ]
+weak=$(nm -D "$SO" | awk '$1 == "w" {print $2}' | grep -E 'inventory|interrupt_only' | sort | tr '\n' ' ')
+check "criu internals are weak imports ($weak)" \
+	[ "$weak" = "add_inventory_plugin check_and_remove_inventory_plugin set_compel_interrupt_only_mode " ]
+done_testing

@@ -395,13 +395,11 @@ static void log_region(const struct eng_region *reg)
 
 	for (i = 0; r->zero && i < r->nchunks; i++)
 		zero += r->zero[i] != 0;
-
-	cs_info("%s region %u (%s): %llu bytes in %.3f s (%.2f GB/s), %llu of %llu chunks zero, %llu bytes stored, %s I/O, %u threads, %llu pinned bytes",
+	cs_info("%s region %u (%s): %llu bytes in %.3f s (%.2f GB/s); %llu chunks, %llu zero; %llu bytes in the file; %s I/O; %u threads, %llu pinned bytes",
 		reg->job->dump ? "dumped" : "restored", reg->index, r->name, (unsigned long long)r->size,
-		r->seconds, (double)r->size / s / 1e9,
-		(unsigned long long)zero, (unsigned long long)reg->nchunks, (unsigned long long)r->stored_bytes,
-		r->used_direct_io ? "O_DIRECT" : "buffered", reg->nthreads,
-		(unsigned long long)r->pinned_bytes);
+		r->seconds, (double)r->size / s / 1e9, (unsigned long long)reg->nchunks,
+		(unsigned long long)zero, (unsigned long long)r->stored_bytes,
+		r->used_direct_io ? "O_DIRECT" : "buffered", reg->nthreads, (unsigned long long)r->pinned_bytes);
 }
 
 static int run(const struct cs_cuda_ops *ops, struct cs_engine_region *regions, unsigned n,

@@ -104,6 +104,7 @@ static int load_chunk(struct eng_thread *t, uint64_t idx, unsigned b)
 	if (res != CUDA_SUCCESS)
 		return eng_cuda_fail(reg, res, "cuEventRecord", idx);
 	t->busy[b] = true;
+	atomic_fetch_add(&reg->stored, len);
 	eng_progress(reg, len);
 	return 0;
 }

@@ -9,6 +9,7 @@
  * protobuf-c's own allocations are bounded by the payload length, which is checked first.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,10 +26,12 @@
 #include "log.h"
 #include "manifest.h"
 
-#define CS_FRAME_MAGIC "CSMF"
-#define CS_FRAME_HDR 16u
-#define CS_VERSION_MAX sizeof(((struct cs_manifest *)0)->plugin_version)
-#define CS_CORRUPT " (images corrupt or not written by cudastore: use another checkpoint)"
+#define CS_FRAME_MAGIC	    "CSMF"
+#define CS_FRAME_HDR	    16u
+#define CS_VERSION_MAX	    sizeof(((struct cs_manifest *)0)->plugin_version)
+#define CS_PB_MANIFEST_LAST 11 /* highest field number of format 1.0 in CsManifest... */
+#define CS_PB_DEVICE_LAST   8  /* ...and in CsDevice */
+#define CS_CORRUPT	    " (images corrupt or not written by cudastore: use another checkpoint)"
 
 static void cs_seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -43,32 +46,35 @@ static void cs_seterr(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void put_le32(uint8_t *p, uint32_t v)
+/* Sets err to "<fmt> (images corrupt ...)" and returns -EBADMSG. */
+static int cs_bad(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int cs_bad(char *err, size_t errlen, const char *fmt, ...)
 {
-	for (int i = 0; i < 4; i++)
+	va_list ap;
+	size_t n;
+
+	if (!err || !errlen)
+		return -EBADMSG;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	n = strlen(err);
+	snprintf(err + n, errlen - n, "%s", CS_CORRUPT);
+	return -EBADMSG;
+}
+
+static void put_le(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-static void put_le64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t get_le32(const uint8_t *p)
-{
-	uint32_t v = 0;
-
-	for (int i = 3; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
-}
-
-static uint64_t get_le64(const uint8_t *p)
+static uint64_t get_le(const uint8_t *p, int n)
 {
 	uint64_t v = 0;
 
-	for (int i = 7; i >= 0; i--)
+	for (int i = n - 1; i >= 0; i--)
 		v = (v << 8) | p[i];
 	return v;
 }
@@ -105,22 +111,18 @@ static int cs_enc_dev(struct cs_enc *e, unsigned i, const struct cs_manifest_dev
 	snprintf(e->extent[i], CS_NAME_MAX, "%s", d->extent);
 
 	cs_device__init(pd);
-	pd->has_uuid = 1;
+	pd->has_uuid = pd->has_ordinal = pd->has_size = pd->has_chunk_size = 1;
+	pd->has_zero_chunks = pd->has_stored_bytes = 1;
 	pd->uuid.len = sizeof(d->uuid.bytes);
 	pd->uuid.data = (uint8_t *)d->uuid.bytes;
-	pd->has_ordinal = 1;
 	pd->ordinal = d->ordinal;
-	pd->has_size = 1;
 	pd->size = d->size;
 	pd->extent = e->extent[i];
-	pd->has_chunk_size = 1;
 	pd->chunk_size = d->chunk_size;
 	pd->n_chunk_hash = d->nchunks;
 	pd->chunk_hash = d->hash;
-	pd->has_zero_chunks = 1;
 	pd->zero_chunks.len = (d->nchunks + 7) / 8;
 	pd->zero_chunks.data = e->bitmap[i];
-	pd->has_stored_bytes = 1;
 	pd->stored_bytes = d->stored_bytes;
 	e->pdp[i] = pd;
 	return 0;
@@ -133,21 +135,18 @@ static void cs_enc_header(struct cs_enc *e, const struct cs_manifest *m)
 
 	snprintf(e->version, sizeof(e->version), "%s", m->plugin_version);
 	cs_manifest__init(pm);
-	pm->has_format_major = pm->has_format_minor = 1;
+	pm->has_format_major = pm->has_format_minor = pm->has_mode = pm->has_pid = pm->has_ns_pid = 1;
+	pm->has_driver_version = pm->has_created_unix_ns = pm->has_total_bytes = pm->has_stored_bytes = 1;
 	pm->format_major = CS_FORMAT_MAJOR;
 	pm->format_minor = CS_FORMAT_MINOR;
-	pm->has_mode = 1;
 	pm->mode = (CsManifest__Mode)m->mode;
-	pm->has_pid = pm->has_ns_pid = pm->has_driver_version = 1;
 	pm->pid = m->pid;
 	pm->ns_pid = m->ns_pid;
 	pm->driver_version = m->driver_version;
-	pm->has_created_unix_ns = 1;
 	pm->created_unix_ns = m->created_unix_ns;
 	pm->plugin_version = e->version;
 	pm->n_devices = m->ndev;
 	pm->devices = e->pdp;
-	pm->has_total_bytes = pm->has_stored_bytes = 1;
 	pm->total_bytes = m->total_bytes;
 	pm->stored_bytes = m->stored_bytes;
 }
@@ -167,8 +166,8 @@ static int cs_enc_frame(const CsManifest *pm, void **buf, size_t *len)
 		return -EIO;
 	}
 	memcpy(out, CS_FRAME_MAGIC, 4);
-	put_le32(out + 4, (uint32_t)plen);
-	put_le64(out + 8, XXH3_64bits(out + CS_FRAME_HDR, plen));
+	put_le(out + 4, plen, 4);
+	put_le(out + 8, XXH3_64bits(out + CS_FRAME_HDR, plen), 8);
 	*buf = out;
 	*len = CS_FRAME_HDR + plen;
 	return 0;
@@ -205,61 +204,79 @@ static int cs_frame_check(const uint8_t *p, size_t len, size_t *plen, char *err,
 	uint64_t want, got;
 	uint32_t n;
 
-	if (len < CS_FRAME_HDR) {
-		cs_seterr(err, errlen, "manifest is %zu bytes, shorter than its %u-byte header: truncated" CS_CORRUPT,
-			  len, CS_FRAME_HDR);
-		return -EBADMSG;
-	}
-	if (memcmp(p, CS_FRAME_MAGIC, 4)) {
-		cs_seterr(err, errlen, "manifest magic is %02x %02x %02x %02x, expected \"" CS_FRAME_MAGIC "\"" CS_CORRUPT,
-			  p[0], p[1], p[2], p[3]);
-		return -EBADMSG;
-	}
-	n = get_le32(p + 4);
+	if (len < CS_FRAME_HDR)
+		return cs_bad(err, errlen,
+			      "manifest is %zu bytes, shorter than its %u-byte header: truncated", len,
+			      CS_FRAME_HDR);
+	if (memcmp(p, CS_FRAME_MAGIC, 4))
+		return cs_bad(err, errlen, "manifest magic is %02x %02x %02x %02x, expected \"%s\"", p[0],
+			      p[1], p[2], p[3], CS_FRAME_MAGIC);
+	n = (uint32_t)get_le(p + 4, 4);
 	if (n > CS_MAX_MANIFEST_BYTES) {
 		cs_seterr(err, errlen, "manifest payload length is %u bytes, limit is %u" CS_CORRUPT, n,
 			  CS_MAX_MANIFEST_BYTES);
 		return -EFBIG;
 	}
-	if (len - CS_FRAME_HDR != n) {
-		cs_seterr(err, errlen, "manifest header says %u payload bytes, file has %zu: %s" CS_CORRUPT, n,
-			  len - CS_FRAME_HDR, len - CS_FRAME_HDR < n ? "truncated" : "trailing garbage");
-		return -EBADMSG;
-	}
-	want = get_le64(p + 8);
+	if (len - CS_FRAME_HDR != n)
+		return cs_bad(err, errlen, "manifest header says %u payload bytes, file has %zu: %s", n,
+			      len - CS_FRAME_HDR, len - CS_FRAME_HDR < n ? "truncated" : "trailing garbage");
+	want = get_le(p + 8, 8);
 	got = XXH3_64bits(p + CS_FRAME_HDR, n);
-	if (want != got) {
-		cs_seterr(err, errlen, "manifest payload XXH3-64 is %016llx, header says %016llx" CS_CORRUPT,
-			  (unsigned long long)got, (unsigned long long)want);
-		return -EBADMSG;
-	}
+	if (want != got)
+		return cs_bad(err, errlen, "manifest payload XXH3-64 is %016llx, header says %016llx",
+			      (unsigned long long)got, (unsigned long long)want);
 	*plen = n;
 	return 0;
 }
 
 /* ===== decode: checks on the unpacked message ================================================== */
 
-#define CS_MISSING(err, errlen, what, ...)                                                            \
-	(cs_seterr(err, errlen, "manifest " what " is missing" CS_CORRUPT, ##__VA_ARGS__), -EBADMSG)
+/*
+ * Every field of format 1.0 is mandatory: returns the name of the first one (numbered <= last)
+ * that msg lacks, or NULL. Fields a later minor adds get higher numbers and stay optional.
+ */
+static const char *cs_pb_missing(const ProtobufCMessage *msg, uint32_t last)
+{
+	const ProtobufCMessageDescriptor *d = msg->descriptor;
+	const char *base = (const char *)msg;
 
+	for (unsigned i = 0; i < d->n_fields; i++) {
+		const ProtobufCFieldDescriptor *f = &d->fields[i];
+
+		if (f->label != PROTOBUF_C_LABEL_OPTIONAL || f->id > last)
+			continue;
+		if (f->type == PROTOBUF_C_TYPE_STRING || f->type == PROTOBUF_C_TYPE_MESSAGE) {
+			if (!*(void *const *)(base + f->offset))
+				return f->name;
+		} else if (!*(const protobuf_c_boolean *)(base + f->quantifier_offset)) {
+			return f->name;
+		}
+	}
+	return NULL;
+}
+
+/* The version is checked before anything else so that a newer major gets its own message. */
 static int cs_pb_check_version(const CsManifest *pm, char *err, size_t errlen)
 {
+	const char *missing;
+
 	if (!pm->has_format_major)
-		return CS_MISSING(err, errlen, "format_major");
-	if (!pm->has_format_minor)
-		return CS_MISSING(err, errlen, "format_minor");
+		return cs_bad(err, errlen, "manifest format_major is missing");
 	if (pm->format_major > CS_FORMAT_MAJOR) {
 		cs_seterr(err, errlen,
-			  "manifest format is %u.%u, made by a newer cudastore; this plugin supports format %d.x "
-			  "(writes %d.%d): upgrade the plugin",
-			  pm->format_major, pm->format_minor, CS_FORMAT_MAJOR, CS_FORMAT_MAJOR, CS_FORMAT_MINOR);
+			  "manifest format is %u.%u, made by a newer cudastore; this plugin supports format "
+			  "%d.x (writes %d.%d): upgrade the plugin",
+			  pm->format_major, pm->format_minor, CS_FORMAT_MAJOR, CS_FORMAT_MAJOR,
+			  CS_FORMAT_MINOR);
 		return -EPROTONOSUPPORT;
 	}
-	if (pm->format_major < CS_FORMAT_MAJOR) {
-		cs_seterr(err, errlen, "manifest format_major is %u; this plugin supports %d.x, none older exists" CS_CORRUPT,
-			  pm->format_major, CS_FORMAT_MAJOR);
-		return -EBADMSG;
-	}
+	if (pm->format_major < CS_FORMAT_MAJOR)
+		return cs_bad(err, errlen,
+			      "manifest format_major is %u; this plugin supports %d.x, none older exists",
+			      pm->format_major, CS_FORMAT_MAJOR);
+	missing = cs_pb_missing(&pm->base, CS_PB_MANIFEST_LAST);
+	if (missing)
+		return cs_bad(err, errlen, "manifest %s is missing", missing);
 	return 0;
 }
 
@@ -273,26 +290,16 @@ static bool cs_printable(const char *s)
 
 static int cs_pb_check_ids(const CsManifest *pm, char *err, size_t errlen)
 {
-	if (!pm->has_pid || !pm->has_ns_pid || !pm->has_driver_version || !pm->has_created_unix_ns)
-		return CS_MISSING(err, errlen, "%s", !pm->has_pid ? "pid" : !pm->has_ns_pid ? "ns_pid" :
-						  !pm->has_driver_version ? "driver_version" : "created_unix_ns");
-	if (pm->pid <= 0 || pm->ns_pid <= 0) {
-		cs_seterr(err, errlen, "manifest %s is %d, must be > 0" CS_CORRUPT, pm->pid <= 0 ? "pid" : "ns_pid",
-			  pm->pid <= 0 ? pm->pid : pm->ns_pid);
-		return -EBADMSG;
-	}
-	if (pm->driver_version < 0) {
-		cs_seterr(err, errlen, "manifest driver_version is %d, must be >= 0" CS_CORRUPT, pm->driver_version);
-		return -EBADMSG;
-	}
-	if (!pm->plugin_version)
-		return CS_MISSING(err, errlen, "plugin_version");
-	if (strlen(pm->plugin_version) >= CS_VERSION_MAX || !cs_printable(pm->plugin_version)) {
-		cs_seterr(err, errlen,
-			  "manifest plugin_version is %zu bytes or not printable ASCII, limit is %zu printable bytes" CS_CORRUPT,
-			  strlen(pm->plugin_version), CS_VERSION_MAX - 1);
-		return -EBADMSG;
-	}
+	if (pm->pid <= 0 || pm->ns_pid <= 0)
+		return cs_bad(err, errlen, "manifest %s is %d, must be > 0", pm->pid <= 0 ? "pid" : "ns_pid",
+			      pm->pid <= 0 ? pm->pid : pm->ns_pid);
+	if (pm->driver_version < 0)
+		return cs_bad(err, errlen, "manifest driver_version is %d, must be >= 0", pm->driver_version);
+	if (strlen(pm->plugin_version) >= CS_VERSION_MAX || !cs_printable(pm->plugin_version))
+		return cs_bad(err, errlen,
+			      "manifest plugin_version is %zu bytes or not printable ASCII, limit is %zu "
+			      "printable bytes",
+			      strlen(pm->plugin_version), CS_VERSION_MAX - 1);
 	return 0;
 }
 
@@ -300,48 +307,35 @@ static int cs_pb_check_mode(const CsManifest *pm, char *err, size_t errlen)
 {
 	size_t min = 1, max = CS_MAX_DEVICES;
 
-	if (!pm->has_mode)
-		return CS_MISSING(err, errlen, "mode");
-	if (pm->mode != CS_MANIFEST__MODE__CUSTOM && pm->mode != CS_MANIFEST__MODE__DRIVER) {
-		cs_seterr(err, errlen, "manifest mode is %d, known modes are %d (custom) and %d (driver)" CS_CORRUPT,
-			  (int)pm->mode, CS_MODE_CUSTOM, CS_MODE_DRIVER);
-		return -EBADMSG;
-	}
+	if (pm->mode != CS_MANIFEST__MODE__CUSTOM && pm->mode != CS_MANIFEST__MODE__DRIVER)
+		return cs_bad(err, errlen, "manifest mode is %d, known modes are %d (custom) and %d (driver)",
+			      (int)pm->mode, CS_MODE_CUSTOM, CS_MODE_DRIVER);
 	if (pm->mode == CS_MANIFEST__MODE__DRIVER)
 		min = max = 0;
-	if (pm->n_devices < min || pm->n_devices > max) {
-		cs_seterr(err, errlen, "manifest has %zu devices, %s mode allows %zu..%zu" CS_CORRUPT, pm->n_devices,
-			  min ? "custom" : "driver", min, max);
-		return -EBADMSG;
-	}
+	if (pm->n_devices < min || pm->n_devices > max)
+		return cs_bad(err, errlen, "manifest has %zu devices, %s mode allows %zu..%zu", pm->n_devices,
+			      min ? "custom" : "driver", min, max);
 	return 0;
 }
 
 static int cs_pb_check_dev_ids(const CsDevice *pd, size_t i, char *err, size_t errlen)
 {
-	if (!pd->has_uuid || !pd->has_ordinal || !pd->has_size || !pd->extent || !pd->has_chunk_size ||
-	    !pd->has_zero_chunks || !pd->has_stored_bytes)
-		return CS_MISSING(err, errlen, "devices[%zu].%s", i,
-				  !pd->has_uuid ? "uuid" : !pd->has_ordinal ? "ordinal" : !pd->has_size ? "size" :
-				  !pd->extent ? "extent" : !pd->has_chunk_size ? "chunk_size" :
-				  !pd->has_zero_chunks ? "zero_chunks" : "stored_bytes");
-	if (pd->uuid.len != sizeof(((CUuuid *)0)->bytes)) {
-		cs_seterr(err, errlen, "manifest devices[%zu].uuid is %zu bytes, must be %zu" CS_CORRUPT, i,
-			  pd->uuid.len, sizeof(((CUuuid *)0)->bytes));
-		return -EBADMSG;
-	}
-	if (pd->ordinal < 0 || pd->ordinal >= CS_MAX_DEVICES) {
-		cs_seterr(err, errlen, "manifest devices[%zu].ordinal is %d, must be in [0, %d)" CS_CORRUPT, i,
-			  pd->ordinal, CS_MAX_DEVICES);
-		return -EBADMSG;
-	}
-	if (!cs_name_is_safe(pd->extent)) {
-		cs_seterr(err, errlen,
-			  "manifest devices[%zu].extent \"%.*s\" is not a safe file name (1..%d of [A-Za-z0-9._-], "
-			  "no leading '.')" CS_CORRUPT,
-			  i, CS_NAME_MAX, pd->extent, CS_NAME_MAX - 1);
-		return -EBADMSG;
-	}
+	const char *missing = cs_pb_missing(&pd->base, CS_PB_DEVICE_LAST);
+
+	if (missing)
+		return cs_bad(err, errlen, "manifest devices[%zu].%s is missing", i, missing);
+	if (pd->uuid.len != sizeof(((CUuuid *)0)->bytes))
+		return cs_bad(err, errlen, "manifest devices[%zu].uuid is %zu bytes, must be %zu", i,
+			      pd->uuid.len, sizeof(((CUuuid *)0)->bytes));
+	if (pd->ordinal < 0 || pd->ordinal >= CS_MAX_DEVICES)
+		return cs_bad(err, errlen, "manifest devices[%zu].ordinal is %d, must be in [0, %d)", i,
+			      pd->ordinal, CS_MAX_DEVICES);
+	if (!cs_name_is_safe(pd->extent))
+		return cs_bad(
+		    err, errlen,
+		    "manifest devices[%zu].extent \"%.*s\" is not a safe file name (1..%d of [A-Za-z0-9._-], "
+		    "no leading '.')",
+		    i, CS_NAME_MAX, pd->extent, CS_NAME_MAX - 1);
 	return 0;
 }
 
@@ -350,29 +344,24 @@ static int cs_pb_check_dev_size(const CsDevice *pd, size_t i, char *err, size_t 
 	uint32_t cs = pd->chunk_size;
 	uint64_t n;
 
-	if (pd->size == 0 || pd->size > CS_MAX_DEVICE_BYTES) {
-		cs_seterr(err, errlen, "manifest devices[%zu].size is %llu bytes, must be in [1, %llu]" CS_CORRUPT, i,
-			  (unsigned long long)pd->size, (unsigned long long)CS_MAX_DEVICE_BYTES);
-		return -EBADMSG;
-	}
-	if (cs < CS_ENGINE_CHUNK_MIN || cs > CS_ENGINE_CHUNK_MAX || (cs & (cs - 1))) {
-		cs_seterr(err, errlen,
-			  "manifest devices[%zu].chunk_size is %u, must be a power of two in [%u, %u]" CS_CORRUPT, i,
-			  cs, CS_ENGINE_CHUNK_MIN, CS_ENGINE_CHUNK_MAX);
-		return -EBADMSG;
-	}
+	if (pd->size == 0 || pd->size > CS_MAX_DEVICE_BYTES)
+		return cs_bad(err, errlen, "manifest devices[%zu].size is %llu bytes, must be in [1, %llu]",
+			      i, (unsigned long long)pd->size, (unsigned long long)CS_MAX_DEVICE_BYTES);
+	if (cs < CS_ENGINE_CHUNK_MIN || cs > CS_ENGINE_CHUNK_MAX || (cs & (cs - 1)))
+		return cs_bad(err, errlen,
+			      "manifest devices[%zu].chunk_size is %u, must be a power of two in [%u, %u]", i,
+			      cs, CS_ENGINE_CHUNK_MIN, CS_ENGINE_CHUNK_MAX);
 	n = cs_nchunks(pd->size, cs);
-	if (pd->n_chunk_hash != n) {
-		cs_seterr(err, errlen,
-			  "manifest devices[%zu].chunk_hash has %zu entries, size %llu / chunk_size %u needs %llu" CS_CORRUPT,
-			  i, pd->n_chunk_hash, (unsigned long long)pd->size, cs, (unsigned long long)n);
-		return -EBADMSG;
-	}
-	if (pd->zero_chunks.len != (n + 7) / 8) {
-		cs_seterr(err, errlen, "manifest devices[%zu].zero_chunks is %zu bytes, %llu chunks need %llu" CS_CORRUPT,
-			  i, pd->zero_chunks.len, (unsigned long long)n, (unsigned long long)(n + 7) / 8);
-		return -EBADMSG;
-	}
+	if (pd->n_chunk_hash != n)
+		return cs_bad(
+		    err, errlen,
+		    "manifest devices[%zu].chunk_hash has %zu entries, size %llu / chunk_size %u needs "
+		    "%llu",
+		    i, pd->n_chunk_hash, (unsigned long long)pd->size, cs, (unsigned long long)n);
+	if (pd->zero_chunks.len != (n + 7) / 8)
+		return cs_bad(err, errlen,
+			      "manifest devices[%zu].zero_chunks is %zu bytes, %llu chunks need %llu", i,
+			      pd->zero_chunks.len, (unsigned long long)n, (unsigned long long)(n + 7) / 8);
 	return 0;
 }
 
@@ -388,11 +377,10 @@ static int cs_pb_check_dev_zero(const CsDevice *pd, size_t i, char *err, size_t 
 	const uint8_t *map = pd->zero_chunks.data;
 
 	for (uint64_t c = n; c < pd->zero_chunks.len * 8ull; c++) {
-		if (cs_bit(map, c)) {
-			cs_seterr(err, errlen, "manifest devices[%zu].zero_chunks marks chunk %llu, only %llu exist" CS_CORRUPT,
-				  i, (unsigned long long)c, (unsigned long long)n);
-			return -EBADMSG;
-		}
+		if (cs_bit(map, c))
+			return cs_bad(err, errlen,
+				      "manifest devices[%zu].zero_chunks marks chunk %llu, only %llu exist",
+				      i, (unsigned long long)c, (unsigned long long)n);
 	}
 	for (uint64_t c = 0; c < n; c++) {
 		uint64_t off = c * pd->chunk_size;
@@ -400,12 +388,11 @@ static int cs_pb_check_dev_zero(const CsDevice *pd, size_t i, char *err, size_t 
 		if (cs_bit(map, c))
 			stored -= pd->size - off < pd->chunk_size ? pd->size - off : pd->chunk_size;
 	}
-	if (pd->stored_bytes != stored) {
-		cs_seterr(err, errlen,
-			  "manifest devices[%zu].stored_bytes is %llu, the zero_chunks bitmap implies %llu" CS_CORRUPT, i,
-			  (unsigned long long)pd->stored_bytes, (unsigned long long)stored);
-		return -EBADMSG;
-	}
+	if (pd->stored_bytes != stored)
+		return cs_bad(err, errlen,
+			      "manifest devices[%zu].stored_bytes is %llu, the zero_chunks bitmap implies "
+			      "%llu",
+			      i, (unsigned long long)pd->stored_bytes, (unsigned long long)stored);
 	return 0;
 }
 
@@ -444,11 +431,10 @@ static int cs_pb_check_unique(const CsManifest *pm, char *err, size_t errlen)
 				what = "ordinal";
 			else if (!strcmp(a->extent, b->extent))
 				what = "extent";
-			if (what) {
-				cs_seterr(err, errlen, "manifest devices[%zu] and devices[%zu] have the same %s (%s)" CS_CORRUPT,
-					  j, i, what, cs_dev_ident(a, what, text));
-				return -EBADMSG;
-			}
+			if (what)
+				return cs_bad(err, errlen,
+					      "manifest devices[%zu] and devices[%zu] have the same %s (%s)",
+					      j, i, what, cs_dev_ident(a, what, text));
 		}
 	}
 	return 0;
@@ -458,8 +444,6 @@ static int cs_pb_check_totals(const CsManifest *pm, char *err, size_t errlen)
 {
 	uint64_t total = 0, stored = 0;
 
-	if (!pm->has_total_bytes || !pm->has_stored_bytes)
-		return CS_MISSING(err, errlen, "%s", pm->has_total_bytes ? "stored_bytes" : "total_bytes");
 	for (size_t i = 0; i < pm->n_devices; i++) {
 		total += pm->devices[i]->size;
 		stored += pm->devices[i]->stored_bytes;
@@ -467,10 +451,10 @@ static int cs_pb_check_totals(const CsManifest *pm, char *err, size_t errlen)
 	if (pm->total_bytes != total || pm->stored_bytes != stored) {
 		bool t = pm->total_bytes != total;
 
-		cs_seterr(err, errlen, "manifest %s is %llu, the devices sum to %llu" CS_CORRUPT,
-			  t ? "total_bytes" : "stored_bytes", (unsigned long long)(t ? pm->total_bytes : pm->stored_bytes),
-			  (unsigned long long)(t ? total : stored));
-		return -EBADMSG;
+		return cs_bad(err, errlen, "manifest %s is %llu, the devices sum to %llu",
+			      t ? "total_bytes" : "stored_bytes",
+			      (unsigned long long)(t ? pm->total_bytes : pm->stored_bytes),
+			      (unsigned long long)(t ? total : stored));
 	}
 	return 0;
 }
@@ -544,7 +528,7 @@ static int cs_pb_copy(const CsManifest *pm, struct cs_manifest *m)
 int cs_manifest_decode(const void *buf, size_t len, struct cs_manifest *m, char *err, size_t errlen)
 {
 	CsManifest *pm;
-	size_t plen;
+	size_t plen = 0;
 	int ret;
 
 	memset(m, 0, sizeof(*m));
@@ -553,10 +537,9 @@ int cs_manifest_decode(const void *buf, size_t len, struct cs_manifest *m, char 
 	if (ret)
 		return ret;
 	pm = cs_manifest__unpack(NULL, plen, (const uint8_t *)buf + CS_FRAME_HDR);
-	if (!pm) {
-		cs_seterr(err, errlen, "manifest payload (%zu bytes) is not a valid CsManifest message" CS_CORRUPT, plen);
-		return -EBADMSG;
-	}
+	if (!pm)
+		return cs_bad(err, errlen, "manifest payload (%zu bytes) is not a valid CsManifest message",
+			      plen);
 	ret = cs_pb_check(pm, err, errlen);
 	if (!ret) {
 		ret = cs_pb_copy(pm, m);
@@ -602,7 +585,8 @@ int cs_manifest_write(int dirfd, const char *name, const struct cs_manifest *m)
 	}
 	ret = cs_imgdir_write_atomic(dirfd, name, buf, len);
 	if (ret)
-		cs_err("cannot write manifest %s (%zu bytes) in the images directory: %s", name, len, strerror(-ret));
+		cs_err("cannot write manifest %s (%zu bytes) in the images directory: %s", name, len,
+		       strerror(-ret));
 err_free:
 	free(buf);
 	return ret;
@@ -612,12 +596,15 @@ static void cs_explain_open(const char *what, const char *name, int ret, const s
 			    size_t errlen)
 {
 	if (ret == -ENOENT)
-		cs_seterr(err, errlen, "%s %s is missing from the images directory: images incomplete", what, name);
+		cs_seterr(err, errlen, "%s %s is missing from the images directory: images incomplete", what,
+			  name);
 	else if (ret == -ELOOP)
-		cs_seterr(err, errlen, "%s %s is a symbolic link; refusing to follow it: remove it", what, name);
+		cs_seterr(err, errlen, "%s %s is a symbolic link; refusing to follow it: remove it", what,
+			  name);
 	else if (ret == -EINVAL && st->st_mode)
-		cs_seterr(err, errlen, "%s %s is not a regular file (mode %06o): images corrupt or tampered with",
-			  what, name, (unsigned)st->st_mode);
+		cs_seterr(err, errlen,
+			  "%s %s is not a regular file (mode %06o): images corrupt or tampered with", what,
+			  name, (unsigned)st->st_mode);
 	else
 		cs_seterr(err, errlen, "cannot open %s %s: %s", what, name, strerror(-ret));
 }
@@ -625,7 +612,7 @@ static void cs_explain_open(const char *what, const char *name, int ret, const s
 int cs_manifest_read(int dirfd, const char *name, struct cs_manifest *m, char *err, size_t errlen)
 {
 	char why[512];
-	struct stat st = { 0 };
+	struct stat st = {0};
 	size_t len;
 	void *buf;
 	int ret;
@@ -658,7 +645,7 @@ int cs_manifest_check_extents(int dirfd, const struct cs_manifest *m, char *err,
 	}
 	for (unsigned i = 0; i < m->ndev; i++) {
 		const struct cs_manifest_dev *d = &m->dev[i];
-		struct stat st = { 0 };
+		struct stat st = {0};
 		int fd;
 
 		fd = cs_imgdir_open_ro(dirfd, d->extent, 0, &st);
@@ -668,7 +655,8 @@ int cs_manifest_check_extents(int dirfd, const struct cs_manifest *m, char *err,
 		}
 		close(fd);
 		if ((uint64_t)st.st_size != d->size) {
-			cs_seterr(err, errlen, "extent %s is %llu bytes, manifest says %llu: images truncated or corrupt",
+			cs_seterr(err, errlen,
+				  "extent %s is %llu bytes, manifest says %llu: images truncated or corrupt",
 				  d->extent, (unsigned long long)st.st_size, (unsigned long long)d->size);
 			return -EBADMSG;
 		}

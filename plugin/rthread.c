@@ -32,6 +32,11 @@ int cs_rthread_run(struct cs_rthread *rt, pid_t tid, bool block_signals)
 	rt->tid = tid;
 	if (block_signals) {
 		if (ptrace(PTRACE_GETSIGMASK, tid, sizeof(rt->saved_mask), &rt->saved_mask)) {
+			if (errno == ESRCH) {
+				/* not stopped by us (e.g. exit(DUMP) after a failed PAUSE): it runs anyway */
+				cs_debug("restore thread %d is not stopped by criu; leaving it alone", tid);
+				return 0;
+			}
 			cs_err("restore thread %d: cannot read its signal mask: %s (is it stopped by criu?)",
 			       tid, strerror(errno));
 			return -errno;

@@ -37,3 +37,9 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-restore-driver-call-failures.sh
 TESTS += $(E2E_GPU_TESTS)
 dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh
+
+# GPU-host tools (built by make-gpu-artifacts.sh; not run by make check)
+check_PROGRAMS += tests/gpu/cs-driver-timing
+tests_gpu_cs_driver_timing_SOURCES = tests/gpu/driver-timing.c
+tests_gpu_cs_driver_timing_LDADD = libcudastore.a -ldl -lpthread
+EXTRA_DIST += tests/gpu/run-gpu-suite.sh

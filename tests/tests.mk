@@ -43,3 +43,15 @@ check_PROGRAMS += tests/gpu/cs-driver-timing
 tests_gpu_cs_driver_timing_SOURCES = tests/gpu/driver-timing.c
 tests_gpu_cs_driver_timing_LDADD = libcudastore.a -ldl -lpthread
 EXTRA_DIST += tests/gpu/run-gpu-suite.sh
+
+# plugin core unit tests (no CRIU, no GPU)
+CORE_TESTS = tests/core/test-options-env-and-file tests/core/test-device-plan-restore
+check_PROGRAMS += $(CORE_TESTS)
+TESTS += $(CORE_TESTS)
+CORE_TEST_LIBS = libcudastore.a $(PROTOBUF_C_LIBS) -ldl -lpthread
+tests_core_test_options_env_and_file_SOURCES = tests/core/test-options-env-and-file.c tests/log-stderr.c tests/tap.h
+tests_core_test_options_env_and_file_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+tests_core_test_options_env_and_file_LDADD = $(CORE_TEST_LIBS)
+tests_core_test_device_plan_restore_SOURCES = tests/core/test-device-plan-restore.c tests/log-stderr.c
+tests_core_test_device_plan_restore_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+tests_core_test_device_plan_restore_LDADD = $(CORE_TEST_LIBS)

@@ -305,7 +305,7 @@ static int cs_pb_check_ids(const CsManifest *pm, char *err, size_t errlen)
 
 static int cs_pb_check_mode(const CsManifest *pm, char *err, size_t errlen)
 {
-	size_t min = 1, max = CS_MAX_DEVICES;
+	size_t min = 0, max = CS_MAX_DEVICES; /* custom: a CUDA process may hold no GPU memory */
 
 	if (pm->mode != CS_MANIFEST__MODE__CUSTOM && pm->mode != CS_MANIFEST__MODE__DRIVER)
 		return cs_bad(err, errlen, "manifest mode is %d, known modes are %d (custom) and %d (driver)",
@@ -314,7 +314,7 @@ static int cs_pb_check_mode(const CsManifest *pm, char *err, size_t errlen)
 		min = max = 0;
 	if (pm->n_devices < min || pm->n_devices > max)
 		return cs_bad(err, errlen, "manifest has %zu devices, %s mode allows %zu..%zu", pm->n_devices,
-			      min ? "custom" : "driver", min, max);
+			      max ? "custom" : "driver", min, max);
 	return 0;
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* test-imgdir-confinement - names from images cannot leave the images directory, follow links or block on fifos. */
+/* test-imgdir-confinement - image names cannot leave the directory, follow links or block on fifos. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -7,12 +7,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tap.h"
+#include "../tap.h"
 #include "unit.h"
 
 static const char *const unsafe[] = {
-	"../x", "/etc/passwd", "a/b", ".hidden", "", ".", "..", "a b", "x\ny", "caf\xc3\xa9", "x*", "~root",
-	"0123456789012345678901234567890123456789012345678901234567890123", /* 64 characters */
+    "../x",
+    "/etc/passwd",
+    "a/b",
+    ".hidden",
+    "",
+    ".",
+    "..",
+    "a b",
+    "x\ny",
+    "caf\xc3\xa9",
+    "x*",
+    "~root",
+    "0123456789012345678901234567890123456789012345678901234567890123", /* 64 characters */
 };
 #define NUNSAFE (int)(sizeof(unsafe) / sizeof(unsafe[0]))
 
@@ -30,7 +41,7 @@ static void names(void)
 	cs_name_extent(n, 2147483647, 4294967295u);
 	tap_ok(cs_name_is_safe(n), "largest extent name fits and is safe: %s", n);
 	tap_ok(cs_name_is_safe("a") && cs_name_is_safe("A-Z_0.9") && cs_name_is_safe("-x") &&
-		       cs_name_is_safe("012345678901234567890123456789012345678901234567890123456789012"),
+		   cs_name_is_safe("012345678901234567890123456789012345678901234567890123456789012"),
 	       "1..63 characters of [A-Za-z0-9._-] are safe");
 	for (int i = 0; i < NUNSAFE; i++)
 		if (cs_name_is_safe(unsafe[i])) {
@@ -43,7 +54,10 @@ static void names(void)
 static void unsafe_names_refused(int dirfd, const char *dir)
 {
 	char outside[4200];
-	int bad = 0;
+	int bad = 0, existed;
+
+	snprintf(outside, sizeof(outside), "%s/../x", dir);
+	existed = access(outside, F_OK) == 0;
 
 	for (int i = 0; i < NUNSAFE; i++) {
 		int fd = cs_imgdir_create(dirfd, unsafe[i], 0);
@@ -57,9 +71,9 @@ static void unsafe_names_refused(int dirfd, const char *dir)
 		bad += cs_imgdir_remove(dirfd, unsafe[i]) != -EINVAL;
 		bad += cs_imgdir_write_atomic(dirfd, unsafe[i], "x", 1) != -EINVAL;
 	}
-	tap_ok(bad == 0, "create/open/remove/write_atomic refuse every unsafe name with -EINVAL (%d did not)", bad);
-	snprintf(outside, sizeof(outside), "%s/../x", dir);
-	tap_ok(access(outside, F_OK) < 0, "nothing was created outside the directory");
+	tap_ok(bad == 0, "create/open/remove/write_atomic refuse every unsafe name with -EINVAL (%d did not)",
+	       bad);
+	tap_ok(existed || access(outside, F_OK) < 0, "nothing was created outside the directory");
 }
 
 static void create(int dirfd, const char *dir)
@@ -68,8 +82,11 @@ static void create(int dirfd, const char *dir)
 	struct stat st;
 	int fd;
 
+	memset(&st, 0, sizeof(st));
 	fd = cs_imgdir_create(dirfd, "cudastore-1-gpu0.ext", 0);
-	tap_ok(fd >= 0 && fstat(fd, &st) == 0 && (st.st_mode & 07777) == 0600 && S_ISREG(st.st_mode),
+	if (fd >= 0)
+		fstat(fd, &st);
+	tap_ok(fd >= 0 && (st.st_mode & 07777) == 0600 && S_ISREG(st.st_mode),
 	       "create makes a 0600 regular file (%o)", st.st_mode);
 	tap_ok(fd >= 0 && (fcntl(fd, F_GETFD) & FD_CLOEXEC), "created fd is close-on-exec");
 	if (fd >= 0)
@@ -80,8 +97,8 @@ static void create(int dirfd, const char *dir)
 	if (symlinkat(target, dirfd, "cudastore-1-gpu1.ext") < 0)
 		tap_bail("symlink");
 	fd = cs_imgdir_create(dirfd, "cudastore-1-gpu1.ext", 0);
-	tap_ok(fd == -EEXIST && access(target, F_OK) < 0, "create through a dangling symlink fails, target not made (%d)",
-	       fd);
+	tap_ok(fd == -EEXIST && access(target, F_OK) < 0,
+	       "create through a dangling symlink fails, target not made (%d)", fd);
 }
 
 static void open_ro(int dirfd, const char *dir)
@@ -92,16 +109,18 @@ static void open_ro(int dirfd, const char *dir)
 
 	fd = cs_imgdir_open_ro(dirfd, "cudastore-1-gpu0.ext", 0, &st);
 	tap_ok(fd >= 0 && S_ISREG(st.st_mode) && !(fcntl(fd, F_GETFL) & O_NONBLOCK) &&
-		       (fcntl(fd, F_GETFD) & FD_CLOEXEC),
+		   (fcntl(fd, F_GETFD) & FD_CLOEXEC),
 	       "open_ro opens a regular file, blocking, close-on-exec");
 	if (fd >= 0)
 		close(fd);
 	tap_ok(cs_imgdir_open_ro(dirfd, "nothere", 0, NULL) == -ENOENT, "missing file: -ENOENT");
 
 	snprintf(target, sizeof(target), "%s/cudastore-1-gpu0.ext", dir);
-	if (symlinkat(target, dirfd, "link") < 0 || mkdirat(dirfd, "dir", 0700) < 0 || mkfifoat(dirfd, "fifo", 0600) < 0)
+	if (symlinkat(target, dirfd, "link") < 0 || mkdirat(dirfd, "dir", 0700) < 0 ||
+	    mkfifoat(dirfd, "fifo", 0600) < 0)
 		tap_bail("cannot set up link/dir/fifo");
-	tap_ok(cs_imgdir_open_ro(dirfd, "link", 0, NULL) == -ELOOP, "symlink (to a good file) is not followed: -ELOOP");
+	tap_ok(cs_imgdir_open_ro(dirfd, "link", 0, NULL) == -ELOOP,
+	       "symlink (to a good file) is not followed: -ELOOP");
 	memset(&st, 0, sizeof(st));
 	tap_ok(cs_imgdir_open_ro(dirfd, "dir", 0, &st) == -EINVAL && S_ISDIR(st.st_mode),
 	       "directory: -EINVAL, st says directory");
@@ -117,9 +136,10 @@ static void remove_(int dirfd)
 	struct stat st;
 
 	tap_ok(cs_imgdir_remove(dirfd, "link") == 0 && fstatat(dirfd, "link", &st, AT_SYMLINK_NOFOLLOW) < 0 &&
-		       fstatat(dirfd, "cudastore-1-gpu0.ext", &st, 0) == 0,
+		   fstatat(dirfd, "cudastore-1-gpu0.ext", &st, 0) == 0,
 	       "remove of a symlink removes the link, not its target");
-	tap_ok(cs_imgdir_remove(dirfd, "cudastore-1-gpu0.ext") == 0 && cs_imgdir_remove(dirfd, "cudastore-1-gpu0.ext") == 0,
+	tap_ok(cs_imgdir_remove(dirfd, "cudastore-1-gpu0.ext") == 0 &&
+		   cs_imgdir_remove(dirfd, "cudastore-1-gpu0.ext") == 0,
 	       "remove of an absent file is 0");
 }
 
@@ -127,7 +147,7 @@ int main(void)
 {
 	char path[4096];
 	uint64_t free_bytes = 0;
-	int dirfd;
+	int dirfd, ret;
 
 	tap_plan(6 + 2 + 4 + 5 + 2 + 1);
 	names();
@@ -136,8 +156,8 @@ int main(void)
 	create(dirfd, path);
 	open_ro(dirfd, path);
 	remove_(dirfd);
-	tap_ok(cs_imgdir_free_bytes(dirfd, &free_bytes) == 0 && free_bytes > 0, "free bytes: %llu",
-	       (unsigned long long)free_bytes);
+	ret = cs_imgdir_free_bytes(dirfd, &free_bytes);
+	tap_ok(ret == 0 && free_bytes > 0, "free bytes: %llu", (unsigned long long)free_bytes);
 	close(dirfd);
 	unit_rmtree(path);
 	return tap_done();

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* test-manifest-check-extents - extents must be regular files (no links, dirs, fifos) of exactly the manifest's size. */
+/* test-manifest-check-extents - extents must be regular files (no link, dir, fifo) of exactly the size. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tap.h"
+#include "../tap.h"
 #include "unit.h"
 
 static struct cs_manifest m;
@@ -31,7 +31,8 @@ static void expect(int dirfd, const char *what, int want, const char *e1, const 
 	alarm(10); /* a FIFO that blocks the open would hang here */
 	ret = cs_manifest_check_extents(dirfd, &m, err, sizeof(err));
 	alarm(0);
-	tap_ok(ret == want && strstr(err, e1) && strstr(err, e2), "%s: %d (want %d) \"%s\"", what, ret, want, err);
+	tap_ok(ret == want && strstr(err, e1) && strstr(err, e2), "%s: %d (want %d) \"%s\"", what, ret, want,
+	       err);
 }
 
 /* dev[1]'s extent replaced by something else each time */
@@ -47,8 +48,8 @@ static void scenarios(int dirfd, const char *dir)
 	snprintf(target, sizeof(target), "%s/elsewhere", dir);
 	if (symlinkat(target, dirfd, x) < 0)
 		tap_bail("symlink");
-	expect(dirfd, "extent is a symlink to a right-sized file", -ELOOP, "cudastore-4242-gpu1.ext is a symbolic link",
-	       "refusing to follow");
+	expect(dirfd, "extent is a symlink to a right-sized file", -ELOOP,
+	       "cudastore-4242-gpu1.ext is a symbolic link", "refusing to follow");
 	unlinkat(dirfd, x, 0);
 
 	if (mkdirat(dirfd, x, 0700) < 0)
@@ -58,13 +59,14 @@ static void scenarios(int dirfd, const char *dir)
 
 	if (mkfifoat(dirfd, x, 0600) < 0)
 		tap_bail("mkfifo");
-	expect(dirfd, "extent is a fifo (and the open does not block)", -EINVAL, "is not a regular file (mode 010600)",
-	       "");
+	expect(dirfd, "extent is a fifo (and the open does not block)", -EINVAL,
+	       "is not a regular file (mode 010600)", "");
 	unlinkat(dirfd, x, 0);
 
 	make_extent(dirfd, x, m.dev[1].size - (1u << 20));
 	expect(dirfd, "extent 1 MiB short", -EBADMSG,
-	       "extent cudastore-4242-gpu1.ext is 2097152 bytes, manifest says 3145728: images truncated or corrupt",
+	       "extent cudastore-4242-gpu1.ext is 2097152 bytes, manifest says 3145728: images truncated or "
+	       "corrupt",
 	       "");
 	make_extent(dirfd, x, m.dev[1].size + 1);
 	expect(dirfd, "extent one byte long", -EBADMSG, "is 3145729 bytes, manifest says 3145728", "");
@@ -83,13 +85,16 @@ int main(void)
 	unit_sample(&m, 2);
 	for (unsigned i = 0; i < m.ndev; i++)
 		make_extent(dirfd, m.dev[i].extent, m.dev[i].size);
-	tap_ok(fstatat(dirfd, m.dev[0].extent, &st, AT_SYMLINK_NOFOLLOW) == 0 && (st.st_mode & 07777) == 0600,
-	       "extent created 0600 (found %o)", st.st_mode & 07777);
+	memset(&st, 0, sizeof(st));
+	fstatat(dirfd, m.dev[0].extent, &st, AT_SYMLINK_NOFOLLOW);
+	tap_ok(S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0600, "extent created 0600 (found %o)",
+	       st.st_mode & 07777);
 	expect(dirfd, "all extents right", 0, "", "");
 	scenarios(dirfd, path);
 
 	m.dev[0].size++;
-	expect(dirfd, "first mismatch is the one reported", -EBADMSG, "cudastore-4242-gpu0.ext", "manifest says 327804");
+	expect(dirfd, "first mismatch is the one reported", -EBADMSG, "cudastore-4242-gpu0.ext",
+	       "manifest says 327804");
 	m.dev[0].size--;
 	cs_manifest_free(&m);
 	close(dirfd);

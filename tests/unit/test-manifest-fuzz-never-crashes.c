@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
-/* test-manifest-fuzz-never-crashes - 10,000 random mutations of valid manifests decode to 0 or -errno, never a crash. */
+/* test-manifest-fuzz-never-crashes - 10,000 mutated manifests decode to 0 or -errno, never a crash. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tap.h"
+#include "../tap.h"
 #include "unit.h"
 
 #define ITERATIONS 10000
-#define SLACK 64 /* room for inserted bytes */
+#define SLACK	   64 /* room for inserted bytes */
 
 static uint64_t rng_state;
 
@@ -133,9 +133,9 @@ static void one(const uint8_t *good, size_t glen, uint8_t *b, struct tally *t, u
 
 int main(void)
 {
-	static const unsigned shapes[] = { 1, 2, 3 };
+	static const unsigned shapes[] = {1, 2, 3};
 	const char *seed = getenv("CS_FUZZ_SEED");
-	struct tally t = { 0 };
+	struct tally t = {0};
 	void *good[4];
 	size_t glen[4], max = 0;
 	struct cs_manifest *s = calloc(1, sizeof(*s));
@@ -168,9 +168,11 @@ int main(void)
 	tap_ok(t.bad_ret == 0, "every call returned 0 or -errno with a message (%u did not)", t.bad_ret);
 	tap_ok(t.bad_invariant == 0, "every accepted manifest keeps the decoder's invariants (%u did not)",
 	       t.bad_invariant);
-	tap_ok(t.bad_reencode == 0, "every accepted manifest re-encodes to itself (%u did not)", t.bad_reencode);
+	tap_ok(t.bad_reencode == 0, "every accepted manifest re-encodes to itself (%u did not)",
+	       t.bad_reencode);
 	tap_ok(t.refused > ITERATIONS / 2, "most mutations are refused (%u)", t.refused);
-	tap_ok(t.accepted > 0, "some mutations (hash values, ids) are still valid manifests (%u)", t.accepted);
+	tap_ok(t.accepted > 0, "some mutations (hash values, ids) are still valid manifests (%u)",
+	       t.accepted);
 	for (int i = 0; i < 4; i++)
 		free(good[i]);
 	free(b);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tap.h"
+#include "../tap.h"
 #include "unit.h"
 
 static struct cs_manifest sample;
@@ -12,15 +12,15 @@ static uint64_t big_hash[2048];
 static uint8_t uuid15[15], uuid17[17];
 static char long_version[40];
 
-#define MUT(name, body)                                                                               \
-	static void name(struct unit_pb *p)                                                           \
-	{                                                                                             \
-		CsManifest *pm = &p->pm;                                                              \
-		CsDevice *d0 = &p->pd[0], *d1 = &p->pd[1];                                            \
-		(void)pm;                                                                             \
-		(void)d0;                                                                             \
-		(void)d1;                                                                             \
-		body;                                                                                 \
+#define MUT(name, body)                                                                                      \
+	static void name(struct unit_pb *p)                                                                  \
+	{                                                                                                    \
+		CsManifest *pm = &p->pm;                                                                     \
+		CsDevice *d0 = &p->pd[0], *d1 = &p->pd[1];                                                   \
+		(void)pm;                                                                                    \
+		(void)d0;                                                                                    \
+		(void)d1;                                                                                    \
+		body;                                                                                        \
 	}
 
 MUT(m_none, )
@@ -32,7 +32,8 @@ MUT(m_mode_unknown, pm->mode = (CsManifest__Mode)3)
 MUT(m_mode_missing, pm->has_mode = 0)
 MUT(m_driver_with_devices, pm->mode = CS_MANIFEST__MODE__DRIVER)
 MUT(m_custom_no_devices, pm->n_devices = 0)
-MUT(m_too_many_devices, for (int i = 3; i <= CS_MAX_DEVICES; i++) p->pdp[i] = d0; pm->n_devices = CS_MAX_DEVICES + 1)
+MUT(m_too_many_devices, for (int i = 3; i <= CS_MAX_DEVICES; i++) p->pdp[i] = d0;
+    pm->n_devices = CS_MAX_DEVICES + 1)
 MUT(m_pid_zero, pm->pid = 0)
 MUT(m_nspid_negative, pm->ns_pid = -1)
 MUT(m_nspid_missing, pm->has_ns_pid = 0)
@@ -81,61 +82,72 @@ struct pb_case {
 };
 
 static const struct pb_case cases[] = {
-	{ "valid sample", m_none, 0, { "", "" } },
-	{ "newer major", m_major_newer, -EPROTONOSUPPORT, { "2.3, made by a newer cudastore", "upgrade the plugin" } },
-	{ "major 0", m_major_zero, -EBADMSG, { "format_major is 0", "1.x" } },
-	{ "no format_major", m_major_missing, -EBADMSG, { "format_major is missing", "" } },
-	{ "no format_minor", m_minor_missing, -EBADMSG, { "format_minor is missing", "" } },
-	{ "unknown mode", m_mode_unknown, -EBADMSG, { "mode is 3", "1 (custom) and 2 (driver)" } },
-	{ "no mode", m_mode_missing, -EBADMSG, { "mode is missing", "" } },
-	{ "driver mode with devices", m_driver_with_devices, -EBADMSG, { "3 devices", "driver mode allows 0..0" } },
-	{ "custom mode without devices", m_custom_no_devices, -EBADMSG, { "0 devices", "custom mode allows 1..64" } },
-	{ "too many devices", m_too_many_devices, -EBADMSG, { "65 devices", "1..64" } },
-	{ "pid 0", m_pid_zero, -EBADMSG, { "pid is 0", "> 0" } },
-	{ "ns_pid -1", m_nspid_negative, -EBADMSG, { "ns_pid is -1", "> 0" } },
-	{ "no ns_pid", m_nspid_missing, -EBADMSG, { "ns_pid is missing", "" } },
-	{ "negative driver_version", m_driver_version_negative, -EBADMSG, { "driver_version is -5", ">= 0" } },
-	{ "no created_unix_ns", m_created_missing, -EBADMSG, { "created_unix_ns is missing", "" } },
-	{ "39-byte plugin_version", m_version_long, -EBADMSG, { "plugin_version is 39 bytes", "limit is 31" } },
-	{ "no plugin_version", m_version_missing, -EBADMSG, { "plugin_version is missing", "" } },
-	{ "control character in plugin_version", m_version_control, -EBADMSG, { "plugin_version", "printable" } },
-	{ "no uuid", m_uuid_missing, -EBADMSG, { "devices[0].uuid is missing", "" } },
-	{ "15-byte uuid", m_uuid_short, -EBADMSG, { "devices[0].uuid is 15 bytes", "must be 16" } },
-	{ "17-byte uuid", m_uuid_long, -EBADMSG, { "devices[1].uuid is 17 bytes", "must be 16" } },
-	{ "ordinal -1", m_ordinal_negative, -EBADMSG, { "devices[1].ordinal is -1", "[0, 64)" } },
-	{ "ordinal 64", m_ordinal_big, -EBADMSG, { "devices[1].ordinal is 64", "[0, 64)" } },
-	{ "size 0", m_size_zero, -EBADMSG, { "devices[0].size is 0 bytes", "[1, 4398046511104]" } },
-	{ "size 4 TiB + 1", m_size_huge, -EBADMSG, { "devices[1].size is 4398046511105", "[1, 4398046511104]" } },
-	{ "size 2^63", m_size_2_63, -EBADMSG, { "size is 9223372036854775808", "4398046511104" } },
-	{ "no size", m_size_missing, -EBADMSG, { "devices[0].size is missing", "" } },
-	{ "no extent", m_extent_missing, -EBADMSG, { "devices[1].extent is missing", "" } },
-	{ "chunk_size not a power of two", m_chunk_not_pow2, -EBADMSG,
-	  { "devices[0].chunk_size is 100000", "power of two in [65536, 1073741824]" } },
-	{ "chunk_size 32 KiB", m_chunk_small, -EBADMSG, { "chunk_size is 32768", "[65536, 1073741824]" } },
-	{ "chunk_size 2 GiB", m_chunk_big, -EBADMSG, { "chunk_size is 2147483648", "[65536, 1073741824]" } },
-	{ "chunk_size 0", m_chunk_zero, -EBADMSG, { "devices[1].chunk_size is 0", "" } },
-	{ "no chunk_size", m_chunk_missing, -EBADMSG, { "devices[1].chunk_size is missing", "" } },
-	{ "one hash short", m_hash_short, -EBADMSG, { "devices[0].chunk_hash has 5 entries", "needs 6" } },
-	{ "one hash too many", m_hash_long, -EBADMSG, { "chunk_hash has 7 entries", "needs 6" } },
-	{ "no hashes", m_hash_none, -EBADMSG, { "devices[1].chunk_hash has 0 entries", "needs 3" } },
-	{ "zero bitmap too long", m_zero_long, -EBADMSG, { "devices[0].zero_chunks is 2 bytes", "6 chunks need 1" } },
-	{ "zero bitmap empty", m_zero_short, -EBADMSG, { "devices[1].zero_chunks is 0 bytes", "3 chunks need 1" } },
-	{ "no zero bitmap", m_zero_missing, -EBADMSG, { "devices[1].zero_chunks is missing", "" } },
-	{ "bitmap marks a chunk past the end", m_zero_padding, -EBADMSG, { "marks chunk 6", "only 6 exist" } },
-	{ "bitmap disagrees with stored_bytes", m_zero_flip, -EBADMSG,
-	  { "devices[1].stored_bytes is 3145728", "implies 2097152" } },
-	{ "stored_bytes off by one", m_stored_off, -EBADMSG, { "devices[0].stored_bytes", "bitmap implies" } },
-	{ "no stored_bytes", m_stored_missing, -EBADMSG, { "devices[0].stored_bytes is missing", "" } },
-	{ "duplicate uuid", m_dup_uuid, -EBADMSG, { "devices[0] and devices[1] have the same uuid", "GPU-10111213" } },
-	{ "duplicate ordinal", m_dup_ordinal, -EBADMSG, { "same ordinal (3)", "" } },
-	{ "duplicate extent", m_dup_extent, -EBADMSG, { "same extent (cudastore-4242-gpu0.ext)", "" } },
-	{ "total_bytes off", m_total_off, -EBADMSG, { "total_bytes is", "the devices sum to" } },
-	{ "stored_bytes total off", m_total_stored_off, -EBADMSG, { "manifest stored_bytes is", "sum to" } },
-	{ "no total_bytes", m_total_missing, -EBADMSG, { "total_bytes is missing", "" } },
+    {"valid sample", m_none, 0, {"", ""}},
+    {"newer major",
+     m_major_newer,
+     -EPROTONOSUPPORT,
+     {"2.3, made by a newer cudastore", "upgrade the plugin"}},
+    {"major 0", m_major_zero, -EBADMSG, {"format_major is 0", "1.x"}},
+    {"no format_major", m_major_missing, -EBADMSG, {"format_major is missing", ""}},
+    {"no format_minor", m_minor_missing, -EBADMSG, {"format_minor is missing", ""}},
+    {"unknown mode", m_mode_unknown, -EBADMSG, {"mode is 3", "1 (custom) and 2 (driver)"}},
+    {"no mode", m_mode_missing, -EBADMSG, {"mode is missing", ""}},
+    {"driver mode with devices", m_driver_with_devices, -EBADMSG, {"3 devices", "driver mode allows 0..0"}},
+    {"custom mode, no devices, totals left", m_custom_no_devices, -EBADMSG, {"total_bytes", "sum"}},
+    {"too many devices", m_too_many_devices, -EBADMSG, {"65 devices", "0..64"}},
+    {"pid 0", m_pid_zero, -EBADMSG, {"pid is 0", "> 0"}},
+    {"ns_pid -1", m_nspid_negative, -EBADMSG, {"ns_pid is -1", "> 0"}},
+    {"no ns_pid", m_nspid_missing, -EBADMSG, {"ns_pid is missing", ""}},
+    {"negative driver_version", m_driver_version_negative, -EBADMSG, {"driver_version is -5", ">= 0"}},
+    {"no created_unix_ns", m_created_missing, -EBADMSG, {"created_unix_ns is missing", ""}},
+    {"39-byte plugin_version", m_version_long, -EBADMSG, {"plugin_version is 39 bytes", "limit is 31"}},
+    {"no plugin_version", m_version_missing, -EBADMSG, {"plugin_version is missing", ""}},
+    {"control character in plugin_version", m_version_control, -EBADMSG, {"plugin_version", "printable"}},
+    {"no uuid", m_uuid_missing, -EBADMSG, {"devices[0].uuid is missing", ""}},
+    {"15-byte uuid", m_uuid_short, -EBADMSG, {"devices[0].uuid is 15 bytes", "must be 16"}},
+    {"17-byte uuid", m_uuid_long, -EBADMSG, {"devices[1].uuid is 17 bytes", "must be 16"}},
+    {"ordinal -1", m_ordinal_negative, -EBADMSG, {"devices[1].ordinal is -1", "[0, 64)"}},
+    {"ordinal 64", m_ordinal_big, -EBADMSG, {"devices[1].ordinal is 64", "[0, 64)"}},
+    {"size 0", m_size_zero, -EBADMSG, {"devices[0].size is 0 bytes", "[1, 4398046511104]"}},
+    {"size 4 TiB + 1", m_size_huge, -EBADMSG, {"devices[1].size is 4398046511105", "[1, 4398046511104]"}},
+    {"size 2^63", m_size_2_63, -EBADMSG, {"size is 9223372036854775808", "4398046511104"}},
+    {"no size", m_size_missing, -EBADMSG, {"devices[0].size is missing", ""}},
+    {"no extent", m_extent_missing, -EBADMSG, {"devices[1].extent is missing", ""}},
+    {"chunk_size not a power of two",
+     m_chunk_not_pow2,
+     -EBADMSG,
+     {"devices[0].chunk_size is 100000", "power of two in [65536, 1073741824]"}},
+    {"chunk_size 32 KiB", m_chunk_small, -EBADMSG, {"chunk_size is 32768", "[65536, 1073741824]"}},
+    {"chunk_size 2 GiB", m_chunk_big, -EBADMSG, {"chunk_size is 2147483648", "[65536, 1073741824]"}},
+    {"chunk_size 0", m_chunk_zero, -EBADMSG, {"devices[1].chunk_size is 0", ""}},
+    {"no chunk_size", m_chunk_missing, -EBADMSG, {"devices[1].chunk_size is missing", ""}},
+    {"one hash short", m_hash_short, -EBADMSG, {"devices[0].chunk_hash has 5 entries", "needs 6"}},
+    {"one hash too many", m_hash_long, -EBADMSG, {"chunk_hash has 7 entries", "needs 6"}},
+    {"no hashes", m_hash_none, -EBADMSG, {"devices[1].chunk_hash has 0 entries", "needs 3"}},
+    {"zero bitmap too long", m_zero_long, -EBADMSG, {"devices[0].zero_chunks is 2 bytes", "6 chunks need 1"}},
+    {"zero bitmap empty", m_zero_short, -EBADMSG, {"devices[1].zero_chunks is 0 bytes", "3 chunks need 1"}},
+    {"no zero bitmap", m_zero_missing, -EBADMSG, {"devices[1].zero_chunks is missing", ""}},
+    {"bitmap marks a chunk past the end", m_zero_padding, -EBADMSG, {"marks chunk 6", "only 6 exist"}},
+    {"bitmap disagrees with stored_bytes",
+     m_zero_flip,
+     -EBADMSG,
+     {"devices[1].stored_bytes is 3145728", "implies 2097152"}},
+    {"stored_bytes off by one", m_stored_off, -EBADMSG, {"devices[0].stored_bytes", "bitmap implies"}},
+    {"no stored_bytes", m_stored_missing, -EBADMSG, {"devices[0].stored_bytes is missing", ""}},
+    {"duplicate uuid",
+     m_dup_uuid,
+     -EBADMSG,
+     {"devices[0] and devices[1] have the same uuid", "GPU-10111213"}},
+    {"duplicate ordinal", m_dup_ordinal, -EBADMSG, {"same ordinal (3)", ""}},
+    {"duplicate extent", m_dup_extent, -EBADMSG, {"same extent (cudastore-4242-gpu0.ext)", ""}},
+    {"total_bytes off", m_total_off, -EBADMSG, {"total_bytes is", "the devices sum to"}},
+    {"stored_bytes total off", m_total_stored_off, -EBADMSG, {"manifest stored_bytes is", "sum to"}},
+    {"no total_bytes", m_total_missing, -EBADMSG, {"total_bytes is missing", ""}},
 };
 
 /* Decode buf; check the result, that m is left empty on failure, and that err says why. */
-static void expect_decode(const char *what, const void *buf, size_t len, int want, const char *e1, const char *e2)
+static void expect_decode(const char *what, const void *buf, size_t len, int want, const char *e1,
+			  const char *e2)
 {
 	struct cs_manifest *m = calloc(1, sizeof(*m));
 	char err[512] = "";
@@ -167,8 +179,16 @@ static void run_pb_case(const struct pb_case *c)
 
 static void run_unsafe_names(void)
 {
-	static const char *const names[] = { "../x", "/etc/passwd", "a/b", ".hidden", "", "..", "x\ny", "a b",
-					     "0123456789012345678901234567890123456789012345678901234567890123" };
+	static const char *const names[] = {
+	    "../x",
+	    "/etc/passwd",
+	    "a/b",
+	    ".hidden",
+	    "",
+	    "..",
+	    "x\ny",
+	    "a b",
+	    "0123456789012345678901234567890123456789012345678901234567890123"};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		struct unit_pb *p = calloc(1, sizeof(*p));
@@ -212,8 +232,8 @@ static void run_frame_cases(const uint8_t *good, size_t len)
 			bad_flip++;
 		free(m);
 	}
-	tap_ok(bad_flip == 0, "a bit flipped at each of %zu payload bytes is a hash mismatch (%d not)", len - 16,
-	       bad_flip);
+	tap_ok(bad_flip == 0, "a bit flipped at each of %zu payload bytes is a hash mismatch (%d not)",
+	       len - 16, bad_flip);
 
 	memcpy(b, good, len);
 	b[0] = 'X';
@@ -239,7 +259,8 @@ static void run_newer_minor(void)
 {
 	struct unit_pb *p = calloc(1, sizeof(*p));
 	struct cs_manifest *m = calloc(1, sizeof(*m));
-	static const uint8_t unknown[] = { 0x98, 0x06, 0x2a, 0xa2, 0x06, 0x03, 'n', 'e', 'w' }; /* 99:42 100:"new" */
+	static const uint8_t unknown[] = {0x98, 0x06, 0x2a, 0xa2, 0x06,
+					  0x03, 'n',  'e',  'w'}; /* 99:42 100:"new" */
 	char err[512] = "";
 	uint8_t *b;
 	size_t len;

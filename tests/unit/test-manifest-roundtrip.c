@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* test-manifest-roundtrip - a multi-device manifest written and read back is equal field by field. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tap.h"
+#include "../tap.h"
 #include "unit.h"
 
 static void roundtrip_memory(unsigned ndev)
@@ -22,9 +23,10 @@ static void roundtrip_memory(unsigned ndev)
 	tap_ok(ret == 0, "encode %u devices: %d", ndev, ret);
 	ret = ret ? ret : cs_manifest_decode(buf, len, b, err, sizeof(err));
 	tap_ok(ret == 0, "decode %u devices: %d %s", ndev, ret, err);
-	tap_ok(!ret && unit_manifest_equal(a, b, why, sizeof(why)), "in memory, %u devices: equal %s", ndev, why);
-	tap_ok(!ret && unit_manifest_invariants(b, why, sizeof(why)), "decoded manifest keeps its invariants %s",
+	tap_ok(!ret && unit_manifest_equal(a, b, why, sizeof(why)), "in memory, %u devices: equal %s", ndev,
 	       why);
+	tap_ok(!ret && unit_manifest_invariants(b, why, sizeof(why)),
+	       "decoded manifest keeps its invariants %s", why);
 	if (!ret)
 		free(buf);
 	cs_manifest_free(a);
@@ -45,11 +47,14 @@ static void roundtrip_file(int dirfd)
 	tap_ok(!strcmp(name, "cudastore-4242.img"), "manifest name is %s", name);
 	ret = cs_manifest_write(dirfd, name, a);
 	tap_ok(ret == 0, "cs_manifest_write %s: %d", name, ret);
-	tap_ok(fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && (st.st_mode & 07777) == 0600,
-	       "manifest file mode is 0600 (found %o)", st.st_mode & 07777);
+	memset(&st, 0, sizeof(st));
+	ret = fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW);
+	tap_ok(ret == 0 && (st.st_mode & 07777) == 0600, "manifest file mode is 0600 (found %o)",
+	       st.st_mode & 07777);
 	ret = cs_manifest_read(dirfd, name, b, err, sizeof(err));
 	tap_ok(ret == 0, "cs_manifest_read: %d %s", ret, err);
-	tap_ok(!ret && unit_manifest_equal(a, b, why, sizeof(why)), "through the file: all fields equal %s", why);
+	tap_ok(!ret && unit_manifest_equal(a, b, why, sizeof(why)), "through the file: all fields equal %s",
+	       why);
 	tap_ok(b->dev[3].stored_bytes == 0 && b->dev[1].stored_bytes == b->dev[1].size,
 	       "all-zero and no-zero devices keep their stored_bytes");
 
@@ -58,7 +63,7 @@ static void roundtrip_file(int dirfd)
 	cs_manifest_free(b);
 	ret = cs_manifest_write(dirfd, name, a);
 	tap_ok(ret == 0 && cs_manifest_read(dirfd, name, b, err, sizeof(err)) == 0 &&
-		       b->created_unix_ns == a->created_unix_ns,
+		   b->created_unix_ns == a->created_unix_ns,
 	       "rewriting replaces the manifest");
 	tap_ok(faccessat(dirfd, "cudastore-4242.img.tmp", F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT,
 	       "no temporary file is left behind");
@@ -79,8 +84,8 @@ static void roundtrip_driver_mode(int dirfd)
 	ret = cs_manifest_write(dirfd, "cudastore-7.img", a);
 	tap_ok(ret == 0, "driver-mode manifest with no devices is written: %d", ret);
 	ret = cs_manifest_read(dirfd, "cudastore-7.img", b, err, sizeof(err));
-	tap_ok(ret == 0 && unit_manifest_equal(a, b, why, sizeof(why)), "driver-mode round trip: %d %s %s", ret,
-	       err, why);
+	tap_ok(ret == 0 && unit_manifest_equal(a, b, why, sizeof(why)), "driver-mode round trip: %d %s %s",
+	       ret, err, why);
 	free(a);
 	free(b);
 }
@@ -92,7 +97,8 @@ static void write_refuses_invalid(int dirfd)
 
 	unit_sample(a, 2);
 	memcpy(a->dev[1].uuid.bytes, a->dev[0].uuid.bytes, 16);
-	tap_ok(cs_manifest_write(dirfd, "cudastore-9.img", a) == -EINVAL, "write refuses an invalid manifest");
+	tap_ok(cs_manifest_write(dirfd, "cudastore-9.img", a) == -EINVAL,
+	       "write refuses an invalid manifest");
 	tap_ok(faccessat(dirfd, "cudastore-9.img", F_OK, AT_SYMLINK_NOFOLLOW) < 0, "and leaves no file");
 	cs_manifest_free(a);
 	free(a);

@@ -11,7 +11,7 @@
 #include <xxhash.h>
 
 #include "engine.h"
-#include "tap.h"
+#include "../tap.h"
 #include "unit.h"
 
 int unit_tmpdir(char *path, size_t pathlen)
@@ -46,10 +46,10 @@ struct unit_shape {
 };
 
 static const struct unit_shape unit_shapes[] = {
-	{ 5 * (64ull << 10) + 123, 64u << 10, 2 },  /* short last chunk, some zero */
-	{ 3ull << 20, 1u << 20, 0 },		     /* nothing zero */
-	{ 1ull << 40, 1u << 30, 3 },		     /* 1 TiB in 1 GiB chunks */
-	{ (32ull << 20) + 1, 32u << 20, 1 },	     /* 1-byte zero tail chunk */
+    {5 * (64ull << 10) + 123, 64u << 10, 2}, /* short last chunk, some zero */
+    {3ull << 20, 1u << 20, 0},		     /* nothing zero */
+    {1ull << 40, 1u << 30, 3},		     /* 1 TiB in 1 GiB chunks */
+    {(32ull << 20) + 1, 32u << 20, 1},	     /* 1-byte zero tail chunk */
 };
 
 static void unit_sample_dev(struct cs_manifest_dev *d, unsigned i)
@@ -193,12 +193,12 @@ CsManifest *unit_unpack(const void *buf, size_t len)
 	return cs_manifest__unpack(NULL, len - 16, (const uint8_t *)buf + 16);
 }
 
-#define UNIT_DIFF(cond, ...)                                                                          \
-	do {                                                                                          \
-		if (cond) {                                                                           \
-			snprintf(why, n, __VA_ARGS__);                                                \
-			return false;                                                                 \
-		}                                                                                     \
+#define UNIT_DIFF(cond, ...)                                                                                 \
+	do {                                                                                                 \
+		if (cond) {                                                                                  \
+			snprintf(why, n, __VA_ARGS__);                                                       \
+			return false;                                                                        \
+		}                                                                                            \
 	} while (0)
 
 static bool unit_dev_equal(const struct cs_manifest_dev *a, const struct cs_manifest_dev *b, unsigned i,
@@ -239,7 +239,8 @@ static bool unit_dev_ok(const struct cs_manifest_dev *d, unsigned i, char *why, 
 	uint64_t stored = d->size;
 
 	UNIT_DIFF(d->size == 0 || d->size > CS_MAX_DEVICE_BYTES, "dev[%u].size out of range", i);
-	UNIT_DIFF(cs < CS_ENGINE_CHUNK_MIN || cs > CS_ENGINE_CHUNK_MAX || (cs & (cs - 1)), "dev[%u].chunk_size", i);
+	UNIT_DIFF(cs < CS_ENGINE_CHUNK_MIN || cs > CS_ENGINE_CHUNK_MAX || (cs & (cs - 1)),
+		  "dev[%u].chunk_size", i);
 	UNIT_DIFF(d->nchunks != (d->size + cs - 1) / cs, "dev[%u].nchunks", i);
 	UNIT_DIFF(!d->hash || !d->zero, "dev[%u] tables missing", i);
 	UNIT_DIFF(!cs_name_is_safe(d->extent), "dev[%u].extent unsafe", i);

@@ -119,7 +119,8 @@ int cs_dev_of_stream(struct cs_ctx *ctx, CUstream stream)
 		if (ctx->retained[i] && ctx->retained[i] == sctx)
 			return i;
 	/* not one of ours: ask the context itself (api doc §4) */
-	if (cu->CtxSetCurrent(sctx) == CUDA_SUCCESS && cu->CtxGetDevice(&dev) == CUDA_SUCCESS)
+	if (cu->CtxSetCurrent(sctx) == CUDA_SUCCESS && cu->CtxGetDevice(&dev) == CUDA_SUCCESS &&
+	    dev >= 0 && dev < ctx->ndev && ctx->retained[dev])
 		return dev;
 	return -EINVAL;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* dump.c - lock, checkpoint and roll back CUDA processes (see dump.h) */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,15 +32,14 @@ extern void add_inventory_plugin(const char *name) __attribute__((weak));
  */
 static unsigned lock_timeout_ms(const struct cs_ctx *ctx)
 {
-	unsigned left;
+	unsigned left = alarm(0), cap;
 
-	if (ctx->opt.lock_timeout_ms)
-		return ctx->opt.lock_timeout_ms;
-	left = alarm(0);
-	if (!left)
-		return 10000;
+	if (!left) /* no alarm running (criu without --timeout handling): our own default */
+		return ctx->opt.lock_timeout_ms ? ctx->opt.lock_timeout_ms : 10000;
 	alarm(left);
-	return left > 2 ? (left - 1) * 1000 : 1000;
+	/* alarm() rounds up: keep a margin so the lock gives up before criu's alarm fires */
+	cap = left * 1000 > 1500 ? left * 1000 - 1000 : 500;
+	return ctx->opt.lock_timeout_ms && ctx->opt.lock_timeout_ms < cap ? ctx->opt.lock_timeout_ms : cap;
 }
 
 static bool use_custom(const struct cs_ctx *ctx)
@@ -62,18 +62,24 @@ static int lock_process(struct cs_ctx *ctx, struct cs_proc *p)
 		cs_info("pid %d: locked in %.3f s", p->pid, cs_now() - t0);
 		return 0;
 	}
+	p->phase = CS_PHASE_FAILED;
+	cs_err("pid %d: cuCheckpointProcessLock (timeout %u ms) failed: %s. If it was busy in a long "
+	       "CUDA call, raise criu --timeout or CUDASTORE_LOCK_TIMEOUT_MS", p->pid, args.timeoutMs,
+	       cs_cuda_errname(&ctx->cuda, res));
 	/* a failed lock can still leave the target locked: never leave it so */
 	if (ctx->cuda.CheckpointProcessGetState(p->pid, &st) == CUDA_SUCCESS && st == CU_PROCESS_STATE_LOCKED) {
 		CUcheckpointUnlockArgs ua;
 
 		memset(&ua, 0, sizeof(ua));
 		ctx->cuda.CheckpointProcessUnlock(p->pid, &ua);
+		if (ctx->cuda.CheckpointProcessGetState(p->pid, &st) != CUDA_SUCCESS ||
+		    st != CU_PROCESS_STATE_RUNNING) {
+			cs_err("pid %d: left locked by the failed lock and the unlock did not take", p->pid);
+			return -EPROTO;
+		}
 	}
-	p->phase = CS_PHASE_FAILED;
-	cs_err("pid %d: cuCheckpointProcessLock (timeout %u ms) failed: %s. The process is running and "
-	       "untouched. If it was busy in a long CUDA call, raise criu --timeout or "
-	       "CUDASTORE_LOCK_TIMEOUT_MS", p->pid, args.timeoutMs, cs_cuda_errname(&ctx->cuda, res));
-	return -ETIMEDOUT;
+	cs_info("pid %d: the process is running and untouched", p->pid);
+	return (res == CUDA_ERROR_NOT_READY || res == CUDA_ERROR_TIMEOUT) ? -ETIMEDOUT : -EPROTO;
 }
 
 int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd)
@@ -226,8 +232,8 @@ static int rescue(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_vie
 		need += v->r[i].size;
 	if (ctx->opt.rescue == CS_NO || (ctx->opt.rescue == CS_AUTO && need > avail)) {
 		cs_err("pid %d: cannot keep a host copy of %.1f MiB of GPU memory (%.1f MiB available, "
-		       "rescue=%d); the process stays locked with its memory mapped", p->pid,
-		       need / 1048576.0, avail / 1048576.0, ctx->opt.rescue);
+		       "rescue=%s); the process stays locked with its memory mapped", p->pid,
+		       need / 1048576.0, avail / 1048576.0, ctx->opt.rescue == CS_NO ? "no" : "auto");
 		return -ENOMEM;
 	}
 	rs = calloc(1, sizeof(*rs));
@@ -450,7 +456,7 @@ static int restore_checkpointed(struct cs_ctx *ctx, struct cs_proc *p, int dirfd
 	int ret;
 
 	if (p->mode == CS_MODE_DRIVER)
-		return cs_restore_driver(ctx, p->pid);
+		return cs_restore_driver(ctx, p->pid, false);
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
@@ -470,10 +476,12 @@ static int restore_checkpointed(struct cs_ctx *ctx, struct cs_proc *p, int dirfd
 			cs_err("pid %d: rollback cannot read %s: %s", p->pid, name, err);
 	}
 	if (!ret)
-		ret = cs_restore_custom(ctx, p->pid, m, dirfd, p->rescue, &st, &pending);
+		ret = cs_restore_custom(ctx, p->pid, m, dirfd, p->rescue, false, &st, &pending);
 	if (pending) {
-		cs_err("pid %d: rollback could not put its GPU memory back; the process stays locked "
-		       "(its data is in %s and its extents)", p->pid, name);
+		/* its GPU memory is half written: it must never run like that (restore.h) */
+		cs_err("pid %d: rollback could not put its GPU memory back; killing it so it cannot run "
+		       "with wrong GPU memory%s", p->pid, p->rescue ? "" : " (its data stays in the extents)");
+		kill(p->pid, SIGKILL);
 		ctx->cuda.CheckpointOperationComplete(pending);
 	}
 	cs_manifest_free(m);
@@ -518,6 +526,12 @@ static int rollback_one(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
 		memset(&ua, 0, sizeof(ua));
 		ctx->cuda.CheckpointProcessUnlock(p->pid, &ua);
 		ret = cs_gpuop_expect_state(ctx, p->pid, CU_PROCESS_STATE_RUNNING, "unlock");
+		st = CU_PROCESS_STATE_RUNNING;
+	}
+	if (!ret && st != CU_PROCESS_STATE_RUNNING &&
+	    !(st == CU_PROCESS_STATE_LOCKED && p->initial_state == CU_PROCESS_STATE_LOCKED)) {
+		cs_err("pid %d: CUDA state %d after the rollback; it cannot be resumed as it was", p->pid, st);
+		ret = -EPROTO;
 	}
 	cs_rthread_stop(&rt);
 	return ret;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* gpuop.c - validate and identify the driver's CustomStorage entries; Complete; state checks */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,10 +80,13 @@ int cs_gpuop_complete(struct cs_ctx *ctx, pid_t pid, struct cs_gpu_view *view)
 
 static void progress(void *arg, unsigned region, uint64_t done, uint64_t total)
 {
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	pid_t pid = (pid_t)(long)arg;
 
+	pthread_mutex_lock(&lock);
 	cs_info("pid %d: GPU region %u: %.0f%% (%.1f / %.1f MiB)", pid, region,
 		total ? 100.0 * done / total : 100.0, done / 1048576.0, total / 1048576.0);
+	pthread_mutex_unlock(&lock);
 }
 
 void cs_gpuop_engine_opts(struct cs_ctx *ctx, struct cs_engine_opts *eo)

@@ -30,11 +30,12 @@ struct cs_gpu_view {
 
 int cs_gpuop_collect(struct cs_ctx *ctx, pid_t pid, const CUcheckpointCustomStorageInfo *info,
 		     struct cs_gpu_view *view);
-/* Synchronize the returned streams and call cuCheckpointOperationComplete. */
+/* cuCheckpointOperationComplete (the driver synchronizes the streams it returned; the engine
+ * has already synchronized its own). The view's handle is invalid afterwards, whatever happened. */
 int cs_gpuop_complete(struct cs_ctx *ctx, pid_t pid, struct cs_gpu_view *view);
 /* Engine options from the plugin options, with a progress logger. */
 void cs_gpuop_engine_opts(struct cs_ctx *ctx, struct cs_engine_opts *eo);
-/* Wait until the target reaches want (the driver may finish asynchronously); -EPROTO if not. */
+/* Read the target's state once; -EPROTO with a message naming both states if it is not want. */
 int cs_gpuop_expect_state(struct cs_ctx *ctx, pid_t pid, CUprocessState want, const char *after);
 
 #endif /* CUDASTORE_GPUOP_H */

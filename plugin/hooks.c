@@ -73,7 +73,7 @@ static int cudastore_init(int stage)
 	ctx->stage = stage;
 	if (cs_options_load(&ctx->opt, err, sizeof(err))) {
 		cs_err("bad configuration: %s", err);
-		return -1;
+		goto err_free;
 	}
 	if (stage == CR_PLUGIN_STAGE__RESTORE && !images_need_us()) {
 		cs_debug("images hold no GPU state; plugin idle");
@@ -81,7 +81,7 @@ static int cudastore_init(int stage)
 		return 0;
 	}
 	if (load_driver())
-		return -1;
+		goto err_free; /* criu calls no exit for a plugin whose init failed */
 	if (ctx->disabled)
 		return 0;
 	/* a cgroup freezer would freeze the driver's restore thread too: use ptrace interrupts */
@@ -92,6 +92,11 @@ static int cudastore_init(int stage)
 		ctx->cuda.has_custom_storage ? "available" : "not available", cs_opt_mode_name(ctx->opt.mode),
 		ctx->opt.source);
 	return 0;
+
+err_free:
+	free(ctx);
+	ctx = NULL;
+	return -1;
 }
 
 static void cudastore_exit(int stage, int ret)

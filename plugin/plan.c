@@ -73,21 +73,24 @@ out_unload:
 
 int cs_plan_check_space(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
 {
-	uint64_t avail = 0, need = p->bytes_plan;
+	uint64_t avail = 0, need = ctx->planned_bytes + p->bytes_plan;
 	int ret;
 
-	if (!ctx->opt.space_check || !need)
+	if (!ctx->opt.space_check || !p->bytes_plan)
 		return 0;
 	ret = cs_imgdir_free_bytes(dirfd, &avail);
 	if (ret) {
 		cs_warn("pid %d: cannot read free space of the images directory: %s", p->pid, strerror(-ret));
 		return 0;
 	}
-	if (avail >= need)
+	/* images of processes admitted earlier are not written yet: count them against avail */
+	if (avail >= need) {
+		ctx->planned_bytes = need;
 		return 0;
-	cs_err("pid %d uses %.2f GiB of GPU memory but the images directory has only %.2f GiB free; "
-	       "the process was not touched. Free space, use a bigger images directory, or set "
-	       "CUDASTORE_SPACE_CHECK=no if most of its memory is zeros",
-	       p->pid, need / 1073741824.0, avail / 1073741824.0);
+	}
+	cs_err("pid %d uses %.2f GiB of GPU memory (%.2f GiB with the processes before it) but the "
+	       "images directory has only %.2f GiB free; the process was not touched. Free space, use a "
+	       "bigger images directory, or set CUDASTORE_SPACE_CHECK=no if most of its memory is zeros",
+	       p->pid, p->bytes_plan / 1073741824.0, need / 1073741824.0, avail / 1073741824.0);
 	return -ENOSPC;
 }

@@ -27,9 +27,10 @@ void cs_rescue_free(struct cs_rescue *rs)
 }
 
 /* Retain the destination GPUs and build gpuPairs when any GPU changes. */
-static int prepare_devices(struct cs_ctx *ctx, pid_t pid, const struct cs_manifest *m, CUuuid *dest,
-			   CUcheckpointGpuPair *pairs, unsigned *npairs)
+static int prepare_devices(struct cs_ctx *ctx, pid_t pid, const struct cs_manifest *m, bool use_map,
+			   CUuuid *dest, CUcheckpointGpuPair *pairs, unsigned *npairs)
 {
+	struct cs_options same = ctx->opt;
 	CUuuid visible[CS_MAX_DEVICES];
 	char err[512];
 	bool moved = false;
@@ -42,7 +43,9 @@ static int prepare_devices(struct cs_ctx *ctx, pid_t pid, const struct cs_manife
 	for (i = 0; i < (unsigned)ctx->ndev; i++)
 		if (cs_dev_uuid(ctx, (int)i, &visible[i]))
 			return -ENODEV;
-	ret = cs_dev_plan_restore(m, &ctx->opt, visible, ctx->ndev, dest, err, sizeof(err));
+	if (!use_map)
+		same.ndevice_map = 0; /* dump rollback: back onto the GPUs it came from */
+	ret = cs_dev_plan_restore(m, &same, visible, ctx->ndev, dest, err, sizeof(err));
 	if (ret) {
 		cs_err("pid %d: %s", pid, err);
 		return ret;
@@ -147,7 +150,8 @@ static int copy_from_extents(struct cs_ctx *ctx, pid_t pid, const struct cs_gpu_
 }
 
 int cs_restore_custom(struct cs_ctx *ctx, pid_t pid, const struct cs_manifest *m, int dirfd,
-		      const struct cs_rescue *rs, struct cs_stats *st, CUcheckpointOperationHandle *pending)
+		      const struct cs_rescue *rs, bool use_map, struct cs_stats *st,
+		      CUcheckpointOperationHandle *pending)
 {
 	CUcheckpointCustomStorageInfo *info = NULL;
 	CUcheckpointGpuPair pairs[CS_MAX_DEVICES];
@@ -166,7 +170,7 @@ int cs_restore_custom(struct cs_ctx *ctx, pid_t pid, const struct cs_manifest *m
 		       "lacks; restore needs a CUDA 13.4 (R615+) driver", pid, ctx->cuda.driver_version);
 		return -EPROTONOSUPPORT; /* not -ENOTSUP: CRIU reads that as 'not mine' */
 	}
-	ret = prepare_devices(ctx, pid, m, dest, pairs, &npairs);
+	ret = prepare_devices(ctx, pid, m, use_map, dest, pairs, &npairs);
 	if (ret)
 		return ret;
 	memset(&args, 0, sizeof(args));
@@ -199,19 +203,22 @@ int cs_restore_custom(struct cs_ctx *ctx, pid_t pid, const struct cs_manifest *m
 	return ret;
 }
 
-int cs_restore_driver(struct cs_ctx *ctx, pid_t pid)
+int cs_restore_driver(struct cs_ctx *ctx, pid_t pid, bool use_map)
 {
 	CUcheckpointGpuPair pairs[CS_MAX_DEVICES];
 	CUcheckpointRestoreArgs args;
 	unsigned i;
 	CUresult res;
 
+	/* restore needs persistence mode or cuInit in the caller (api doc §1.5) */
+	if (cs_dev_init(ctx))
+		cs_warn("pid %d: cuInit failed in criu; trying the driver-managed restore anyway", pid);
 	memset(&args, 0, sizeof(args));
-	for (i = 0; i < ctx->opt.ndevice_map; i++) {
+	for (i = 0; use_map && i < ctx->opt.ndevice_map; i++) {
 		pairs[i].oldUuid = ctx->opt.device_map[i].from;
 		pairs[i].newUuid = ctx->opt.device_map[i].to;
 	}
-	if (ctx->opt.ndevice_map) {
+	if (use_map && ctx->opt.ndevice_map) {
 		args.gpuPairs = pairs;
 		args.gpuPairsCount = ctx->opt.ndevice_map;
 	}
@@ -300,9 +307,9 @@ int cs_restore_process(struct cs_ctx *ctx, pid_t pid, int dirfd)
 		goto err_kill;
 	cs_stats_begin(&st);
 	if (m->mode == CS_MODE_CUSTOM)
-		ret = cs_restore_custom(ctx, pid, m, dirfd, NULL, &st, &pending);
+		ret = cs_restore_custom(ctx, pid, m, dirfd, NULL, true, &st, &pending);
 	else
-		ret = cs_restore_driver(ctx, pid);
+		ret = cs_restore_driver(ctx, pid, true);
 	if (!ret)
 		ret = unlock_running(ctx, pid);
 	if (ret)

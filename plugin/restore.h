@@ -6,8 +6,8 @@
  * anything; then the driver maps fresh GPU memory, the engine copies the extents in while
  * verifying every chunk's checksum, and only if everything matched is the operation
  * completed. CRIU ignores this hook's errors and would resume the process with wrong GPU
- * memory, so on any failure after the process was touched cs_restore_process() kills it and
- * says why. The images are never modified, so a retry with good images works.
+ * memory, so on any failure (invalid images included: CRIU would resume a process whose GPU
+ * memory was never restored) cs_restore_process() kills it and says why. The images are never modified, so a retry with good images works.
  */
 #ifndef CUDASTORE_RESTORE_H
 #define CUDASTORE_RESTORE_H
@@ -28,14 +28,17 @@ void cs_rescue_free(struct cs_rescue *rs);
 
 /*
  * CustomStorage restore of pid, whose restore thread must be running: from the extents
- * named in m, or from rs when rs is not NULL. Leaves the process LOCKED on success.
+ * named in m, or from rs when rs is not NULL, onto the GPUs the device map names (use_map)
+ * or the GPUs it came from. Leaves the process LOCKED on success.
  * On failure after the driver mapped memory, *pending holds the operation: the caller must
  * make sure the target never runs (kill it) before completing it.
  */
 int cs_restore_custom(struct cs_ctx *ctx, pid_t pid, const struct cs_manifest *m, int dirfd,
-		      const struct cs_rescue *rs, struct cs_stats *st, CUcheckpointOperationHandle *pending);
-/* Driver-managed restore (restore thread running); leaves the process LOCKED. */
-int cs_restore_driver(struct cs_ctx *ctx, pid_t pid);
+		      const struct cs_rescue *rs, bool use_map, struct cs_stats *st,
+		      CUcheckpointOperationHandle *pending);
+/* Driver-managed restore (restore thread running); leaves the process LOCKED. use_map: apply
+ * the configured device map (restore) or not (dump rollback puts it back where it was). */
+int cs_restore_driver(struct cs_ctx *ctx, pid_t pid, bool use_map);
 
 /* RESUME_DEVICES_LATE for pid: -ENOTSUP if the pid has no cudastore images. */
 int cs_restore_process(struct cs_ctx *ctx, pid_t pid, int dirfd);

@@ -559,14 +559,7 @@ void cs_dump_finish(struct cs_ctx *ctx, int ret, int dirfd)
 			goto next;
 		if (p->phase == CS_PHASE_CHECKPOINTED && !p->checkpoint_called)
 			goto next; /* was checkpointed before we came: leave it so */
-		if (p->phase == CS_PHASE_FAILED && !p->checkpoint_called && p->initial_state == CU_PROCESS_STATE_RUNNING) {
-			/* lock failed or never happened: make sure it is not left locked */
-			CUprocessState st;
-
-			if (ctx->cuda.CheckpointProcessGetState(p->pid, &st) != CUDA_SUCCESS ||
-			    st == CU_PROCESS_STATE_RUNNING)
-				goto next;
-		}
+		/* FAILED with a RUNNING start: make sure it is not left locked (rollback_one checks) */
 		r = rollback_one(ctx, p, dirfd);
 		if (r)
 			cs_err("pid %d: rollback failed; see above", p->pid);

@@ -67,7 +67,8 @@ int cs_engine_opts_check(const struct cs_engine_opts *o, char *err, size_t errle
 		return -EINVAL;
 	}
 	if (o->pinned_max < o->chunk_size || o->pinned_max > ENG_PINNED_MAX) {
-		seterr(err, errlen, "pinned memory per device %zu bytes is out of range %u..%llu (one chunk .. 16 GiB)",
+		seterr(err, errlen,
+		       "pinned memory per device %zu bytes is out of range %u..%llu (one chunk .. 16 GiB)",
 		       o->pinned_max, o->chunk_size, ENG_PINNED_MAX);
 		return -EINVAL;
 	}
@@ -125,7 +126,8 @@ int eng_cuda_fail(struct eng_region *reg, CUresult res, const char *call, uint64
 			 reg->job->dump ? "dump" : "restore", reg->index, reg->r->name, call,
 			 cs_cuda_errname(reg->job->ops, res));
 	else
-		eng_fail(reg->job, err, "%s: region %u (%s): %s of chunk %llu (offset %llu, %zu bytes) failed: %s",
+		eng_fail(reg->job, err,
+			 "%s: region %u (%s): %s of chunk %llu (offset %llu, %zu bytes) failed: %s",
 			 reg->job->dump ? "dump" : "restore", reg->index, reg->r->name, call,
 			 (unsigned long long)chunk, (unsigned long long)eng_chunk_off(reg, chunk),
 			 eng_chunk_len(reg, chunk), cs_cuda_errname(reg->job->ops, res));
@@ -156,8 +158,8 @@ void eng_progress(struct eng_region *reg, uint64_t bytes)
 	now = eng_now_ns();
 	last = atomic_load(&reg->last_progress_ns);
 	/* exactly one thread sees done == size; elsewhere at most one report per interval */
-	if (done != reg->r->size &&
-	    (now - last < ENG_PROGRESS_NS || !atomic_compare_exchange_strong(&reg->last_progress_ns, &last, now)))
+	if (done != reg->r->size && (now - last < ENG_PROGRESS_NS ||
+				     !atomic_compare_exchange_strong(&reg->last_progress_ns, &last, now)))
 		return;
 	o->progress(o->progress_arg, reg->index, done, reg->r->size);
 }
@@ -192,8 +194,8 @@ static int thread_setup(struct eng_thread *t)
 			t->buf[i] = NULL;
 			eng_fail(reg->job, res == CUDA_ERROR_OUT_OF_MEMORY ? -ENOMEM : -EIO,
 				 "%s: region %u (%s): cuMemHostAlloc of %zu pinned bytes failed: %s",
-				 reg->job->dump ? "dump" : "restore", reg->index, reg->r->name,
-				 reg->buf_size, cs_cuda_errname(ops, res));
+				 reg->job->dump ? "dump" : "restore", reg->index, reg->r->name, reg->buf_size,
+				 cs_cuda_errname(ops, res));
 			return -ENOMEM;
 		}
 		atomic_fetch_add(&reg->pinned, reg->buf_size);
@@ -261,10 +263,11 @@ static int region_plan(struct eng_region *reg)
 	unsigned i;
 
 	reg->nchunks = (size + reg->chunk - 1) / reg->chunk;
-	reg->buf_size = size < reg->chunk ? (size_t)((size + ENG_ALIGN - 1) & ~(uint64_t)(ENG_ALIGN - 1))
-					  : reg->chunk;
+	reg->buf_size =
+	    size < reg->chunk ? (size_t)((size + ENG_ALIGN - 1) & ~(uint64_t)(ENG_ALIGN - 1)) : reg->chunk;
 	if (reg->buf_size > o->pinned_max) {
-		eng_fail(reg->job, -EINVAL, "region %u (%s): chunk size %u needs more pinned memory than the bound of %zu bytes",
+		eng_fail(reg->job, -EINVAL,
+			 "region %u (%s): chunk size %u needs more pinned memory than the bound of %zu bytes",
 			 reg->index, reg->r->name, reg->chunk, o->pinned_max);
 		return -EINVAL;
 	}
@@ -306,13 +309,14 @@ static int region_prepare_dump(struct eng_region *reg)
 	r->hash = calloc(reg->nchunks ? reg->nchunks : 1, sizeof(*r->hash));
 	r->zero = calloc(reg->nchunks ? reg->nchunks : 1, sizeof(*r->zero));
 	if (!r->hash || !r->zero) {
-		eng_fail(reg->job, -ENOMEM, "region %u (%s): no memory for metadata of %llu chunks", reg->index,
-			 r->name, (unsigned long long)reg->nchunks);
+		eng_fail(reg->job, -ENOMEM, "region %u (%s): no memory for metadata of %llu chunks",
+			 reg->index, r->name, (unsigned long long)reg->nchunks);
 		return -ENOMEM;
 	}
 	if (reg->job->opts->skip_zero) {
 		reg->zero_hash_full = eng_hash_zeros(reg->chunk);
-		reg->zero_hash_tail = eng_hash_zeros(r->size - (reg->nchunks ? (reg->nchunks - 1) * reg->chunk : 0));
+		reg->zero_hash_tail =
+		    eng_hash_zeros(r->size - (reg->nchunks ? (reg->nchunks - 1) * reg->chunk : 0));
 	}
 	ret = eng_io_create(reg);
 	if (ret)
@@ -368,8 +372,8 @@ static void start_threads(struct eng_region *regs, unsigned n)
 
 			ret = pthread_create(&t->tid, NULL, thread_main, t);
 			if (ret) {
-				eng_fail(regs[i].job, -ret, "region %u (%s): cannot start copy thread %u: %s", i,
-					 regs[i].r->name, j, strerror(ret));
+				eng_fail(regs[i].job, -ret, "region %u (%s): cannot start copy thread %u: %s",
+					 i, regs[i].r->name, j, strerror(ret));
 				return;
 			}
 			t->started = true;
@@ -395,17 +399,19 @@ static void log_region(const struct eng_region *reg)
 
 	for (i = 0; r->zero && i < r->nchunks; i++)
 		zero += r->zero[i] != 0;
-	cs_info("%s region %u (%s): %llu bytes in %.3f s (%.2f GB/s); %llu chunks, %llu zero; %llu bytes in the file; %s I/O; %u threads, %llu pinned bytes",
+	cs_info("%s region %u (%s): %llu bytes in %.3f s (%.2f GB/s); %llu chunks, %llu zero; %llu bytes in "
+		"the file; %s I/O; %u threads, %llu pinned bytes",
 		reg->job->dump ? "dumped" : "restored", reg->index, r->name, (unsigned long long)r->size,
 		r->seconds, (double)r->size / s / 1e9, (unsigned long long)reg->nchunks,
 		(unsigned long long)zero, (unsigned long long)r->stored_bytes,
-		r->used_direct_io ? "O_DIRECT" : "buffered", reg->nthreads, (unsigned long long)r->pinned_bytes);
+		r->used_direct_io ? "O_DIRECT" : "buffered", reg->nthreads,
+		(unsigned long long)r->pinned_bytes);
 }
 
 static int run(const struct cs_cuda_ops *ops, struct cs_engine_region *regions, unsigned n,
 	       const struct cs_engine_opts *opts, bool dump, char *err, size_t errlen)
 {
-	struct eng_job job = { .ops = ops, .opts = opts, .dump = dump, .errbuf = err, .errlen = errlen };
+	struct eng_job job = {.ops = ops, .opts = opts, .dump = dump, .errbuf = err, .errlen = errlen};
 	struct eng_region *regs;
 	unsigned i, ready = 0;
 	int ret;
@@ -420,7 +426,7 @@ static int run(const struct cs_cuda_ops *ops, struct cs_engine_region *regions, 
 	}
 	pthread_mutex_init(&job.lock, NULL);
 	for (i = 0; i < n; i++, ready++) {
-		regs[i] = (struct eng_region){ .job = &job, .r = &regions[i], .index = i, .fd = -1 };
+		regs[i] = (struct eng_region){.job = &job, .r = &regions[i], .index = i, .fd = -1};
 		pthread_mutex_init(&regs[i].lock, NULL);
 		regions[i].stored_bytes = regions[i].pinned_bytes = 0;
 		regions[i].used_direct_io = false;

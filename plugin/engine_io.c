@@ -64,7 +64,8 @@ int eng_io_create(struct eng_region *reg)
 		return 0;
 	}
 	if (ret == -EINVAL) {
-		cs_info("engine: %s: the filesystem refuses O_DIRECT; using buffered I/O for this file", r->name);
+		cs_info("engine: %s: the filesystem refuses O_DIRECT; using buffered I/O for this file",
+			r->name);
 		return 0;
 	}
 	eng_fail(reg->job, ret, "dump: cannot enable O_DIRECT on %s: %s", r->name, strerror(-ret));
@@ -94,12 +95,13 @@ int eng_io_reserve(struct eng_region *reg)
 
 		if (!fstatvfs(reg->fd, &vfs))
 			avail = (unsigned long long)vfs.f_bavail * vfs.f_frsize;
-		eng_fail(reg->job, ret, "dump: no space for extent %s: it needs %llu bytes, the filesystem has %llu free",
+		eng_fail(reg->job, ret,
+			 "dump: no space for extent %s: it needs %llu bytes, the filesystem has %llu free",
 			 r->name, (unsigned long long)r->size, avail);
 		return ret;
 	}
-	eng_fail(reg->job, ret, "dump: cannot reserve %llu bytes for extent %s: %s", (unsigned long long)r->size,
-		 r->name, strerror(-ret));
+	eng_fail(reg->job, ret, "dump: cannot reserve %llu bytes for extent %s: %s",
+		 (unsigned long long)r->size, r->name, strerror(-ret));
 	return ret;
 }
 
@@ -116,8 +118,9 @@ int eng_io_open_ro(struct eng_region *reg)
 		if (reg->fd >= 0)
 			atomic_store(&reg->direct, true);
 		else if (errno == EINVAL)
-			cs_info("engine: %s: the filesystem refuses O_DIRECT; using buffered I/O for this file",
-				r->name);
+			cs_info(
+			    "engine: %s: the filesystem refuses O_DIRECT; using buffered I/O for this file",
+			    r->name);
 	}
 	if (reg->fd < 0 && (!reg->job->opts->direct_io || errno == EINVAL))
 		reg->fd = openat(r->dirfd, r->name, flags);
@@ -132,8 +135,9 @@ int eng_io_open_ro(struct eng_region *reg)
 		return ret;
 	}
 	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != r->size) {
-		eng_fail(reg->job, -EINVAL, "restore: extent %s: %s %lld bytes, expected a regular file of %llu bytes",
-			 r->name, S_ISREG(st.st_mode) ? "found" : "not a regular file,", (long long)st.st_size,
+		eng_fail(reg->job, -EINVAL,
+			 "restore: extent %s: %s %lld bytes, expected a regular file of %llu bytes", r->name,
+			 S_ISREG(st.st_mode) ? "found" : "not a regular file,", (long long)st.st_size,
 			 (unsigned long long)r->size);
 		return -EINVAL;
 	}
@@ -204,7 +208,8 @@ static void write_behind(struct eng_thread *t, uint64_t off, uint64_t len)
 	sync_file_range(fd, (off_t)off, (off_t)len, SYNC_FILE_RANGE_WRITE);
 	if (t->prev_len) {
 		sync_file_range(fd, (off_t)t->prev_off, (off_t)t->prev_len,
-				SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+				SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+				    SYNC_FILE_RANGE_WAIT_AFTER);
 		posix_fadvise(fd, (off_t)t->prev_off, (off_t)t->prev_len, POSIX_FADV_DONTNEED);
 	}
 	t->prev_off = off;
@@ -228,7 +233,8 @@ int eng_io_write(struct eng_thread *t, void *buf, size_t len, uint64_t idx)
 	}
 	if (ret) {
 		eng_fail(reg->job, ret, "dump: writing chunk %llu of %s (offset %llu, %zu bytes) failed: %s",
-			 (unsigned long long)idx, reg->r->name, (unsigned long long)off, alen, strerror(-ret));
+			 (unsigned long long)idx, reg->r->name, (unsigned long long)off, alen,
+			 strerror(-ret));
 		return ret;
 	}
 	if (direct)
@@ -252,12 +258,15 @@ int eng_io_read(struct eng_thread *t, void *buf, size_t len, uint64_t idx)
 	if (ret == -EINVAL && direct && !got && fall_back(reg))
 		ret = pread_full(reg->fd, buf, len, len, off, &got);
 	if (ret == -ENODATA) {
-		eng_fail(reg->job, -EIO, "restore: short read of chunk %llu from %s at offset %llu: got %zu of %zu bytes (file truncated?)",
+		eng_fail(reg->job, -EIO,
+			 "restore: short read of chunk %llu from %s at offset %llu: got %zu of %zu bytes "
+			 "(file truncated?)",
 			 (unsigned long long)idx, reg->r->name, (unsigned long long)off, got, len);
 		return -EIO;
 	}
 	if (ret) {
-		eng_fail(reg->job, ret, "restore: reading chunk %llu of %s (offset %llu, %zu bytes) failed: %s",
+		eng_fail(reg->job, ret,
+			 "restore: reading chunk %llu of %s (offset %llu, %zu bytes) failed: %s",
 			 (unsigned long long)idx, reg->r->name, (unsigned long long)off, len, strerror(-ret));
 		return ret;
 	}
@@ -281,16 +290,20 @@ static int punch_holes(struct eng_region *reg)
 			;
 		off = eng_chunk_off(reg, i);
 		end = j == reg->nchunks ? r->size : eng_chunk_off(reg, j);
-		if (fallocate(reg->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)(end - off))) {
+		if (fallocate(reg->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off,
+			      (off_t)(end - off))) {
 			int ret = -errno;
 
 			if (ret == -EOPNOTSUPP) {
-				cs_warn("engine: %s: cannot punch holes; its zero chunks keep their reserved blocks",
+				cs_warn("engine: %s: cannot punch holes; its zero chunks keep their reserved "
+					"blocks",
 					r->name);
 				return 0;
 			}
-			eng_fail(reg->job, ret, "dump: punching a hole into %s at offset %llu (%llu bytes) failed: %s",
-				 r->name, (unsigned long long)off, (unsigned long long)(end - off), strerror(-ret));
+			eng_fail(reg->job, ret,
+				 "dump: punching a hole into %s at offset %llu (%llu bytes) failed: %s",
+				 r->name, (unsigned long long)off, (unsigned long long)(end - off),
+				 strerror(-ret));
 			return ret;
 		}
 		i = j;

@@ -42,9 +42,9 @@ struct eng_region {
 	struct cs_engine_region *r;
 	unsigned index;
 	int fd;
-	bool created;	    /* dump: we created the file (removed again on failure) */
-	bool reserved;	    /* dump: fallocate succeeded (zero chunks need hole punching) */
-	atomic_bool direct; /* fd currently has O_DIRECT */
+	bool created;	       /* dump: we created the file (removed again on failure) */
+	bool reserved;	       /* dump: fallocate succeeded (zero chunks need hole punching) */
+	atomic_bool direct;    /* fd currently has O_DIRECT */
 	atomic_bool direct_ok; /* an O_DIRECT transfer succeeded: EINVAL is then a real error */
 	pthread_mutex_t lock;  /* serialises the O_DIRECT -> buffered switch */
 

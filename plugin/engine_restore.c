@@ -20,15 +20,19 @@ int eng_restore_check_meta(struct eng_region *reg)
 	uint64_t i, want, n;
 
 	if (!eng_chunk_size_ok(r->chunk_size)) {
-		eng_fail(reg->job, -EINVAL, "restore: region %u (%s): chunk size %u is not a power of two between %u and %u",
+		eng_fail(reg->job, -EINVAL,
+			 "restore: region %u (%s): chunk size %u is not a power of two between %u and %u",
 			 reg->index, r->name, r->chunk_size, CS_ENGINE_CHUNK_MIN, CS_ENGINE_CHUNK_MAX);
 		return -EINVAL;
 	}
 	n = (r->size + r->chunk_size - 1) / r->chunk_size;
 	if (r->nchunks != n || (n && (!r->hash || !r->zero))) {
-		eng_fail(reg->job, -EINVAL, "restore: region %u (%s): %llu bytes in chunks of %u need %llu chunk records, found %llu%s",
-			 reg->index, r->name, (unsigned long long)r->size, r->chunk_size, (unsigned long long)n,
-			 (unsigned long long)r->nchunks, r->hash && r->zero ? "" : " (no hash/zero arrays)");
+		eng_fail(reg->job, -EINVAL,
+			 "restore: region %u (%s): %llu bytes in chunks of %u need %llu chunk records, found "
+			 "%llu%s",
+			 reg->index, r->name, (unsigned long long)r->size, r->chunk_size,
+			 (unsigned long long)n, (unsigned long long)r->nchunks,
+			 r->hash && r->zero ? "" : " (no hash/zero arrays)");
 		return -EINVAL;
 	}
 	for (i = 0; i < n && !r->zero[i]; i++)
@@ -38,12 +42,14 @@ int eng_restore_check_meta(struct eng_region *reg)
 	reg->zero_hash_full = eng_hash_zeros(r->chunk_size);
 	reg->zero_hash_tail = eng_hash_zeros(r->size - (n - 1) * r->chunk_size);
 	for (; i < n; i++) {
-		size_t len = r->size - i * r->chunk_size < r->chunk_size ? r->size - i * r->chunk_size
-									 : r->chunk_size;
+		size_t len =
+		    r->size - i * r->chunk_size < r->chunk_size ? r->size - i * r->chunk_size : r->chunk_size;
 
 		want = len == r->chunk_size ? reg->zero_hash_full : reg->zero_hash_tail;
 		if (r->zero[i] && r->hash[i] != want) {
-			eng_fail(reg->job, -EBADMSG, "restore: %s: chunk %llu is marked all-zero but its hash %016" PRIx64 " is not that of zeros (%016" PRIx64 "); manifest corrupt",
+			eng_fail(reg->job, -EBADMSG,
+				 "restore: %s: chunk %llu is marked all-zero but its hash %016" PRIx64
+				 " is not that of zeros (%016" PRIx64 "); manifest corrupt",
 				 r->name, (unsigned long long)i, r->hash[i], want);
 			return -EBADMSG;
 		}
@@ -70,9 +76,12 @@ static int verify(struct eng_region *reg, const void *buf, size_t len, uint64_t 
 
 	if (found == reg->r->hash[idx])
 		return 0;
-	eng_fail(reg->job, -EBADMSG, "restore: checksum mismatch in %s, chunk %llu (offset %llu, %zu bytes): expected XXH3 %016" PRIx64 ", found %016" PRIx64,
-		 reg->r->name, (unsigned long long)idx, (unsigned long long)eng_chunk_off(reg, idx), len,
-		 reg->r->hash[idx], found);
+	eng_fail(
+	    reg->job, -EBADMSG,
+	    "restore: checksum mismatch in %s, chunk %llu (offset %llu, %zu bytes): expected XXH3 %016" PRIx64
+	    ", found %016" PRIx64,
+	    reg->r->name, (unsigned long long)idx, (unsigned long long)eng_chunk_off(reg, idx), len,
+	    reg->r->hash[idx], found);
 	return -EBADMSG;
 }
 

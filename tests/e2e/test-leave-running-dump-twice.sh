@@ -4,6 +4,7 @@
 . "$top_srcdir/tests/e2e/lib.sh"
 need_criu; setup_work; use_emulator
 plan 9
+export CUDASTORE_EMU_DEVICES=2
 start_workload w --devices 2 --size 8m --zero-percent 25
 criu_dump "$WORK/img1" "$WPID" --leave-running
 check "first dump --leave-running succeeds" [ $? = 0 ]

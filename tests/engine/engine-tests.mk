@@ -1,1 +1,65 @@
 # fragment: see Makefile.am
+# ----- copy engine unit tests (fake device, no GPU; tests/engine/fake-cuda.h) -----
+# The engine and the driver loader are compiled into a test-only library, so these tests do not
+# depend on the rest of libcudastore.a. For leak checks run e.g.
+#   make check TESTS= ... ENGINE_TEST_SAN=-fsanitize=address    (LeakSanitizer on exit)
+ENGINE_TEST_SAN =
+check_LIBRARIES += tests/engine/libenginetest.a
+tests_engine_libenginetest_a_SOURCES = \
+	plugin/engine.c plugin/engine_chunk.c plugin/engine_io.c plugin/engine_dump.c \
+	plugin/engine_restore.c plugin/cuda_ops.c tests/log-stderr.c \
+	tests/engine/fake-cuda.c tests/engine/fake-cuda.h \
+	tests/engine/engine-test.c tests/engine/engine-test.h
+tests_engine_libenginetest_a_CFLAGS = $(AM_CFLAGS) $(ENGINE_TEST_SAN)
+ENGINE_TEST_LDADD = tests/engine/libenginetest.a -lpthread -ldl
+ENGINE_TEST_CFLAGS = $(AM_CFLAGS) $(ENGINE_TEST_SAN) -I$(top_srcdir)/tests -I$(top_srcdir)/tests/engine
+
+ENGINE_TESTS = \
+	tests/engine/test-engine-opts \
+	tests/engine/test-engine-roundtrip \
+	tests/engine/test-engine-multiregion \
+	tests/engine/test-engine-zero-skip \
+	tests/engine/test-engine-checksum \
+	tests/engine/test-engine-truncated \
+	tests/engine/test-engine-direct-fallback \
+	tests/engine/test-engine-enospc \
+	tests/engine/test-engine-cuda-fault
+check_PROGRAMS += $(ENGINE_TESTS)
+TESTS += $(ENGINE_TESTS)
+
+tests_engine_test_engine_opts_SOURCES = tests/engine/test-engine-opts.c
+tests_engine_test_engine_opts_CFLAGS = $(ENGINE_TEST_CFLAGS)
+tests_engine_test_engine_opts_LDADD = $(ENGINE_TEST_LDADD)
+tests_engine_test_engine_roundtrip_SOURCES = tests/engine/test-engine-roundtrip.c
+tests_engine_test_engine_roundtrip_CFLAGS = $(ENGINE_TEST_CFLAGS)
+tests_engine_test_engine_roundtrip_LDADD = $(ENGINE_TEST_LDADD)
+tests_engine_test_engine_multiregion_SOURCES = tests/engine/test-engine-multiregion.c
+tests_engine_test_engine_multiregion_CFLAGS = $(ENGINE_TEST_CFLAGS)
+tests_engine_test_engine_multiregion_LDADD = $(ENGINE_TEST_LDADD)
+tests_engine_test_engine_zero_skip_SOURCES = tests/engine/test-engine-zero-skip.c
+tests_engine_test_engine_zero_skip_CFLAGS = $(ENGINE_TEST_CFLAGS)
+tests_engine_test_engine_zero_skip_LDADD = $(ENGINE_TEST_LDADD)
+tests_engine_test_engine_checksum_SOURCES = tests/engine/test-engine-checksum.c
+tests_engine_test_engine_checksum_CFLAGS = $(ENGINE_TEST_CFLAGS)
+tests_engine_test_engine_checksum_LDADD = $(ENGINE_TEST_LDADD)
+tests_engine_test_engine_truncated_SOURCES = tests/engine/test-engine-truncated.c
+tests_engine_test_engine_truncated_CFLAGS = $(ENGINE_TEST_CFLAGS)
+tests_engine_test_engine_truncated_LDADD = $(ENGINE_TEST_LDADD)
+tests_engine_test_engine_direct_fallback_SOURCES = tests/engine/test-engine-direct-fallback.c
+tests_engine_test_engine_direct_fallback_CFLAGS = $(ENGINE_TEST_CFLAGS)
+tests_engine_test_engine_direct_fallback_LDADD = $(ENGINE_TEST_LDADD)
+tests_engine_test_engine_enospc_SOURCES = tests/engine/test-engine-enospc.c
+tests_engine_test_engine_enospc_CFLAGS = $(ENGINE_TEST_CFLAGS)
+tests_engine_test_engine_enospc_LDADD = $(ENGINE_TEST_LDADD)
+tests_engine_test_engine_cuda_fault_SOURCES = tests/engine/test-engine-cuda-fault.c
+tests_engine_test_engine_cuda_fault_CFLAGS = $(ENGINE_TEST_CFLAGS)
+tests_engine_test_engine_cuda_fault_LDADD = $(ENGINE_TEST_LDADD)
+
+# cs-bench end to end on the fake device, loaded as a libcuda through the normal loader
+check_PROGRAMS += tests/engine/libcuda-fake.so
+tests_engine_libcuda_fake_so_SOURCES = tests/engine/fake-libcuda.c tests/engine/fake-cuda.c \
+	tests/engine/fake-cuda.h
+tests_engine_libcuda_fake_so_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+tests_engine_libcuda_fake_so_LDFLAGS = -shared -pthread
+TESTS += tests/engine/test-bench-fake.sh
+dist_check_SCRIPTS += tests/engine/test-bench-fake.sh

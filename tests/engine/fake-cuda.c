@@ -15,8 +15,8 @@
 struct alloc {
 	uintptr_t base;
 	size_t bytes;
-	CUcontext ctx;	 /* device allocations */
-	void *raw;	 /* pinned: what to free */
+	CUcontext ctx; /* device allocations */
+	void *raw;     /* pinned: what to free */
 	bool pinned, used;
 };
 
@@ -50,7 +50,7 @@ static struct {
 	CUresult fail_res[FAKE_NCALLS];
 	size_t misalign;
 	char violation[256];
-} F = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} F = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static __thread CUcontext cur_ctx;
 
@@ -107,14 +107,15 @@ static struct alloc *new_alloc_locked(void)
 CUdeviceptr fake_dev_alloc(CUcontext ctx, size_t bytes)
 {
 	struct alloc *a;
-	void *p = calloc(1, bytes ? bytes : 1);
+	void *p = malloc(bytes ? bytes : 1);
 
 	if (!p)
 		return 0;
+	memset(p, 0, bytes); /* resident from the start, like device memory (no first-touch costs later) */
 	pthread_mutex_lock(&F.lock);
 	a = new_alloc_locked();
 	if (a)
-		*a = (struct alloc){ .base = (uintptr_t)p, .bytes = bytes, .ctx = ctx, .raw = p, .used = true };
+		*a = (struct alloc){.base = (uintptr_t)p, .bytes = bytes, .ctx = ctx, .raw = p, .used = true};
 	pthread_mutex_unlock(&F.lock);
 	if (!a)
 		free(p);
@@ -308,8 +309,11 @@ static CUresult f_MemHostAlloc(void **pp, size_t bytes, unsigned int flags)
 	pthread_mutex_lock(&F.lock);
 	a = new_alloc_locked();
 	if (a) {
-		*a = (struct alloc){ .base = (uintptr_t)raw + F.misalign, .bytes = bytes, .raw = raw,
-				     .pinned = true, .used = true };
+		*a = (struct alloc){.base = (uintptr_t)raw + F.misalign,
+				    .bytes = bytes,
+				    .raw = raw,
+				    .pinned = true,
+				    .used = true};
 		F.st.live_pinned += bytes;
 		if (F.st.live_pinned > F.st.max_pinned)
 			F.st.max_pinned = F.st.live_pinned;
@@ -346,7 +350,7 @@ static CUresult f_MemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes, CUst
 
 	if (res || (res = need_ctx()) || (res = check_dev(s, src, bytes)) || (res = check_host(dst, bytes)))
 		return res;
-	return enqueue(s, (struct op){ OP_COPY, dst, fake_host(src), bytes, 0 });
+	return enqueue(s, (struct op){OP_COPY, dst, fake_host(src), bytes, 0});
 }
 
 static CUresult f_MemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t bytes, CUstream s)
@@ -355,7 +359,7 @@ static CUresult f_MemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t bytes
 
 	if (res || (res = need_ctx()) || (res = check_dev(s, dst, bytes)) || (res = check_host(src, bytes)))
 		return res;
-	return enqueue(s, (struct op){ OP_COPY, fake_host(dst), src, bytes, 0 });
+	return enqueue(s, (struct op){OP_COPY, fake_host(dst), src, bytes, 0});
 }
 
 static CUresult f_MemsetD8Async(CUdeviceptr dst, unsigned char v, size_t bytes, CUstream s)
@@ -364,7 +368,7 @@ static CUresult f_MemsetD8Async(CUdeviceptr dst, unsigned char v, size_t bytes, 
 
 	if (res || (res = need_ctx()) || (res = check_dev(s, dst, bytes)))
 		return res;
-	return enqueue(s, (struct op){ OP_SET, fake_host(dst), NULL, bytes, v });
+	return enqueue(s, (struct op){OP_SET, fake_host(dst), NULL, bytes, v});
 }
 
 static CUresult f_CtxSetCurrent(CUcontext ctx)
@@ -382,12 +386,23 @@ static CUresult f_CtxGetCurrent(CUcontext *ctx)
 static CUresult f_GetErrorName(CUresult err, const char **name)
 {
 	switch (err) {
-	case CUDA_SUCCESS: *name = "CUDA_SUCCESS"; break;
-	case CUDA_ERROR_INVALID_VALUE: *name = "CUDA_ERROR_INVALID_VALUE"; break;
-	case CUDA_ERROR_OUT_OF_MEMORY: *name = "CUDA_ERROR_OUT_OF_MEMORY"; break;
-	case CUDA_ERROR_INVALID_CONTEXT: *name = "CUDA_ERROR_INVALID_CONTEXT"; break;
-	case CUDA_ERROR_ILLEGAL_ADDRESS: *name = "CUDA_ERROR_ILLEGAL_ADDRESS"; break;
-	default: return CUDA_ERROR_INVALID_VALUE;
+	case CUDA_SUCCESS:
+		*name = "CUDA_SUCCESS";
+		break;
+	case CUDA_ERROR_INVALID_VALUE:
+		*name = "CUDA_ERROR_INVALID_VALUE";
+		break;
+	case CUDA_ERROR_OUT_OF_MEMORY:
+		*name = "CUDA_ERROR_OUT_OF_MEMORY";
+		break;
+	case CUDA_ERROR_INVALID_CONTEXT:
+		*name = "CUDA_ERROR_INVALID_CONTEXT";
+		break;
+	case CUDA_ERROR_ILLEGAL_ADDRESS:
+		*name = "CUDA_ERROR_ILLEGAL_ADDRESS";
+		break;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
 	}
 	return CUDA_SUCCESS;
 }

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench.h - cs-bench internals: the device side (fill, verify, raw PCIe, naive copy) in
+ * bench-gpu.c, the storage side (raw parallel I/O, cache dropping) in bench-io.c, the
+ * command line, the engine runs and the report in cs-bench.c. See docs/performance.md.
+ */
+#ifndef CUDASTORE_BENCH_H
+#define CUDASTORE_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cudastore/cuda_ops.h"
+
+enum bench_kind { BENCH_DENSE, BENCH_ZERO75 };
+
+struct bench {
+	const struct cs_cuda_ops *ops;
+	CUcontext ctx;
+	int dirfd;
+	const char *dir;
+	unsigned threads; /* engine threads = streams/threads of the raw measurements */
+	uint32_t chunk;
+	bool direct;
+};
+
+double bench_now(void);
+
+/* bench-gpu.c: all 0 or -1 with a message on stderr */
+int bench_fill(const struct bench *b, CUdeviceptr dev, uint64_t size, enum bench_kind kind);
+int bench_verify(const struct bench *b, CUdeviceptr dev, uint64_t size, enum bench_kind kind, bool *same);
+int bench_scramble(const struct bench *b, CUdeviceptr dev, uint64_t size);
+/* pinned D2H (d2h) or H2D bandwidth in GB/s over size bytes of dev: several streams, 64 MiB copies */
+int bench_pcie(const struct bench *b, CUdeviceptr dev, uint64_t size, bool d2h, double *gbps);
+/* one pinned chunk buffer, synchronous copy then write (dump) / read then copy (restore) */
+int bench_naive(const struct bench *b, CUdeviceptr dev, uint64_t size, bool drop, double *dump_gbps,
+		double *restore_gbps);
+
+/* bench-io.c */
+/* parallel write (then fdatasync) and read of a size-byte scratch file with b->threads threads */
+int bench_storage(const struct bench *b, uint64_t size, bool drop, double *write_gbps, double *read_gbps);
+/* can the page cache of this directory be dropped meaningfully (not tmpfs/ramfs)? */
+bool bench_dir_is_disk(int dirfd);
+/* sync + echo 3 > /proc/sys/vm/drop_caches; true if that worked */
+bool bench_drop_caches(void);
+/* open name for the naive baseline and raw I/O: O_DIRECT when asked and allowed; sets *direct */
+int bench_open(const struct bench *b, const char *name, bool create, bool *direct);
+
+#endif /* CUDASTORE_BENCH_H */

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cs-bench - measure the copy engine against the machine's limits (docs/performance.md).
+ *
+ * For every size: device memory from cuMemAlloc stands in for the driver's CustomStorage
+ * mapping. The limits are measured first (raw pinned D2H/H2D over several streams, raw
+ * parallel write+fdatasync / read of the target directory with the engine's thread count),
+ * then for every data kind: fill, naive baseline, engine dump, drop caches, scramble the
+ * device, engine restore, verify every byte. One human table row and one JSON line per row.
+ * Exit: 0 all verified, 1 a failure, 2 usage, 77 no libcuda / no device.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "engine.h"
+
+#define MAX_SIZES 16
+
+struct cli {
+	const char *dir;
+	uint64_t sizes[MAX_SIZES];
+	unsigned nsizes;
+	bool kinds[2];
+	struct cs_engine_opts eo;
+	bool keep, naive, limits;
+	int device;
+};
+
+struct row {
+	uint64_t size;
+	enum bench_kind kind;
+	double dump, restore, naive_dump, naive_restore;
+	double d2h, h2d, wr, rd; /* limits */
+	uint64_t image_bytes, pinned;
+	bool direct, verified, dropped;
+};
+
+static const char *kind_name(enum bench_kind k)
+{
+	return k == BENCH_DENSE ? "dense" : "zero75";
+}
+
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -1;
+	switch (*end) {
+	case 'K':
+	case 'k':
+		v <<= 10, end++;
+		break;
+	case 'M':
+	case 'm':
+		v <<= 20, end++;
+		break;
+	case 'G':
+	case 'g':
+		v <<= 30, end++;
+		break;
+	case 'T':
+	case 't':
+		v <<= 40, end++;
+		break;
+	}
+	if (*end == 'i' && end[1] == 'B')
+		end += 2;
+	*out = v;
+	return *end || !v ? -1 : 0;
+}
+
+static int parse_list(char *arg, struct cli *c, bool sizes)
+{
+	char *save = NULL, *tok;
+
+	if (sizes)
+		c->nsizes = 0;
+	else
+		c->kinds[0] = c->kinds[1] = false;
+	for (tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!sizes && (!strcmp(tok, "dense") || !strcmp(tok, "zero75")))
+			c->kinds[!strcmp(tok, "zero75")] = true;
+		else if (!sizes || c->nsizes == MAX_SIZES || parse_size(tok, &c->sizes[c->nsizes++]))
+			return -1;
+	}
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: cs-bench [--dir DIR] [--sizes 1G,8G,32G] [--kinds dense,zero75] [--threads N]\n"
+		   "                [--chunk SIZE] [--pinned SIZE] [--no-direct] [--no-naive] [--no-limits]\n"
+		   "                [--device N] [--keep]\n"
+		   "Sizes are binary (K, M, G = KiB, MiB, GiB); rates are GB/s (1e9 bytes/s).\n"
+		   "libcuda: $CUDASTORE_LIBCUDA, else libcuda.so.1 (exit 77 if it cannot be loaded).\n");
+}
+
+static int parse_cli(int argc, char **argv, struct cli *c)
+{
+	static const struct option lo[] = {
+	    {"dir", 1, 0, 'd'},
+	    {"sizes", 1, 0, 's'},
+	    {"kinds", 1, 0, 'k'},
+	    {"threads", 1, 0, 't'},
+	    {"chunk", 1, 0, 'c'},
+	    {"pinned", 1, 0, 'p'},
+	    {"no-direct", 0, 0, 'D'},
+	    {"no-naive", 0, 0, 'N'},
+	    {"no-limits", 0, 0, 'L'},
+	    {"device", 1, 0, 'g'},
+	    {"keep", 0, 0, 'K'},
+	    {"help", 0, 0, 'h'},
+	    {0, 0, 0, 0},
+	};
+	char sizes_def[] = "1G,8G,32G", err[256];
+	uint64_t v;
+	int o;
+
+	memset(c, 0, sizeof(*c));
+	c->dir = ".";
+	c->kinds[0] = c->kinds[1] = true;
+	c->naive = c->limits = true;
+	cs_engine_opts_default(&c->eo);
+	parse_list(sizes_def, c, true);
+	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (o) {
+		case 'd':
+			c->dir = optarg;
+			break;
+		case 's':
+			if (parse_list(optarg, c, true) || !c->nsizes)
+				goto bad;
+			break;
+		case 'k':
+			if (parse_list(optarg, c, false) || !(c->kinds[0] || c->kinds[1]))
+				goto bad;
+			break;
+		case 't':
+			c->eo.threads = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'c':
+			if (parse_size(optarg, &v) || v > UINT32_MAX)
+				goto bad;
+			c->eo.chunk_size = (uint32_t)v;
+			break;
+		case 'p':
+			if (parse_size(optarg, &v))
+				goto bad;
+			c->eo.pinned_max = v;
+			break;
+		case 'D':
+			c->eo.direct_io = false;
+			break;
+		case 'N':
+			c->naive = false;
+			break;
+		case 'L':
+			c->limits = false;
+			break;
+		case 'g':
+			c->device = atoi(optarg);
+			break;
+		case 'K':
+			c->keep = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			goto bad;
+		}
+	}
+	if (optind != argc)
+		goto bad;
+	if (cs_engine_opts_check(&c->eo, err, sizeof(err))) {
+		fprintf(stderr, "cs-bench: %s\n", err);
+		return -1;
+	}
+	return 0;
+bad:
+	usage(stderr);
+	return -1;
+}
+
+static double ratio(double v, double limit)
+{
+	return limit > 0 ? v / limit : 0;
+}
+
+static double min2(double a, double b)
+{
+	return a < b ? a : b;
+}
+
+static void print_header(void)
+{
+	printf("%-8s %-7s %9s %9s %9s %9s %6s %6s %9s %9s %14s %11s %-3s %s\n", "size", "kind", "dump",
+	       "restore", "lim.dump", "lim.rest", "r.dump", "r.rest", "naive.d", "naive.r", "image bytes",
+	       "pinned", "dio", "verified");
+	printf("%-8s %-7s %9s %9s %9s %9s %6s %6s %9s %9s %14s %11s\n", "", "", "GB/s", "GB/s", "GB/s",
+	       "GB/s", "", "", "GB/s", "GB/s", "(st_blocks)", "bytes");
+}
+
+static void print_row(const struct cli *c, const struct row *r)
+{
+	double ld = min2(r->d2h, r->wr), lr = min2(r->h2d, r->rd);
+	char size[32];
+
+	snprintf(size, sizeof(size), "%lluM", (unsigned long long)(r->size >> 20));
+	printf("%-8s %-7s %9.2f %9.2f %9.2f %9.2f %6.2f %6.2f %9.2f %9.2f %14llu %11llu %-3s %s\n", size,
+	       kind_name(r->kind), r->dump, r->restore, ld, lr, ratio(r->dump, ld), ratio(r->restore, lr),
+	       r->naive_dump, r->naive_restore, (unsigned long long)r->image_bytes,
+	       (unsigned long long)r->pinned, r->direct ? "yes" : "no", r->verified ? "yes" : "NO");
+	printf(
+	    "{\"bench\":\"cs-bench\",\"dir\":\"%s\",\"size\":%llu,\"kind\":\"%s\",\"threads\":%u,\"chunk\":%"
+	    "u,"
+	    "\"pinned_max\":%zu,\"direct_io\":%s,\"dump_gbps\":%.3f,\"restore_gbps\":%.3f,"
+	    "\"pcie_d2h_gbps\":%.3f,\"pcie_h2d_gbps\":%.3f,\"storage_write_gbps\":%.3f,"
+	    "\"storage_read_gbps\":%.3f,\"limit_dump_gbps\":%.3f,\"limit_restore_gbps\":%.3f,"
+	    "\"dump_ratio\":%.3f,\"restore_ratio\":%.3f,\"naive_dump_gbps\":%.3f,\"naive_restore_gbps\":%.3f,"
+	    "\"image_bytes\":%llu,\"pinned_bytes\":%llu,\"caches_dropped\":%s,\"verified\":%s}\n",
+	    c->dir, (unsigned long long)r->size, kind_name(r->kind), c->eo.threads, c->eo.chunk_size,
+	    c->eo.pinned_max, r->direct ? "true" : "false", r->dump, r->restore, r->d2h, r->h2d, r->wr, r->rd,
+	    ld, lr, ratio(r->dump, ld), ratio(r->restore, lr), r->naive_dump, r->naive_restore,
+	    (unsigned long long)r->image_bytes, (unsigned long long)r->pinned, r->dropped ? "true" : "false",
+	    r->verified ? "true" : "false");
+	fflush(stdout);
+}
+
+/* engine dump, drop caches, scramble, engine restore, verify */
+static int engine_row(const struct bench *b, const struct cli *c, CUdeviceptr dev, struct row *r)
+{
+	struct cs_engine_region reg = {.ptr = dev, .size = r->size, .ctx = b->ctx, .dirfd = b->dirfd};
+	char name[64], err[512];
+	struct stat st;
+	double t0;
+	int ret;
+
+	snprintf(name, sizeof(name), "cs-bench-%lluM-%s.ext", (unsigned long long)(r->size >> 20),
+		 kind_name(r->kind));
+	reg.name = name;
+	unlinkat(b->dirfd, name, 0);
+	t0 = bench_now();
+	ret = cs_engine_dump(b->ops, &reg, 1, &c->eo, err, sizeof(err));
+	r->dump = (double)r->size / (bench_now() - t0) / 1e9;
+	if (ret) {
+		fprintf(stderr, "cs-bench: engine dump failed: %s\n", err);
+		return -1;
+	}
+	r->pinned = reg.pinned_bytes;
+	r->direct = reg.used_direct_io;
+	if (!fstatat(b->dirfd, name, &st, 0))
+		r->image_bytes = (uint64_t)st.st_blocks * 512;
+	r->dropped = bench_dir_is_disk(b->dirfd) && bench_drop_caches();
+	if (bench_scramble(b, dev, r->size))
+		goto err;
+	t0 = bench_now();
+	ret = cs_engine_restore(b->ops, &reg, 1, &c->eo, err, sizeof(err));
+	r->restore = (double)r->size / (bench_now() - t0) / 1e9;
+	if (ret) {
+		fprintf(stderr, "cs-bench: engine restore failed: %s\n", err);
+		goto err;
+	}
+	r->pinned = reg.pinned_bytes > r->pinned ? reg.pinned_bytes : r->pinned;
+	r->direct = r->direct && reg.used_direct_io;
+	ret = bench_verify(b, dev, r->size, r->kind, &r->verified);
+err:
+	cs_engine_region_free_meta(&reg);
+	if (!c->keep)
+		unlinkat(b->dirfd, name, 0);
+	return ret || !r->verified ? -1 : 0;
+}
+
+static int one_size(const struct bench *b, const struct cli *c, uint64_t size)
+{
+	const struct cs_cuda_ops *ops = b->ops;
+	struct row lim = {.size = size};
+	bool disk = bench_dir_is_disk(b->dirfd);
+	CUdeviceptr dev = 0;
+	int k, ret = 0;
+
+	if (ops->MemAlloc(&dev, size) != CUDA_SUCCESS) {
+		fprintf(stderr, "cs-bench: cannot allocate %llu bytes of device memory\n",
+			(unsigned long long)size);
+		return -1;
+	}
+	/* H2D first: it writes every page of the buffer, so D2H then reads memory that exists */
+	if (c->limits &&
+	    (bench_pcie(b, dev, size, false, &lim.h2d) || bench_pcie(b, dev, size, true, &lim.d2h) ||
+	     bench_storage(b, size, disk, &lim.wr, &lim.rd)))
+		ret = -1;
+	for (k = 0; !ret && k < 2; k++) {
+		struct row r = lim;
+
+		if (!c->kinds[k])
+			continue;
+		r.kind = (enum bench_kind)k;
+		if (bench_fill(b, dev, size, r.kind) ||
+		    (c->naive && bench_naive(b, dev, size, disk, &r.naive_dump, &r.naive_restore))) {
+			ret = -1;
+			break;
+		}
+		if (engine_row(b, c, dev, &r))
+			ret = -1;
+		print_row(c, &r);
+	}
+	ops->MemFree(dev);
+	return ret;
+}
+
+static int cuda_start(struct cs_cuda_ops *ops, int device, CUcontext *ctx)
+{
+	char err[256];
+	CUdevice dev;
+	CUresult res;
+
+	if (cs_cuda_load(ops, NULL, err, sizeof(err))) {
+		printf("skipped: no libcuda (%s)\n", err);
+		return 77;
+	}
+	res = ops->Init(0);
+	if (res == CUDA_SUCCESS)
+		res = ops->DeviceGet(&dev, device);
+	if (res == CUDA_SUCCESS)
+		res = ops->DevicePrimaryCtxRetain(ctx, dev);
+	if (res == CUDA_SUCCESS)
+		res = ops->CtxSetCurrent(*ctx);
+	if (res != CUDA_SUCCESS) {
+		printf("%s: CUDA device %d: %s\n", res == CUDA_ERROR_NO_DEVICE ? "skipped" : "error", device,
+		       cs_cuda_errname(ops, res));
+		return res == CUDA_ERROR_NO_DEVICE ? 77 : 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct cs_cuda_ops ops;
+	struct bench b = {0};
+	struct cli c;
+	unsigned i;
+	int ret;
+
+	if (parse_cli(argc, argv, &c))
+		return 2;
+	ret = cuda_start(&ops, c.device, &b.ctx);
+	if (ret)
+		return ret;
+	b.ops = &ops;
+	b.dir = c.dir;
+	b.threads = c.eo.threads;
+	b.chunk = c.eo.chunk_size;
+	b.direct = c.eo.direct_io;
+	b.dirfd = open(c.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (b.dirfd < 0) {
+		fprintf(stderr, "cs-bench: cannot open %s: %s\n", c.dir, strerror(errno));
+		return 1;
+	}
+	printf(
+	    "# cs-bench: %s, driver %d, dir %s (%s), %u threads, chunk %u, pinned bound %zu, O_DIRECT %s\n",
+	    ops.path, ops.driver_version, c.dir, bench_dir_is_disk(b.dirfd) ? "disk" : "tmpfs/ramfs",
+	    c.eo.threads, c.eo.chunk_size, c.eo.pinned_max, c.eo.direct_io ? "requested" : "off");
+	printf("# limits: dump = min(pinned D2H, storage write), restore = min(pinned H2D, storage read); "
+	       "page cache dropped before reads: %s\n",
+	       !bench_dir_is_disk(b.dirfd)		       ? "n/a (memory filesystem)"
+	       : access("/proc/sys/vm/drop_caches", W_OK) == 0 ? "yes"
+							       : "NO (not root?)");
+	print_header();
+	for (i = 0; i < c.nsizes; i++)
+		if (one_size(&b, &c, c.sizes[i]))
+			ret = 1;
+	close(b.dirfd);
+	return ret;
+}

@@ -50,7 +50,7 @@ trap cleanup EXIT
 
 tests/workload/cuda-workload --daemon --devices "$DEVICES" --buffers "$BUFFERS" --size "$SIZE" \
 	--zero-percent "$ZERO" --pidfile "$WORK/pid" --ready "$WORK/ready" --outfile "$WORK/out" \
-	2>"$WORK/workload.err"
+	>"$WORK/workload.out" 2>"$WORK/workload.err" </dev/null
 for i in $(seq 600); do [ -e "$WORK/ready" ] && break; sleep 0.1; done
 [ -e "$WORK/ready" ] || { echo "demo: workload did not start:"; cat "$WORK/workload.err"; exit 1; }
 pid=$(cat "$WORK/pid")

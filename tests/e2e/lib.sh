@@ -95,7 +95,7 @@ start_workload() {
 	local name=$1; shift
 	rm -f "$WORK/$name.pid" "$WORK/$name.ready" "$WORK/$name.out"
 	"$WORKLOAD" --daemon --pidfile "$WORK/$name.pid" --ready "$WORK/$name.ready" \
-		--outfile "$WORK/$name.out" "$@" 2>>"$WORK/$name.err" </dev/null
+		--outfile "$WORK/$name.out" "$@" >"$WORK/$name.stdout" 2>>"$WORK/$name.err" </dev/null
 	wait_file "$WORK/$name.ready" 60 || { cat "$WORK/$name.err" >&2; bail "workload $name did not get ready"; }
 	WPID=$(cat "$WORK/$name.pid")
 	PIDS_TO_KILL="$PIDS_TO_KILL $WPID"

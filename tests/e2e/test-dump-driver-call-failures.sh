@@ -15,7 +15,7 @@ case_fault() { # case_fault NAME FAULTS [MODE]
 }
 case_fault lock cuCheckpointProcessLock:1:999
 case_fault checkpoint cuCheckpointProcessCheckpoint:1:999
-case_fault copy-out cuMemcpyDtoHAsync:2:700
+case_fault copy-out cuMemcpyDtoHAsync:1:700
 case_fault complete cuCheckpointOperationComplete:1:999
 case_fault driver-checkpoint cuCheckpointProcessCheckpoint:1:999 driver
 done_testing

@@ -3,7 +3,7 @@
 # cudastore plugin on an NVIDIA host. Needs only prebuilt artifacts (scripts/make-gpu-artifacts.sh)
 # and root; nothing is installed on the host.
 #
-#   run-gpu-suite.sh [--artifacts DIR] [--images DIR] [--sizes "1g 16g 64g"] [--out FILE]
+#   run-gpu-suite.sh [--artifacts DIR] [--images DIR] [--sizes "1g 16g 64g"] [--out FILE] [--sizes-only]
 #
 # Every scenario verifies every byte of the workload's GPU memory after restore and that the
 # workload keeps running (it checks windows of its memory every ~100 ms while alive).
@@ -15,12 +15,14 @@ ART=$(cd "$(dirname "$0")" && pwd)
 IMGBASE=/dev/shm/cudastore-gpu
 SIZES="1g 16g 64g"
 OUTFILE=$PWD/gpu-results.txt
+EXTRAS=1
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--artifacts) ART=$2; shift 2 ;;
 	--images) IMGBASE=$2; shift 2 ;;
 	--sizes) SIZES=$2; shift 2 ;;
 	--out) OUTFILE=$2; shift 2 ;;
+	--sizes-only) EXTRAS=0; shift ;;
 	*) echo "unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -42,14 +44,19 @@ bytes_of() { numfmt --from=iec "${1^^}" 2>/dev/null || echo 0; }
 wait_gone() { for i in $(seq 400); do [ -d "/proc/$1" ] || return 0; sleep 0.05; done; return 1; }
 gpu_phase() { sed -n "s/.*pid $2: GPU $3 done in \([0-9.]*\) s.*/\1/p" "$1" | head -n1; }
 
-DRIVER=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n1)
-NGPU=$(nvidia-smi -L 2>/dev/null | wc -l)
+if command -v nvidia-smi >/dev/null; then
+	DRIVER=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n1)
+	NGPU=$(nvidia-smi -L 2>/dev/null | wc -l)
+else # dry run on the driver emulator (CUDASTORE_LIBCUDA set)
+	DRIVER="emulated-${CUDASTORE_EMU_DRIVER_VERSION:-13040}"
+	NGPU=${CUDASTORE_EMU_DEVICES:-1}
+fi
 "$CRIU" check >/dev/null 2>&1 || { echo "criu check failed on this host"; exit 1; }
 
 start() { # start NAME [workload args]: sets WPID
 	local n=$1; shift
 	rm -f "$TMP/$n".*
-	"$W" --daemon --pidfile "$TMP/$n.pid" --ready "$TMP/$n.ready" --outfile "$TMP/$n.out" "$@" 2>"$TMP/$n.err"
+	"$W" --daemon --pidfile "$TMP/$n.pid" --ready "$TMP/$n.ready" --outfile "$TMP/$n.out" "$@" >"$TMP/$n.stdout" 2>"$TMP/$n.err" </dev/null
 	for i in $(seq 1800); do [ -e "$TMP/$n.ready" ] && break; sleep 0.1; done
 	[ -e "$TMP/$n.ready" ] || { log "workload $n did not start: $(tail -n3 "$TMP/$n.err")"; WPID=; return 1; }
 	WPID=$(cat "$TMP/$n.pid"); PIDS="$PIDS $WPID"
@@ -96,7 +103,7 @@ roundtrip() {
 	rm -rf "$img"
 }
 
-log "host: $(nvidia-smi -L | head -n2 | tr '\n' ' '); driver $DRIVER; $(nproc) CPUs; $(free -g | awk '/Mem/{print $2}') GiB RAM"
+log "host: $(nvidia-smi -L 2>/dev/null | head -n2 | tr '\n' ' '); driver $DRIVER; $(nproc) CPUs; $(free -g | awk '/Mem/{print $2}') GiB RAM"
 log "images in $IMGBASE ($(df -h "$IMGBASE" | awk 'NR==2{print $4}') free)"
 
 # 1. one process, sizes (driver-managed on drivers without CustomStorage: auto picks it)
@@ -112,6 +119,7 @@ for s in $SIZES; do
 	NBUF=1 roundtrip "one-process-$s" "$s" "$MODE" -- --buffers 1
 done
 
+if [ "$EXTRAS" = 1 ]; then
 # 2. a tree: two CUDA processes and a CPU-only child
 roundtrip "tree-2cuda-1cpu" 1g "$MODE" -- --buffers 1 --fork-cuda 1 --fork-cpu 1
 
@@ -176,6 +184,8 @@ if start $name --size 16g --buffers 1; then
 	c=$(awk '$1=="checkpoint"{print $2}' "$TMP/timing"); r=$(awk '$1=="restore"{print $2}' "$TMP/timing")
 	row "driver-calls-only (no CRIU)" 16g driver - - "${c:-?}/${r:-?}" "$(awk -v t="${c:-0}" 'BEGIN{if(t>0) printf "%.2f", 16*1073741824/t/1e9; else print "-"}')" "$v"
 fi
+
+fi # EXTRAS
 
 {
 	echo "cudastore GPU suite: $(date -u +%FT%TZ), driver $DRIVER, $NGPU GPU(s), images in $IMGBASE"

@@ -28,9 +28,9 @@
 
 #define CS_ENGINE_CHUNK_MIN  (64u << 10)  /* 64 KiB */
 #define CS_ENGINE_CHUNK_MAX  (1u << 30)   /* 1 GiB */
-#define CS_ENGINE_CHUNK_DEF  (32u << 20)  /* 32 MiB */
+#define CS_ENGINE_CHUNK_DEF  (16u << 20)  /* 16 MiB: 8 threads x 2 buffers fill the 256 MiB bound */
 #define CS_ENGINE_PINNED_DEF (256u << 20) /* per device */
-#define CS_ENGINE_THREADS_DEF 4		  /* copy threads per device */
+#define CS_ENGINE_THREADS_DEF 8		  /* copy threads per device (GPU-host sweep, performance.md) */
 
 struct cs_engine_opts {
 	uint32_t chunk_size;  /* power of two in [CHUNK_MIN, CHUNK_MAX] */

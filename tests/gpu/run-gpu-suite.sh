@@ -42,6 +42,7 @@ now() { date +%s.%N; }
 dt() { awk "BEGIN{printf \"%.2f\", $2 - $1}"; }
 bytes_of() { numfmt --from=iec "${1^^}" 2>/dev/null || echo 0; }
 wait_gone() { for i in $(seq 400); do [ -d "/proc/$1" ] || return 0; sleep 0.05; done; return 1; }
+alive() { kill -0 "$1" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
 gpu_phase() { sed -n "s/.*pid $2: GPU $3 done in \([0-9.]*\) s.*/\1/p" "$1" | head -n1; }
 
 if command -v nvidia-smi >/dev/null; then
@@ -171,7 +172,9 @@ if start $name --size 1g --buffers 1; then
 	printf '\xff' | dd of="$m" bs=1 seek=20 conv=notrunc 2>/dev/null
 	"$CRIU" restore -d -D "$img" -o restore.log -v4 -L "$PLUGINS" >/dev/null 2>&1
 	sleep 1
-	if grep -q "images .* are unusable" "$img/restore.log" && ! kill -0 "$WPID" 2>/dev/null; then v=PASS; else v="FAIL: corrupt manifest not refused"; fi
+	if grep -q "images .* are unusable" "$img/restore.log" && ! alive "$WPID"; then v=PASS
+	else v="FAIL: corrupt manifest not refused: $(grep -m2 -E 'Error|cudastore: pid' "$img/restore.log" | tr '\n' ' ')"; fi
+	cp "$img/restore.log" "${OUTFILE%/*}/corrupt-restore.log" 2>/dev/null
 	row "$name" 1g "$MODE" - - - - "$v"
 	rm -rf "$img"
 fi

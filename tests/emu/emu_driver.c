@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: MIT
+/*
+ * emu_driver.c - the application's driver thread and its checkpoint state machine
+ * (cuda-custom-storage-api.md 1.8):
+ *
+ *   RUNNING -lock-> LOCKED -checkpoint(cs)-> CHECKPOINTING -complete-> CHECKPOINTED
+ *   CHECKPOINTED -restore(cs)-> RESTORING -complete-> LOCKED -unlock-> RUNNING
+ *   driver-managed: LOCKED -checkpoint-> CHECKPOINTED -restore-> LOCKED
+ *
+ * The thread is named EMU_DRIVER_COMM so callers find it through /proc without talking to
+ * the process (cuCheckpointProcessGetRestoreThreadId). All signals are blocked in it. Only
+ * this thread changes the state, so a ptrace-stopped driver thread stalls every request,
+ * as the real restore thread does. Device memory changes happen with the process LOCKED.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "emu.h"
+
+static struct {
+	int listen_fd;
+	CUprocessState state;
+	bool custom; /* mode of the checkpoint held now */
+	int nplan;   /* CustomStorage restore in flight: target devices in reply order */
+	int plan_dev[EMU_MAXDEV];
+	CUuuid plan_uuid[EMU_MAXDEV];
+} app = { .listen_fd = -1 };
+
+static bool uuid_eq(const CUuuid *a, const CUuuid *b)
+{
+	return !memcmp(a->bytes, b->bytes, sizeof(a->bytes));
+}
+
+static int caller_index(const struct emu_req *req, const CUuuid *uuid)
+{
+	for (uint32_t i = 0; i < req->ncaller && i < EMU_MAXDEV; i++)
+		if (uuid_eq(&req->caller_uuid[i], uuid))
+			return (int)i;
+	return -1;
+}
+
+static bool caller_retained(const struct emu_req *req, int idx)
+{
+	return idx >= 0 && (req->retained & (1u << idx));
+}
+
+/* Entries are returned rotated by one: deliberately not in device order (4: order unspecified). */
+static void rotate_entries(struct emu_rep *rep, int *fds)
+{
+	struct emu_rep_dev first = rep->dev[0];
+	int fd0 = fds ? fds[0] : -1;
+
+	if (rep->ndev < 2)
+		return;
+	for (uint32_t i = 0; i + 1 < rep->ndev; i++) {
+		rep->dev[i] = rep->dev[i + 1];
+		if (fds)
+			fds[i] = fds[i + 1];
+	}
+	rep->dev[rep->ndev - 1] = first;
+	if (fds)
+		fds[rep->ndev - 1] = fd0;
+}
+
+static CUresult do_lock(const struct emu_req *req)
+{
+	CUresult res;
+
+	if (app.state != CU_PROCESS_STATE_RUNNING)
+		return CUDA_ERROR_ILLEGAL_STATE;
+	res = emu_gate_lock(req->timeout_ms);
+	if (res == CUDA_SUCCESS)
+		app.state = CU_PROCESS_STATE_LOCKED;
+	return res;
+}
+
+static CUresult do_unlock(void)
+{
+	if (app.state != CU_PROCESS_STATE_LOCKED)
+		return CUDA_ERROR_ILLEGAL_STATE;
+	emu_gate_unlock();
+	app.state = CU_PROCESS_STATE_RUNNING;
+	return CUDA_SUCCESS;
+}
+
+static CUresult checkpoint_custom(const struct emu_req *req, struct emu_rep *rep, int *fds, int *nfd)
+{
+	int d;
+
+	for (d = 0; d < emu_ndev(); d++) {
+		struct emu_rep_dev *e = &rep->dev[rep->ndev];
+
+		if (!emu_mem_used(d))
+			continue;
+		emu_dev_uuid(d, &e->uuid);
+		e->app_dev = d;
+		e->caller_dev = caller_index(req, &e->uuid);
+		e->size = emu_mem_used(d);
+		if (!caller_retained(req, e->caller_dev))
+			return CUDA_ERROR_INVALID_CONTEXT;
+		rep->ndev++;
+	}
+	for (d = 0; d < (int)rep->ndev; d++) {
+		fds[d] = emu_mem_export_fd(rep->dev[d].app_dev);
+		if (fds[d] < 0) {
+			while (d--)
+				close(fds[d]);
+			return CUDA_ERROR_OPERATING_SYSTEM;
+		}
+	}
+	*nfd = (int)rep->ndev;
+	rotate_entries(rep, fds);
+	app.custom = true;
+	app.state = CU_PROCESS_STATE_CHECKPOINTING;
+	return CUDA_SUCCESS;
+}
+
+static CUresult do_checkpoint(const struct emu_req *req, struct emu_rep *rep, int *fds, int *nfd)
+{
+	if (app.state != CU_PROCESS_STATE_LOCKED)
+		return CUDA_ERROR_ILLEGAL_STATE;
+	if (req->custom)
+		return checkpoint_custom(req, rep, fds, nfd);
+	if (emu_mem_host_save())
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	app.custom = false;
+	app.state = CU_PROCESS_STATE_CHECKPOINTED;
+	return CUDA_SUCCESS;
+}
+
+/* gpuPairs given: every checkpointed device must be listed once as oldUuid (1.5) */
+static CUresult plan_pairs(const struct emu_req *req, int *dest)
+{
+	for (int d = 0; d < emu_ndev(); d++) {
+		int hits = 0, idx = -1;
+		CUuuid u;
+
+		if (!emu_mem_saved(d))
+			continue;
+		emu_dev_uuid(d, &u);
+		for (uint32_t p = 0; p < req->npairs; p++)
+			if (uuid_eq(&req->pairs[p].oldUuid, &u)) {
+				hits++;
+				idx = caller_index(req, &req->pairs[p].newUuid);
+			}
+		if (hits != 1)
+			return CUDA_ERROR_INVALID_VALUE;
+		dest[d] = idx;
+	}
+	return CUDA_SUCCESS;
+}
+
+/*
+ * No gpuPairs: each device goes back to the caller's device with its UUID. A UUID the caller
+ * does not have is tolerated only when one device is involved: it lands on the caller's
+ * device of the same ordinal (a single GPU moved to another one, 4).
+ */
+static CUresult plan_same(const struct emu_req *req, int *dest)
+{
+	int involved = 0, missing = -1;
+
+	for (int d = 0; d < emu_ndev(); d++) {
+		CUuuid u;
+
+		if (!emu_mem_saved(d))
+			continue;
+		involved++;
+		emu_dev_uuid(d, &u);
+		dest[d] = caller_index(req, &u);
+		if (dest[d] < 0)
+			missing = d;
+	}
+	if (missing >= 0) {
+		if (involved != 1 || missing >= (int)req->ncaller)
+			return CUDA_ERROR_INVALID_DEVICE;
+		dest[missing] = missing;
+	}
+	return CUDA_SUCCESS;
+}
+
+static CUresult plan_restore(const struct emu_req *req, int *dest)
+{
+	CUresult res;
+	int d, e;
+
+	for (d = 0; d < EMU_MAXDEV; d++)
+		dest[d] = -1;
+	if (req->npairs > EMU_MAXPAIRS)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = req->npairs ? plan_pairs(req, dest) : plan_same(req, dest);
+	if (res != CUDA_SUCCESS)
+		return res;
+	for (d = 0; d < emu_ndev(); d++) {
+		if (!emu_mem_saved(d))
+			continue;
+		if (dest[d] < 0)
+			return CUDA_ERROR_INVALID_DEVICE;
+		if (emu_mem_saved(d) > req->caller_mem[dest[d]])
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		for (e = 0; e < d; e++)
+			if (dest[e] == dest[d])
+				return CUDA_ERROR_INVALID_VALUE;
+	}
+	return CUDA_SUCCESS;
+}
+
+static CUresult restore_custom(const struct emu_req *req, struct emu_rep *rep, const int *dest)
+{
+	for (int d = 0; d < emu_ndev(); d++) {
+		struct emu_rep_dev *e = &rep->dev[rep->ndev];
+
+		if (!emu_mem_saved(d))
+			continue;
+		if (!caller_retained(req, dest[d]))
+			return CUDA_ERROR_INVALID_CONTEXT;
+		e->app_dev = d;
+		e->caller_dev = dest[d];
+		e->size = emu_mem_saved(d);
+		e->uuid = req->caller_uuid[dest[d]];
+		rep->ndev++;
+	}
+	rotate_entries(rep, NULL);
+	app.nplan = (int)rep->ndev;
+	for (uint32_t i = 0; i < rep->ndev; i++) {
+		app.plan_dev[i] = rep->dev[i].app_dev;
+		app.plan_uuid[i] = rep->dev[i].uuid;
+	}
+	app.state = CU_PROCESS_STATE_RESTORING;
+	return CUDA_SUCCESS;
+}
+
+static CUresult do_restore(const struct emu_req *req, struct emu_rep *rep)
+{
+	int dest[EMU_MAXDEV];
+	CUresult res;
+
+	if (app.state != CU_PROCESS_STATE_CHECKPOINTED)
+		return CUDA_ERROR_ILLEGAL_STATE;
+	/* emulator choice: the restore must use the mode of the checkpoint */
+	if (!req->custom != !app.custom)
+		return CUDA_ERROR_ILLEGAL_STATE;
+	res = plan_restore(req, dest);
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (req->custom)
+		return restore_custom(req, rep, dest);
+	for (int d = 0; d < emu_ndev(); d++)
+		if (emu_mem_saved(d))
+			emu_dev_set_uuid(d, &req->caller_uuid[dest[d]]);
+	if (emu_mem_host_load()) {
+		app.state = CU_PROCESS_STATE_FAILED;
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	app.state = CU_PROCESS_STATE_LOCKED;
+	return CUDA_SUCCESS;
+}
+
+static CUresult complete_restore(const struct emu_req *req, const int *fds, int nfd)
+{
+	if (nfd != app.nplan || req->nfd != (uint32_t)nfd)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (int i = 0; i < nfd; i++)
+		if (req->fd_dev[i] != app.plan_dev[i])
+			return CUDA_ERROR_INVALID_VALUE;
+	for (int i = 0; i < nfd; i++) {
+		emu_dev_set_uuid(app.plan_dev[i], &app.plan_uuid[i]);
+		if (emu_mem_install(app.plan_dev[i], fds[i])) {
+			app.state = CU_PROCESS_STATE_FAILED;
+			return CUDA_ERROR_OPERATING_SYSTEM;
+		}
+	}
+	app.nplan = 0;
+	app.state = CU_PROCESS_STATE_LOCKED;
+	return CUDA_SUCCESS;
+}
+
+static CUresult do_complete(const struct emu_req *req, const int *fds, int nfd)
+{
+	if (app.state == CU_PROCESS_STATE_RESTORING)
+		return complete_restore(req, fds, nfd);
+	if (app.state != CU_PROCESS_STATE_CHECKPOINTING)
+		return CUDA_ERROR_ILLEGAL_STATE;
+	for (int d = 0; d < emu_ndev(); d++)
+		if (emu_mem_release(d)) {
+			app.state = CU_PROCESS_STATE_FAILED;
+			return CUDA_ERROR_OPERATING_SYSTEM;
+		}
+	app.state = CU_PROCESS_STATE_CHECKPOINTED;
+	return CUDA_SUCCESS;
+}
+
+static CUresult dispatch(const struct emu_req *req, const int *in, int nin, struct emu_rep *rep, int *out,
+			 int *nout)
+{
+	switch (req->op) {
+	case EMU_OP_STATE:
+		return CUDA_SUCCESS;
+	case EMU_OP_LOCK:
+		return do_lock(req);
+	case EMU_OP_CHECKPOINT:
+		return do_checkpoint(req, rep, out, nout);
+	case EMU_OP_RESTORE:
+		return do_restore(req, rep);
+	case EMU_OP_COMPLETE:
+		return do_complete(req, in, nin);
+	case EMU_OP_UNLOCK:
+		return do_unlock();
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+}
+
+/* CUDASTORE_EMU_ABORT: the application dies in the middle of serving this request */
+static void maybe_abort(uint32_t op)
+{
+	const char *want = emu_config()->abort_op;
+
+	if (want[0] && !strcmp(want, emu_op_name(op))) {
+		kill(getpid(), SIGKILL);
+		for (;;)
+			pause();
+	}
+}
+
+void emu_driver_serve(int sk)
+{
+	struct emu_rep rep = { .magic = EMU_MAGIC };
+	int in[EMU_MAXDEV], out[EMU_MAXDEV], nin = 0, nout = 0, i;
+	struct emu_req req;
+	char name[32];
+
+	if (emu_msg_recv(sk, &req, sizeof(req), in, &nin, EMU_MAXDEV) || req.magic != EMU_MAGIC)
+		goto out;
+	maybe_abort(req.op);
+	rep.result = dispatch(&req, in, nin, &rep, out, &nout);
+	if (rep.result != CUDA_SUCCESS)
+		rep.ndev = 0;
+	rep.state = app.state;
+	snprintf(name, sizeof(name), "drv:%s", emu_op_name(req.op));
+	emu_trace(name, rep.result);
+	emu_msg_send(sk, &rep, sizeof(rep), out, nout);
+	/* the caller has its own references now: nothing of the device stays open here */
+	for (i = 0; i < nout; i++)
+		close(out[i]);
+out:
+	for (i = 0; i < nin; i++)
+		close(in[i]);
+}
+
+static void *driver_main(void *arg)
+{
+	prctl(PR_SET_NAME, EMU_DRIVER_COMM, 0, 0, 0);
+	for (;;) {
+		int sk = accept4(app.listen_fd, NULL, NULL, SOCK_CLOEXEC);
+
+		if (sk < 0) {
+			if (errno != EINTR && errno != ECONNABORTED)
+				usleep(10000);
+			continue;
+		}
+		emu_driver_serve(sk);
+		close(sk);
+	}
+	return NULL;
+}
+
+int emu_driver_start(void)
+{
+	sigset_t all, old;
+	pthread_t t;
+	int ret;
+
+	app.listen_fd = emu_sock_listen(getpid());
+	if (app.listen_fd < 0) {
+		fprintf(stderr, "cudastore-emu[%d]: cannot listen on @" EMU_SOCK_PREFIX "%d: %s\n", getpid(),
+			getpid(), strerror(-app.listen_fd));
+		return app.listen_fd;
+	}
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = pthread_create(&t, NULL, driver_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret) {
+		close(app.listen_fd);
+		app.listen_fd = -1;
+		return -ret;
+	}
+	pthread_detach(t);
+	return 0;
+}

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+/*
+ * emu_init.c - cuInit, cuDriverGetVersion and the error strings: the calls that work
+ * before cuInit (with cuGetProcAddress).
+ *
+ * cuInit reserves each device's virtual address range and starts the driver thread. It is
+ * not repeated after a CRIU restore: the restored memory already says "initialized", the
+ * reservations and the listening socket come back with the process, and the driver thread
+ * resumes in accept().
+ */
+#include <pthread.h>
+#include <stdio.h>
+
+#include "emu_api.h"
+
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool init_done;
+
+bool emu_initialized(void)
+{
+	return __atomic_load_n(&init_done, __ATOMIC_ACQUIRE);
+}
+
+static CUresult init_once(unsigned int flags)
+{
+	const struct emu_config *c = emu_config();
+	CUresult res = CUDA_SUCCESS;
+
+	if (flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&init_lock);
+	if (init_done)
+		goto out;
+	if (!c->ndev) {
+		res = CUDA_ERROR_NO_DEVICE;
+		goto out;
+	}
+	for (int d = 0; d < c->ndev; d++)
+		if (emu_mem_reserve(d)) {
+			res = CUDA_ERROR_OUT_OF_MEMORY;
+			goto out;
+		}
+	if (emu_driver_start()) {
+		res = CUDA_ERROR_OPERATING_SYSTEM;
+		goto out;
+	}
+	__atomic_store_n(&init_done, true, __ATOMIC_RELEASE);
+out:
+	pthread_mutex_unlock(&init_lock);
+	return res;
+}
+
+CUresult cuInit(unsigned int flags)
+{
+	EMU_CALL("cuInit", 0, init_once(flags));
+}
+
+static CUresult driver_version(int *version)
+{
+	if (!version)
+		return CUDA_ERROR_INVALID_VALUE;
+	*version = emu_config()->driver_version;
+	return CUDA_SUCCESS;
+}
+
+CUresult cuDriverGetVersion(int *version)
+{
+	EMU_CALL("cuDriverGetVersion", 0, driver_version(version));
+}
+
+static const struct {
+	CUresult code;
+	const char *name;
+	const char *text;
+} errors[] = {
+	{ CUDA_SUCCESS, "CUDA_SUCCESS", "no error" },
+	{ CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument" },
+	{ CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory" },
+	{ CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", "initialization error" },
+	{ CUDA_ERROR_DEINITIALIZED, "CUDA_ERROR_DEINITIALIZED", "driver shutting down" },
+	{ CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected" },
+	{ CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal" },
+	{ CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context" },
+	{ CUDA_ERROR_OPERATING_SYSTEM, "CUDA_ERROR_OPERATING_SYSTEM", "OS call failed or operation not supported on this OS" },
+	{ CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle" },
+	{ CUDA_ERROR_ILLEGAL_STATE, "CUDA_ERROR_ILLEGAL_STATE", "the operation cannot be performed in the present state" },
+	{ CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found" },
+	{ CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY", "device not ready" },
+	{ CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered" },
+	{ CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported" },
+	{ CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED", "operation not permitted when stream is capturing" },
+	{ CUDA_ERROR_TIMEOUT, "CUDA_ERROR_TIMEOUT", "timeout occurred" },
+	{ CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error" },
+};
+
+static CUresult error_text(CUresult err, const char **out, bool name)
+{
+	if (!out)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++)
+		if (errors[i].code == err) {
+			*out = name ? errors[i].name : errors[i].text;
+			return CUDA_SUCCESS;
+		}
+	*out = NULL;
+	return CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuGetErrorName(CUresult err, const char **name)
+{
+	EMU_CALL("cuGetErrorName", 0, error_text(err, name, true));
+}
+
+CUresult cuGetErrorString(CUresult err, const char **str)
+{
+	EMU_CALL("cuGetErrorString", 0, error_text(err, str, false));
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * workload.h - cuda-workload: a CUDA application that proves its device memory survives.
+ *
+ * It reaches CUDA only through struct cs_cuda_ops (cuda_ops.h), so the same binary runs on the
+ * emulator in make check and on a real libcuda. Device memory layout, per device, in
+ * allocation order: --buffers buffers of --size bytes, then one scratch buffer. Buffer
+ * contents are a pure function of (seed, device, buffer, offset) (pattern.c), so any process
+ * (the workload itself, a test) can compute what a byte must be.
+ */
+#ifndef CUDASTORE_WORKLOAD_H
+#define CUDASTORE_WORKLOAD_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cudastore/cuda_ops.h"
+
+#define WL_MAXDEV     8
+#define WL_MAXBUF     64
+#define WL_BLOCK      (1UL << 20) /* zero-percent granularity and verify chunk */
+#define WL_SCRATCH    (64UL << 10)
+
+/* ---- pattern.c: the expected contents ---- */
+struct wl_pattern {
+	uint64_t seed;
+	size_t size;	  /* bytes per buffer */
+	int zero_percent; /* share of whole 1 MiB blocks left all-zero */
+};
+
+bool wl_block_is_zero(const struct wl_pattern *p, size_t block);
+/* Expected bytes of [off, off+len) of (dev, buf). */
+void wl_expect(const struct wl_pattern *p, int dev, int buf, size_t off, unsigned char *out, size_t len);
+/* Index of the first byte of got[] that differs from the expectation at off, or -1. */
+ssize_t wl_check(const struct wl_pattern *p, int dev, int buf, size_t off, const unsigned char *got,
+		 size_t len, unsigned char *scratch);
+
+/* ---- options.c ---- */
+struct wl_opts {
+	int devices, buffers;
+	size_t size;
+	uint64_t seed;
+	int zero_percent;
+	int fork_cuda, fork_cpu;
+	bool daemon;
+	const char *pidfile, *ready, *outfile, *log;
+};
+
+/* 0, or -EINVAL after printing the reason and the usage to stderr */
+int wl_parse(struct wl_opts *o, int argc, char **argv);
+
+/* ---- gpu.c: one CUDA worker ---- */
+struct wl_gpu {
+	struct cs_cuda_ops cu;
+	struct wl_pattern pat;
+	int ndev, nbuf;
+	CUcontext ctx[WL_MAXDEV];
+	CUdeviceptr buf[WL_MAXDEV][WL_MAXBUF];
+	CUdeviceptr scratch[WL_MAXDEV];
+	unsigned char *host, *want; /* WL_BLOCK each */
+	uint64_t iter;
+	size_t cursor; /* next window of the rolling verification */
+	char fail[512];
+};
+
+int wl_gpu_open(struct wl_gpu *g, const struct wl_opts *o, uint64_t seed);
+int wl_gpu_fill(struct wl_gpu *g);
+/* One loop step: scratch round trip, and a window check when due. 0, or -1 with g->fail set. */
+int wl_gpu_step(struct wl_gpu *g, bool check_window);
+int wl_gpu_verify_all(struct wl_gpu *g);
+void wl_gpu_close(struct wl_gpu *g);
+
+/* ---- main.c ---- */
+extern volatile sig_atomic_t wl_stop;
+void wl_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* CUDASTORE_WORKLOAD_H */

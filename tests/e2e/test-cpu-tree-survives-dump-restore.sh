@@ -10,8 +10,8 @@ plan 9
 unset CUDASTORE_LIBCUDA
 export CUDASTORE_LIBCUDA=$WORK/no-such-libcuda.so.1
 mkdir -p "$WORK/status"
-setsid "$top_builddir/tests/e2e/cpu-tree" --pidfile "$WORK/pid" --status "$WORK/status" \
-	--outfile "$WORK/out" </dev/null >/dev/null 2>&1 &
+setsid -f "$top_builddir/tests/e2e/cpu-tree" --pidfile "$WORK/pid" --status "$WORK/status" \
+	--outfile "$WORK/out" </dev/null >/dev/null 2>&1
 wait_file "$WORK/status/child" || bail "cpu-tree did not start"
 PID=$(cat "$WORK/pid")
 PIDS_TO_KILL="$PID"

@@ -4,7 +4,7 @@
 # untouched) and a retry without the fault restores every byte.
 . "$top_srcdir/tests/e2e/lib.sh"
 need_criu; setup_work; use_emulator
-plan 17
+plan 18
 start_workload w --size 4m --seed 5
 criu_dump "$WORK/img" "$WPID"
 check "criu dump succeeds" [ $? = 0 ]

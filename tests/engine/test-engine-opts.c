@@ -24,6 +24,7 @@ static void accept(const char *what, struct cs_engine_opts o)
 
 int main(void)
 {
+	char below[32];
 	struct cs_engine_opts def, o;
 	struct cs_engine_region r;
 	struct cs_cuda_ops ops;
@@ -55,7 +56,8 @@ int main(void)
 	o = def, o.threads = 32;
 	accept("32 threads", o);
 	o = def, o.pinned_max = def.chunk_size - 1;
-	reject("pinned below one chunk", o, "33554431");
+	snprintf(below, sizeof(below), "%u", def.chunk_size - 1);
+	reject("pinned below one chunk", o, below);
 	o = def, o.pinned_max = (16ull << 30) + 1;
 	reject("pinned above 16 GiB", o, "17179869185");
 	o = def, o.pinned_max = 16ull << 30;

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "engine_priv.h"
+#include "imgdir.h"
 #include "log.h"
 
 static uint64_t align_up(uint64_t v)
@@ -164,24 +165,6 @@ static bool fall_back(struct eng_region *reg)
 	return retry;
 }
 
-static int pwrite_full(int fd, const char *buf, size_t len, uint64_t off)
-{
-	while (len) {
-		ssize_t n = pwrite(fd, buf, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EIO;
-		buf += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
-}
-
 /* Read until need bytes are in (asking for want >= need); *got says how far it came. */
 static int pread_full(int fd, char *buf, size_t want, size_t need, uint64_t off, size_t *got)
 {
@@ -226,10 +209,10 @@ int eng_io_write(struct eng_thread *t, void *buf, size_t len, uint64_t idx)
 
 	if (alen > len)
 		memset((char *)buf + len, 0, alen - len); /* O_DIRECT tail; cut off by ftruncate */
-	ret = pwrite_full(reg->fd, buf, alen, off);
+	ret = cs_imgdir_pwrite_full(reg->fd, buf, alen, off);
 	if (ret == -EINVAL && direct && fall_back(reg)) {
 		direct = false;
-		ret = pwrite_full(reg->fd, buf, len, off);
+		ret = cs_imgdir_pwrite_full(reg->fd, buf, len, off);
 	}
 	if (ret) {
 		eng_fail(reg->job, ret, "dump: writing chunk %llu of %s (offset %llu, %zu bytes) failed: %s",

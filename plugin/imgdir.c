@@ -112,12 +112,12 @@ int cs_imgdir_remove(int dirfd, const char *name)
 	return 0;
 }
 
-static int cs_write_full(int fd, const void *buf, size_t len)
+int cs_imgdir_pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
 {
 	const char *p = buf;
 
 	while (len) {
-		ssize_t n = write(fd, p, len);
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -127,6 +127,7 @@ static int cs_write_full(int fd, const void *buf, size_t len)
 			return -EIO;
 		p += n;
 		len -= (size_t)n;
+		off += (uint64_t)n;
 	}
 	return 0;
 }
@@ -141,7 +142,7 @@ static int cs_write_tmp(int dirfd, const char *tmp, const void *buf, size_t len)
 	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return -errno;
-	ret = cs_write_full(fd, buf, len);
+	ret = cs_imgdir_pwrite_full(fd, buf, len, 0);
 	if (ret)
 		goto err_close;
 	if (fsync(fd) < 0) {

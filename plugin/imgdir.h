@@ -41,5 +41,7 @@ int cs_imgdir_read_all(int dirfd, const char *name, size_t max, void **buf, size
 /* Bytes available to an unprivileged writer... and to root (we run as root): f_bavail*f_frsize */
 int cs_imgdir_free_bytes(int dirfd, uint64_t *free_bytes);
 int cs_imgdir_fsync_dir(int dirfd);
+/* pwrite all of buf at off, retrying EINTR and short writes. 0 or -errno (-EIO on no progress). */
+int cs_imgdir_pwrite_full(int fd, const void *buf, size_t len, uint64_t off);
 
 #endif /* CUDASTORE_IMGDIR_H */

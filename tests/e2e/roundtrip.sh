@@ -10,8 +10,6 @@ use_emulator
 : "${EXPECT_MODE:=custom}"
 export CUDASTORE_EMU_DEVICES=$DEVICES CUDASTORE_EMU_DRIVER_VERSION=$DRIVER CUDASTORE_MODE=$MODE
 export CUDASTORE_EMU_MEM_MB=${MEM_MB:-4096}
-# the workload spreads its zeros in 1 MiB blocks: chunks of 1 MiB let whole chunks be zero
-[ "$ZERO" -gt 0 ] && export CUDASTORE_CHUNK_MB=1
 plan 12
 
 start_workload w --devices "$DEVICES" --buffers "$BUFFERS" --size "$SIZE" --zero-percent "$ZERO"

@@ -3,9 +3,9 @@
  * pattern.c - the deterministic contents of every workload buffer.
  *
  * Byte o of (seed, dev, buf) is byte (o % 8) of a 64-bit mix of (seed, dev, buf, o / 8),
- * except in the whole 1 MiB blocks chosen to stay zero: with P percent, block b is zero when
- * floor((b + 1) * P / 100) > floor(b * P / 100), which spreads exactly floor(n * P / 100) zero
- * blocks evenly over n whole blocks. A trailing partial block is never zero.
+ * except in the whole 1 MiB blocks chosen to stay zero: with P percent, the last
+ * floor(n * P / 100) of the n whole blocks are zero, one contiguous run like an idle pool at the
+ * end of a buffer (so chunked copies see whole zero chunks). A trailing partial block is never zero.
  */
 #include <string.h>
 
@@ -26,7 +26,7 @@ bool wl_block_is_zero(const struct wl_pattern *p, size_t block)
 
 	if (block >= whole || !pct)
 		return false;
-	return (block + 1) * pct / 100 > block * pct / 100;
+	return block >= whole - whole * pct / 100;
 }
 
 static uint64_t word(const struct wl_pattern *p, int dev, int buf, uint64_t idx)

@@ -56,3 +56,16 @@ tests_core_test_options_env_and_file_LDADD = $(CORE_TEST_LIBS)
 tests_core_test_device_plan_restore_SOURCES = tests/core/test-device-plan-restore.c tests/log-stderr.c
 tests_core_test_device_plan_restore_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_core_test_device_plan_restore_LDADD = $(CORE_TEST_LIBS)
+
+# our CUDA declarations against NVIDIA's cuda.h, when configure found one
+if HAVE_CUDA_H
+check_PROGRAMS += tests/core/test-cuda-abi-matches-cuda-h
+TESTS += tests/core/test-cuda-abi-matches-cuda-h
+tests_core_test_cuda_abi_matches_cuda_h_SOURCES = tests/core/test-cuda-abi-matches-cuda-h.c \
+	tests/core/cuda-abi-ours.c tests/core/cuda-abi.h
+tests_core_test_cuda_abi_matches_cuda_h_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/tests/core
+tests_core_test_cuda_abi_matches_cuda_h_LDADD = tests/core/libcudah.a
+check_LIBRARIES += tests/core/libcudah.a
+tests_core_libcudah_a_SOURCES = tests/core/cuda-abi-cuda-h.c
+tests_core_libcudah_a_CPPFLAGS = $(CUDA_H_CFLAGS) -I$(top_srcdir)/tests/core
+endif

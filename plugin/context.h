@@ -35,24 +35,24 @@ struct cs_proc {
 	pid_t restore_tid;
 	CUprocessState initial_state; /* as found in PAUSE */
 	enum cs_proc_phase phase;
-	enum cs_mode mode;	      /* how it was (or is being) checkpointed */
-	bool checkpoint_called;	      /* the driver checkpoint call was made */
-	bool extents_complete;	      /* manifest + extents written and synced */
+	enum cs_mode mode;	/* how it was (or is being) checkpointed */
+	bool checkpoint_called; /* the driver checkpoint call was made */
+	bool extents_complete;	/* manifest + extents written and synced */
 	struct cs_rescue *rescue;
 	CUcheckpointOperationHandle pending; /* CustomStorage op whose Complete failed */
-	unsigned ndev_plan;	      /* GPUs the process uses, from NVML (0: unknown) */
+	unsigned ndev_plan;		     /* GPUs the process uses, from NVML (0: unknown) */
 	CUuuid dev_plan[CS_MAX_DEVICES];
-	uint64_t bytes_plan;	      /* GPU memory the process uses, from NVML */
+	uint64_t bytes_plan; /* GPU memory the process uses, from NVML */
 };
 
 struct cs_ctx {
 	enum cs_stage stage;
-	bool disabled;	   /* no libcuda, or nothing for us to do: every hook says -ENOTSUP */
+	bool disabled; /* no libcuda, or nothing for us to do: every hook says -ENOTSUP */
 	struct cs_options opt;
 	struct cs_cuda_ops cuda;
 	bool cuda_loaded;
-	bool cuda_inited;  /* cuInit called in this (criu) process */
-	int ndev;	   /* devices visible to us */
+	bool cuda_inited;		    /* cuInit called in this (criu) process */
+	int ndev;			    /* devices visible to us */
 	CUcontext retained[CS_MAX_DEVICES]; /* primary contexts we hold, by ordinal */
 	bool inventory_added;
 	uint64_t planned_bytes; /* GPU memory of the processes already admitted to this dump */

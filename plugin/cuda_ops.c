@@ -67,7 +67,8 @@ static const struct sym cuda_syms[] = {
 	{ "cuMemcpyDtoHAsync", 12000, OPS(MemcpyDtoHAsync), REQUIRED },
 	{ "cuMemsetD8", 12000, OPS(MemsetD8), REQUIRED },
 	{ "cuMemsetD8Async", 12000, OPS(MemsetD8Async), REQUIRED },
-	{ "cuCheckpointProcessGetRestoreThreadId", 12080, OPS(CheckpointProcessGetRestoreThreadId), CHECKPOINT },
+	{ "cuCheckpointProcessGetRestoreThreadId", 12080, OPS(CheckpointProcessGetRestoreThreadId),
+	  CHECKPOINT },
 	{ "cuCheckpointProcessGetState", 12080, OPS(CheckpointProcessGetState), CHECKPOINT },
 	{ "cuCheckpointProcessLock", 12080, OPS(CheckpointProcessLock), CHECKPOINT },
 	{ "cuCheckpointProcessCheckpoint", 12080, OPS(CheckpointProcessCheckpoint), CHECKPOINT },
@@ -181,17 +182,28 @@ const char *cs_cuda_errname(const struct cs_cuda_ops *ops, CUresult res)
 	if (ops && ops->GetErrorName && ops->GetErrorName(res, &name) == CUDA_SUCCESS && name)
 		return name;
 	switch (res) {
-	case CUDA_SUCCESS: return "CUDA_SUCCESS";
-	case CUDA_ERROR_INVALID_VALUE: return "CUDA_ERROR_INVALID_VALUE";
-	case CUDA_ERROR_OUT_OF_MEMORY: return "CUDA_ERROR_OUT_OF_MEMORY";
-	case CUDA_ERROR_NOT_INITIALIZED: return "CUDA_ERROR_NOT_INITIALIZED";
-	case CUDA_ERROR_INVALID_CONTEXT: return "CUDA_ERROR_INVALID_CONTEXT";
-	case CUDA_ERROR_OPERATING_SYSTEM: return "CUDA_ERROR_OPERATING_SYSTEM";
-	case CUDA_ERROR_ILLEGAL_STATE: return "CUDA_ERROR_ILLEGAL_STATE";
-	case CUDA_ERROR_NOT_READY: return "CUDA_ERROR_NOT_READY";
-	case CUDA_ERROR_NOT_SUPPORTED: return "CUDA_ERROR_NOT_SUPPORTED";
-	case CUDA_ERROR_TIMEOUT: return "CUDA_ERROR_TIMEOUT";
-	default: return "CUDA_ERROR_(unknown code)";
+	case CUDA_SUCCESS:
+		return "CUDA_SUCCESS";
+	case CUDA_ERROR_INVALID_VALUE:
+		return "CUDA_ERROR_INVALID_VALUE";
+	case CUDA_ERROR_OUT_OF_MEMORY:
+		return "CUDA_ERROR_OUT_OF_MEMORY";
+	case CUDA_ERROR_NOT_INITIALIZED:
+		return "CUDA_ERROR_NOT_INITIALIZED";
+	case CUDA_ERROR_INVALID_CONTEXT:
+		return "CUDA_ERROR_INVALID_CONTEXT";
+	case CUDA_ERROR_OPERATING_SYSTEM:
+		return "CUDA_ERROR_OPERATING_SYSTEM";
+	case CUDA_ERROR_ILLEGAL_STATE:
+		return "CUDA_ERROR_ILLEGAL_STATE";
+	case CUDA_ERROR_NOT_READY:
+		return "CUDA_ERROR_NOT_READY";
+	case CUDA_ERROR_NOT_SUPPORTED:
+		return "CUDA_ERROR_NOT_SUPPORTED";
+	case CUDA_ERROR_TIMEOUT:
+		return "CUDA_ERROR_TIMEOUT";
+	default:
+		return "CUDA_ERROR_(unknown code)";
 	}
 }
 
@@ -200,8 +212,8 @@ void cs_uuid_format(const CUuuid *uuid, char out[CS_UUID_STRLEN])
 	const unsigned char *b = (const unsigned char *)uuid->bytes;
 
 	snprintf(out, CS_UUID_STRLEN,
-		 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
-		 b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+		 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
+		 b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 }
 
 int cs_uuid_parse(const char *text, CUuuid *uuid)
@@ -234,7 +246,10 @@ int cs_uuid_parse(const char *text, CUuuid *uuid)
 	return (n == 16 && hi < 0 && !*text) ? 0 : -EINVAL;
 }
 
-#define NVML_SYM(field, name) { name, offsetof(struct cs_nvml_ops, field) }
+#define NVML_SYM(field, name)                                                                                \
+	{                                                                                                    \
+		name, offsetof(struct cs_nvml_ops, field)                                                    \
+	}
 static const struct {
 	const char *name;
 	size_t off;

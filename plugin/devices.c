@@ -119,8 +119,8 @@ int cs_dev_of_stream(struct cs_ctx *ctx, CUstream stream)
 		if (ctx->retained[i] && ctx->retained[i] == sctx)
 			return i;
 	/* not one of ours: ask the context itself (api doc §4) */
-	if (cu->CtxSetCurrent(sctx) == CUDA_SUCCESS && cu->CtxGetDevice(&dev) == CUDA_SUCCESS &&
-	    dev >= 0 && dev < ctx->ndev && ctx->retained[dev])
+	if (cu->CtxSetCurrent(sctx) == CUDA_SUCCESS && cu->CtxGetDevice(&dev) == CUDA_SUCCESS && dev >= 0 &&
+	    dev < ctx->ndev && ctx->retained[dev])
 		return dev;
 	return -EINVAL;
 }
@@ -157,8 +157,10 @@ static int plan_with_map(const struct cs_manifest *m, const struct cs_options *o
 				break;
 		cs_uuid_format(&m->dev[i].uuid, a);
 		if (j == o->ndevice_map)
-			return fail(err, len, "device_map does not list checkpointed GPU %s; the driver needs "
-				    "every checkpointed GPU in the map", a);
+			return fail(err, len,
+				    "device_map does not list checkpointed GPU %s; the driver needs "
+				    "every checkpointed GPU in the map",
+				    a);
 		dest[i] = o->device_map[j].to;
 		cs_uuid_format(&dest[i], b);
 		if (find_uuid(visible, nvisible, &dest[i]) < 0)
@@ -185,8 +187,10 @@ int cs_dev_plan_restore(const struct cs_manifest *m, const struct cs_options *o,
 		}
 		cs_uuid_format(&m->dev[i].uuid, a);
 		if (m->ndev != 1)
-			return fail(err, len, "checkpointed GPU %s is not visible here and the process used %u "
-				    "GPUs; set CUDASTORE_DEVICE_MAP=OLD=NEW,... to say where each goes", a, m->ndev);
+			return fail(err, len,
+				    "checkpointed GPU %s is not visible here and the process used %u "
+				    "GPUs; set CUDASTORE_DEVICE_MAP=OLD=NEW,... to say where each goes",
+				    a, m->ndev);
 		if (nvisible < 1)
 			return fail(err, len, "no GPU visible to restore %s onto", a);
 		ord = m->dev[i].ordinal >= 0 && m->dev[i].ordinal < nvisible ? m->dev[i].ordinal : 0;

@@ -64,10 +64,11 @@ static int lock_process(struct cs_ctx *ctx, struct cs_proc *p)
 	}
 	p->phase = CS_PHASE_FAILED;
 	cs_err("pid %d: cuCheckpointProcessLock (timeout %u ms) failed: %s. If it was busy in a long "
-	       "CUDA call, raise criu --timeout or CUDASTORE_LOCK_TIMEOUT_MS", p->pid, args.timeoutMs,
-	       cs_cuda_errname(&ctx->cuda, res));
+	       "CUDA call, raise criu --timeout or CUDASTORE_LOCK_TIMEOUT_MS",
+	       p->pid, args.timeoutMs, cs_cuda_errname(&ctx->cuda, res));
 	/* a failed lock can still leave the target locked: never leave it so */
-	if (ctx->cuda.CheckpointProcessGetState(p->pid, &st) == CUDA_SUCCESS && st == CU_PROCESS_STATE_LOCKED) {
+	if (ctx->cuda.CheckpointProcessGetState(p->pid, &st) == CUDA_SUCCESS &&
+	    st == CU_PROCESS_STATE_LOCKED) {
 		CUcheckpointUnlockArgs ua;
 
 		memset(&ua, 0, sizeof(ua));
@@ -96,13 +97,14 @@ int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd)
 		return -ENOTSUP; /* not a CUDA process */
 	if (ctx->stage == CS_STAGE_PRE_DUMP) {
 		cs_warn("pid %d is a CUDA process: pre-dump leaves its GPU state alone; the final dump "
-			"checkpoints it", pid);
+			"checkpoints it",
+			pid);
 		return -ENOTSUP;
 	}
 	if (ctx->opt.mode == CS_OPT_MODE_CUSTOM && !ctx->cuda.has_custom_storage) {
 		cs_err("pid %d: mode=custom but driver CUDA %d lacks CustomStorage (needs 13.4, R615+); the "
-		       "process was not touched. Use CUDASTORE_MODE=auto or driver", pid,
-		       ctx->cuda.driver_version);
+		       "process was not touched. Use CUDASTORE_MODE=auto or driver",
+		       pid, ctx->cuda.driver_version);
 		return -EPROTONOSUPPORT;
 	}
 	p = cs_ctx_add(ctx, pid);
@@ -232,8 +234,8 @@ static int rescue(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_vie
 		need += v->r[i].size;
 	if (ctx->opt.rescue == CS_NO || (ctx->opt.rescue == CS_AUTO && need > avail)) {
 		cs_err("pid %d: cannot keep a host copy of %.1f MiB of GPU memory (%.1f MiB available, "
-		       "rescue=%s); the process stays locked with its memory mapped", p->pid,
-		       need / 1048576.0, avail / 1048576.0, ctx->opt.rescue == CS_NO ? "no" : "auto");
+		       "rescue=%s); the process stays locked with its memory mapped",
+		       p->pid, need / 1048576.0, avail / 1048576.0, ctx->opt.rescue == CS_NO ? "no" : "auto");
 		return -ENOMEM;
 	}
 	rs = calloc(1, sizeof(*rs));
@@ -242,7 +244,8 @@ static int rescue(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_vie
 	for (i = 0; i < v->n; i++, rs->n++) {
 		rs->r[i].uuid = v->r[i].uuid;
 		rs->r[i].size = v->r[i].size;
-		rs->r[i].mem = mmap(NULL, v->r[i].size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		rs->r[i].mem = mmap(NULL, v->r[i].size, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (rs->r[i].mem == MAP_FAILED) {
 			rs->r[i].mem = NULL;
 			goto err;
@@ -279,8 +282,11 @@ static int copy_out(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_v
 		d->ordinal = v->r[i].ordinal;
 		d->size = v->r[i].size;
 		cs_name_extent(d->extent, p->ns_pid, i);
-		regs[i] = (struct cs_engine_region){ .ptr = v->r[i].ptr, .size = v->r[i].size,
-			.ctx = ctx->retained[v->r[i].ordinal], .dirfd = dirfd, .name = d->extent };
+		regs[i] = (struct cs_engine_region){ .ptr = v->r[i].ptr,
+						     .size = v->r[i].size,
+						     .ctx = ctx->retained[v->r[i].ordinal],
+						     .dirfd = dirfd,
+						     .name = d->extent };
 		m->total_bytes += d->size;
 	}
 	m->ndev = v->n;
@@ -435,7 +441,8 @@ int cs_dump_checkpoint(struct cs_ctx *ctx, pid_t pid, int dirfd)
 	if (!ret) {
 		cs_summary_write(dirfd, p, m, &st);
 		cs_info("pid %d: GPU checkpoint done in %.3f s: %u GPU(s), %.1f MiB, %.1f MiB stored", pid,
-			cs_stats_total(&st), m->ndev, m->total_bytes / 1048576.0, m->stored_bytes / 1048576.0);
+			cs_stats_total(&st), m->ndev, m->total_bytes / 1048576.0,
+			m->stored_bytes / 1048576.0);
 	} else if (p->phase != CS_PHASE_CHECKPOINTED) {
 		p->phase = CS_PHASE_FAILED;
 	}
@@ -480,7 +487,8 @@ static int restore_checkpointed(struct cs_ctx *ctx, struct cs_proc *p, int dirfd
 	if (pending) {
 		/* its GPU memory is half written: it must never run like that (restore.h) */
 		cs_err("pid %d: rollback could not put its GPU memory back; killing it so it cannot run "
-		       "with wrong GPU memory%s", p->pid, p->rescue ? "" : " (its data stays in the extents)");
+		       "with wrong GPU memory%s",
+		       p->pid, p->rescue ? "" : " (its data stays in the extents)");
 		kill(p->pid, SIGKILL);
 		ctx->cuda.CheckpointOperationComplete(pending);
 	}
@@ -500,7 +508,8 @@ static int rollback_one(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
 		return ret;
 	if (ctx->cuda.CheckpointProcessGetState(p->pid, &st) != CUDA_SUCCESS)
 		ret = -EPROTO;
-	if (!ret && st == CU_PROCESS_STATE_CHECKPOINTING && p->pending && (p->extents_complete || p->rescue)) {
+	if (!ret && st == CU_PROCESS_STATE_CHECKPOINTING && p->pending &&
+	    (p->extents_complete || p->rescue)) {
 		/*
 		 * Complete failed during the dump, but the data is safe in our extents or host copy.
 		 * Completing once more is the only way forward the API offers (docs/design.md).
@@ -513,7 +522,8 @@ static int rollback_one(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
 	}
 	if (!ret && st == CU_PROCESS_STATE_CHECKPOINTING) {
 		cs_err("pid %d: stuck in CHECKPOINTING (its memory could be neither saved nor kept); it "
-		       "cannot be resumed", p->pid);
+		       "cannot be resumed",
+		       p->pid);
 		ret = -EPROTO;
 	}
 	if (!ret && st == CU_PROCESS_STATE_CHECKPOINTED) {
@@ -530,7 +540,8 @@ static int rollback_one(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
 	}
 	if (!ret && st != CU_PROCESS_STATE_RUNNING &&
 	    !(st == CU_PROCESS_STATE_LOCKED && p->initial_state == CU_PROCESS_STATE_LOCKED)) {
-		cs_err("pid %d: CUDA state %d after the rollback; it cannot be resumed as it was", p->pid, st);
+		cs_err("pid %d: CUDA state %d after the rollback; it cannot be resumed as it was", p->pid,
+		       st);
 		ret = -EPROTO;
 	}
 	cs_rthread_stop(&rt);
@@ -555,7 +566,8 @@ void cs_dump_finish(struct cs_ctx *ctx, int ret, int dirfd)
 		int r;
 
 		if (!resume || (p->phase == CS_PHASE_FOUND && !p->checkpoint_called) ||
-		    (p->phase == CS_PHASE_FAILED && !p->checkpoint_called && p->initial_state != CU_PROCESS_STATE_RUNNING))
+		    (p->phase == CS_PHASE_FAILED && !p->checkpoint_called &&
+		     p->initial_state != CU_PROCESS_STATE_RUNNING))
 			goto next;
 		if (p->phase == CS_PHASE_CHECKPOINTED && !p->checkpoint_called)
 			goto next; /* was checkpointed before we came: leave it so */
@@ -569,7 +581,7 @@ void cs_dump_finish(struct cs_ctx *ctx, int ret, int dirfd)
 		/* a failed dump's extents are useless once the memory is back on the GPU */
 		if (!r && ret && dirfd >= 0 && p->mode == CS_MODE_CUSTOM)
 			remove_images(dirfd, p->ns_pid, CS_MAX_DEVICES);
-next:
+	next:
 		cs_rescue_free(p->rescue);
 		p->rescue = NULL;
 	}

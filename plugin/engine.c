@@ -411,7 +411,7 @@ static void log_region(const struct eng_region *reg)
 static int run(const struct cs_cuda_ops *ops, struct cs_engine_region *regions, unsigned n,
 	       const struct cs_engine_opts *opts, bool dump, char *err, size_t errlen)
 {
-	struct eng_job job = {.ops = ops, .opts = opts, .dump = dump, .errbuf = err, .errlen = errlen};
+	struct eng_job job = { .ops = ops, .opts = opts, .dump = dump, .errbuf = err, .errlen = errlen };
 	struct eng_region *regs;
 	unsigned i, ready = 0;
 	int ret;
@@ -426,7 +426,7 @@ static int run(const struct cs_cuda_ops *ops, struct cs_engine_region *regions, 
 	}
 	pthread_mutex_init(&job.lock, NULL);
 	for (i = 0; i < n; i++, ready++) {
-		regs[i] = (struct eng_region){.job = &job, .r = &regions[i], .index = i, .fd = -1};
+		regs[i] = (struct eng_region){ .job = &job, .r = &regions[i], .index = i, .fd = -1 };
 		pthread_mutex_init(&regs[i].lock, NULL);
 		regions[i].stored_bytes = regions[i].pinned_bytes = 0;
 		regions[i].used_direct_io = false;

@@ -26,18 +26,18 @@
 #include <stdint.h>
 #include "cudastore/cuda_ops.h"
 
-#define CS_ENGINE_CHUNK_MIN  (64u << 10)  /* 64 KiB */
-#define CS_ENGINE_CHUNK_MAX  (1u << 30)   /* 1 GiB */
-#define CS_ENGINE_CHUNK_DEF  (16u << 20)  /* 16 MiB: 8 threads x 2 buffers fill the 256 MiB bound */
-#define CS_ENGINE_PINNED_DEF (256u << 20) /* per device */
-#define CS_ENGINE_THREADS_DEF 8		  /* copy threads per device (GPU-host sweep, performance.md) */
+#define CS_ENGINE_CHUNK_MIN   (64u << 10)  /* 64 KiB */
+#define CS_ENGINE_CHUNK_MAX   (1u << 30)   /* 1 GiB */
+#define CS_ENGINE_CHUNK_DEF   (16u << 20)  /* 16 MiB: 8 threads x 2 buffers fill the 256 MiB bound */
+#define CS_ENGINE_PINNED_DEF  (256u << 20) /* per device */
+#define CS_ENGINE_THREADS_DEF 8		   /* copy threads per device (GPU-host sweep, performance.md) */
 
 struct cs_engine_opts {
-	uint32_t chunk_size;  /* power of two in [CHUNK_MIN, CHUNK_MAX] */
-	unsigned threads;     /* copy threads (= streams) per device, 1..32 */
-	size_t pinned_max;    /* pinned bytes per device; >= threads * 2 * chunk_size is ideal */
-	bool direct_io;	      /* try O_DIRECT, fall back to buffered I/O when refused */
-	bool skip_zero;	      /* detect and skip all-zero chunks */
+	uint32_t chunk_size; /* power of two in [CHUNK_MIN, CHUNK_MAX] */
+	unsigned threads;    /* copy threads (= streams) per device, 1..32 */
+	size_t pinned_max;   /* pinned bytes per device; >= threads * 2 * chunk_size is ideal */
+	bool direct_io;	     /* try O_DIRECT, fall back to buffered I/O when refused */
+	bool skip_zero;	     /* detect and skip all-zero chunks */
 	/* called from engine threads at most every ~0.5 s per region; may be NULL */
 	void (*progress)(void *arg, unsigned region, uint64_t done, uint64_t total);
 	void *progress_arg;
@@ -59,14 +59,14 @@ struct cs_engine_region {
 	 * restore reads it (the caller fills it from the manifest) */
 	uint32_t chunk_size;
 	uint64_t nchunks;
-	uint64_t *hash;	 /* nchunks XXH3-64 values */
-	uint8_t *zero;	 /* nchunks flags, 1 = all-zero chunk, not stored */
+	uint64_t *hash; /* nchunks XXH3-64 values */
+	uint8_t *zero;	/* nchunks flags, 1 = all-zero chunk, not stored */
 
 	/* out */
 	uint64_t stored_bytes; /* bytes of data in the file (non-zero chunks) */
 	uint64_t pinned_bytes; /* pinned memory used for this region */
 	bool used_direct_io;
-	double seconds;	 /* wall time of this region's copy */
+	double seconds; /* wall time of this region's copy */
 };
 
 /* Copy every region out of the GPU into its extent file (all regions in parallel). */

@@ -39,14 +39,15 @@ int cs_gpuop_collect(struct cs_ctx *ctx, pid_t pid, const CUcheckpointCustomStor
 		int ord;
 
 		if (!d->size || d->size > CS_MAX_DEVICE_BYTES || !d->devPtr) {
-			cs_err("pid %d: driver entry %u has size %zu at 0x%llx (must be 1..%llu bytes)", pid, i,
-			       d->size, d->devPtr, CS_MAX_DEVICE_BYTES);
+			cs_err("pid %d: driver entry %u has size %zu at 0x%llx (must be 1..%llu bytes)", pid,
+			       i, d->size, d->devPtr, CS_MAX_DEVICE_BYTES);
 			return -EPROTO;
 		}
 		ord = cs_dev_of_stream(ctx, d->stream);
 		if (ord < 0 || cs_dev_uuid(ctx, ord, &r->uuid)) {
 			cs_err("pid %d: cannot tell which GPU driver entry %u belongs to (its stream has no "
-			       "known context)", pid, i);
+			       "known context)",
+			       pid, i);
 			return -EPROTO;
 		}
 		for (j = 0; j < view->n; j++)
@@ -102,8 +103,8 @@ void cs_gpuop_engine_opts(struct cs_ctx *ctx, struct cs_engine_opts *eo)
 
 static const char *state_name(CUprocessState s)
 {
-	static const char *names[] = { "running", "locked", "checkpointed", "failed", "checkpointing",
-				       "restoring" };
+	static const char *names[] = { "running", "locked",	   "checkpointed",
+				       "failed",  "checkpointing", "restoring" };
 
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
 }

@@ -18,7 +18,7 @@
 #include "log.h"
 #include "restore.h"
 
-#define CS_PUBLIC __attribute__((visibility("default")))
+#define CS_PUBLIC    __attribute__((visibility("default")))
 #define CS_MAX_HOOKS 12
 
 extern void set_compel_interrupt_only_mode(void) __attribute__((weak));
@@ -28,7 +28,9 @@ static struct cs_ctx *ctx; /* the one plugin context */
 
 static const char *stage_name(int stage)
 {
-	return stage == CR_PLUGIN_STAGE__DUMP ? "dump" : stage == CR_PLUGIN_STAGE__RESTORE ? "restore" : "pre-dump";
+	return stage == CR_PLUGIN_STAGE__DUMP	   ? "dump"
+	       : stage == CR_PLUGIN_STAGE__RESTORE ? "restore"
+						   : "pre-dump";
 }
 
 /* Restore: claim our inventory entry; false means these images hold no GPU state of ours. */
@@ -45,8 +47,10 @@ static int load_driver(void)
 
 	if (cs_cuda_load(&ctx->cuda, ctx->opt.libcuda[0] ? ctx->opt.libcuda : NULL, err, sizeof(err))) {
 		if (ctx->stage == CS_STAGE_RESTORE) {
-			cs_err("the images hold CUDA GPU state but the driver cannot be used: %s. Install the "
-			       "NVIDIA driver (or set CUDASTORE_LIBCUDA) and restore again", err);
+			cs_err(
+			    "the images hold CUDA GPU state but the driver cannot be used: %s. Install the "
+			    "NVIDIA driver (or set CUDASTORE_LIBCUDA) and restore again",
+			    err);
 			return -1;
 		}
 		cs_info("plugin disabled: %s (no CUDA processes can be checkpointed)", err);
@@ -55,8 +59,9 @@ static int load_driver(void)
 	}
 	ctx->cuda_loaded = true;
 	if (!ctx->cuda.has_checkpoint) {
-		cs_warn("driver CUDA %d (%s) has no checkpoint API (needs R570+ / CUDA 12.8); plugin disabled",
-			ctx->cuda.driver_version, ctx->cuda.path);
+		cs_warn(
+		    "driver CUDA %d (%s) has no checkpoint API (needs R570+ / CUDA 12.8); plugin disabled",
+		    ctx->cuda.driver_version, ctx->cuda.path);
 		ctx->disabled = true;
 		return ctx->stage == CS_STAGE_RESTORE ? -1 : 0;
 	}

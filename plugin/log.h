@@ -15,7 +15,7 @@
 #define CS_LOG_DEBUG 4
 
 extern void print_on_level(unsigned int loglevel, const char *format, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 #define cs_err(fmt, ...)   print_on_level(CS_LOG_ERROR, "Error: cudastore: " fmt "\n", ##__VA_ARGS__)
 #define cs_warn(fmt, ...)  print_on_level(CS_LOG_WARN, "Warn: cudastore: " fmt "\n", ##__VA_ARGS__)

@@ -612,7 +612,7 @@ static void cs_explain_open(const char *what, const char *name, int ret, const s
 int cs_manifest_read(int dirfd, const char *name, struct cs_manifest *m, char *err, size_t errlen)
 {
 	char why[512];
-	struct stat st = {0};
+	struct stat st = { 0 };
 	size_t len;
 	void *buf;
 	int ret;
@@ -645,7 +645,7 @@ int cs_manifest_check_extents(int dirfd, const struct cs_manifest *m, char *err,
 	}
 	for (unsigned i = 0; i < m->ndev; i++) {
 		const struct cs_manifest_dev *d = &m->dev[i];
-		struct stat st = {0};
+		struct stat st = { 0 };
 		int fd;
 
 		fd = cs_imgdir_open_ro(dirfd, d->extent, 0, &st);

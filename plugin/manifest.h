@@ -20,10 +20,10 @@
 #include "cudastore/cuda_api.h"
 #include "imgdir.h"
 
-#define CS_FORMAT_MAJOR 1
-#define CS_FORMAT_MINOR 0
-#define CS_MAX_DEVICES 64
-#define CS_MAX_DEVICE_BYTES (1ull << 42) /* 4 TiB per GPU */
+#define CS_FORMAT_MAJOR	      1
+#define CS_FORMAT_MINOR	      0
+#define CS_MAX_DEVICES	      64
+#define CS_MAX_DEVICE_BYTES   (1ull << 42) /* 4 TiB per GPU */
 #define CS_MAX_MANIFEST_BYTES (64u << 20)
 
 enum cs_mode {
@@ -33,14 +33,14 @@ enum cs_mode {
 
 struct cs_manifest_dev {
 	CUuuid uuid;
-	int32_t ordinal;	/* CUDA device ordinal in the dumping criu at dump time */
-	uint64_t size;		/* bytes of the driver's mapping == extent file size */
+	int32_t ordinal; /* CUDA device ordinal in the dumping criu at dump time */
+	uint64_t size;	 /* bytes of the driver's mapping == extent file size */
 	char extent[CS_NAME_MAX];
 	uint32_t chunk_size;
-	uint64_t nchunks;	/* ceil(size / chunk_size) */
-	uint64_t *hash;		/* nchunks XXH3-64 values (malloc'ed) */
-	uint8_t *zero;		/* nchunks flags (malloc'ed) */
-	uint64_t stored_bytes;	/* non-zero bytes in the file */
+	uint64_t nchunks;      /* ceil(size / chunk_size) */
+	uint64_t *hash;	       /* nchunks XXH3-64 values (malloc'ed) */
+	uint8_t *zero;	       /* nchunks flags (malloc'ed) */
+	uint64_t stored_bytes; /* non-zero bytes in the file */
 };
 
 struct cs_manifest {
@@ -53,8 +53,8 @@ struct cs_manifest {
 	char plugin_version[32];
 	unsigned ndev;
 	struct cs_manifest_dev dev[CS_MAX_DEVICES];
-	uint64_t total_bytes;	/* sum of dev[].size */
-	uint64_t stored_bytes;	/* sum of dev[].stored_bytes */
+	uint64_t total_bytes;  /* sum of dev[].size */
+	uint64_t stored_bytes; /* sum of dev[].stored_bytes */
 };
 
 /* Serialize (frame + protobuf) into a malloc'ed buffer. 0 or -errno. */

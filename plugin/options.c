@@ -82,7 +82,9 @@ static int parse_device_map(struct cs_options *o, const char *v, char *err, size
 			return fail(err, len, "device_map: '%s' is not OLD-UUID=NEW-UUID", tok);
 		*eq = '\0';
 		if (cs_uuid_parse(tok, &p->from) || cs_uuid_parse(eq + 1, &p->to))
-			return fail(err, len, "device_map: bad GPU UUID in '%s=%s' (want GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)",
+			return fail(err, len,
+				    "device_map: bad GPU UUID in '%s=%s' (want "
+				    "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)",
 				    tok, eq + 1);
 		o->ndevice_map++;
 	}
@@ -261,8 +263,11 @@ int cs_options_load(struct cs_options *o, char *err, size_t len)
 const char *cs_opt_mode_name(enum cs_opt_mode m)
 {
 	switch (m) {
-	case CS_OPT_MODE_CUSTOM: return "custom";
-	case CS_OPT_MODE_DRIVER: return "driver";
-	default: return "auto";
+	case CS_OPT_MODE_CUSTOM:
+		return "custom";
+	case CS_OPT_MODE_DRIVER:
+		return "driver";
+	default:
+		return "auto";
 	}
 }

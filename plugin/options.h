@@ -25,20 +25,20 @@ struct cs_device_pair {
 
 struct cs_options {
 	enum cs_opt_mode mode;
-	char libcuda[256];	    /* empty: libcuda.so.1 */
-	char libnvml[256];	    /* empty: libnvidia-ml.so.1 */
-	uint32_t chunk_size;	    /* bytes */
-	unsigned threads;	    /* copy threads per GPU */
-	uint64_t pinned_max;	    /* pinned bytes per GPU */
+	char libcuda[256];   /* empty: libcuda.so.1 */
+	char libnvml[256];   /* empty: libnvidia-ml.so.1 */
+	uint32_t chunk_size; /* bytes */
+	unsigned threads;    /* copy threads per GPU */
+	uint64_t pinned_max; /* pinned bytes per GPU */
 	bool direct_io;
 	bool skip_zero;
-	bool space_check;	    /* refuse a dump that cannot fit, before the lock */
-	enum cs_tristate rescue;    /* host copy of GPU memory when writing extents fails */
+	bool space_check;		/* refuse a dump that cannot fit, before the lock */
+	enum cs_tristate rescue;	/* host copy of GPU memory when writing extents fails */
 	enum cs_tristate leave_running; /* AUTO: read criu's command line */
-	unsigned lock_timeout_ms;   /* 0: derived from criu's --timeout */
+	unsigned lock_timeout_ms;	/* 0: derived from criu's --timeout */
 	unsigned ndevice_map;
 	struct cs_device_pair device_map[CS_MAX_DEVICES];
-	char source[320];	    /* where the options came from, for the log */
+	char source[320]; /* where the options came from, for the log */
 };
 
 /* Defaults, then file, then environment. Returns 0 or -EINVAL with a message in err. */

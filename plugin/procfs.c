@@ -69,7 +69,8 @@ bool cs_procfs_criu_leave_running(void)
 		if (!strcmp(p, "--leave-running") || !strcmp(p, "-R"))
 			return true;
 		/* bundled short options such as -vR */
-		if (p[0] == '-' && p[1] != '-' && p[1] && strchr(p + 1, 'R') && strspn(p + 1, "v0123456789R") == strlen(p + 1))
+		if (p[0] == '-' && p[1] != '-' && p[1] && strchr(p + 1, 'R') &&
+		    strspn(p + 1, "v0123456789R") == strlen(p + 1))
 			return true;
 	}
 	return false;

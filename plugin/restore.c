@@ -70,14 +70,15 @@ static int prepare_devices(struct cs_ctx *ctx, pid_t pid, const struct cs_manife
 }
 
 /* Match the driver's entries (destination GPUs) to manifest devices; sizes must agree. */
-static int match_view(pid_t pid, const struct cs_manifest *m, const CUuuid *dest,
-		      const struct cs_gpu_view *v, int *dev_of)
+static int match_view(pid_t pid, const struct cs_manifest *m, const CUuuid *dest, const struct cs_gpu_view *v,
+		      int *dev_of)
 {
 	char u[CS_UUID_STRLEN];
 	unsigned i, j;
 
 	if (v->n != m->ndev) {
-		cs_err("pid %d: the driver restores %u GPU region(s), the images hold %u", pid, v->n, m->ndev);
+		cs_err("pid %d: the driver restores %u GPU region(s), the images hold %u", pid, v->n,
+		       m->ndev);
 		return -EPROTO;
 	}
 	for (i = 0; i < v->n; i++) {
@@ -86,7 +87,8 @@ static int match_view(pid_t pid, const struct cs_manifest *m, const CUuuid *dest
 				break;
 		cs_uuid_format(&v->r[i].uuid, u);
 		if (j == m->ndev) {
-			cs_err("pid %d: the driver restores onto GPU %s, which the images do not map there", pid, u);
+			cs_err("pid %d: the driver restores onto GPU %s, which the images do not map there",
+			       pid, u);
 			return -EPROTO;
 		}
 		if (v->r[i].size != m->dev[j].size) {
@@ -136,9 +138,15 @@ static int copy_from_extents(struct cs_ctx *ctx, pid_t pid, const struct cs_gpu_
 	for (i = 0; i < v->n; i++) {
 		const struct cs_manifest_dev *d = &m->dev[dev_of[i]];
 
-		regs[i] = (struct cs_engine_region){ .ptr = v->r[i].ptr, .size = v->r[i].size,
-			.ctx = ctx->retained[v->r[i].ordinal], .dirfd = dirfd, .name = d->extent,
-			.chunk_size = d->chunk_size, .nchunks = d->nchunks, .hash = d->hash, .zero = d->zero };
+		regs[i] = (struct cs_engine_region){ .ptr = v->r[i].ptr,
+						     .size = v->r[i].size,
+						     .ctx = ctx->retained[v->r[i].ordinal],
+						     .dirfd = dirfd,
+						     .name = d->extent,
+						     .chunk_size = d->chunk_size,
+						     .nchunks = d->nchunks,
+						     .hash = d->hash,
+						     .zero = d->zero };
 		*bytes += d->size;
 	}
 	cs_gpuop_engine_opts(ctx, &eo);
@@ -167,7 +175,8 @@ int cs_restore_custom(struct cs_ctx *ctx, pid_t pid, const struct cs_manifest *m
 	*pending = NULL;
 	if (!ctx->cuda.has_custom_storage) {
 		cs_err("pid %d: the images were made with CUDA CustomStorage, which this driver (CUDA %d) "
-		       "lacks; restore needs a CUDA 13.4 (R615+) driver", pid, ctx->cuda.driver_version);
+		       "lacks; restore needs a CUDA 13.4 (R615+) driver",
+		       pid, ctx->cuda.driver_version);
 		return -EPROTONOSUPPORT; /* not -ENOTSUP: CRIU reads that as 'not mine' */
 	}
 	ret = prepare_devices(ctx, pid, m, use_map, dest, pairs, &npairs);
@@ -180,7 +189,8 @@ int cs_restore_custom(struct cs_ctx *ctx, pid_t pid, const struct cs_manifest *m
 	cs_stats_begin(st);
 	res = ctx->cuda.CheckpointProcessRestore(pid, &args);
 	if (res != CUDA_SUCCESS) {
-		cs_err("pid %d: cuCheckpointProcessRestore failed: %s", pid, cs_cuda_errname(&ctx->cuda, res));
+		cs_err("pid %d: cuCheckpointProcessRestore failed: %s", pid,
+		       cs_cuda_errname(&ctx->cuda, res));
 		return -EPROTO;
 	}
 	if (info)
@@ -235,7 +245,8 @@ int cs_restore_driver(struct cs_ctx *ctx, pid_t pid, bool use_map)
 static void kill_target(struct cs_ctx *ctx, pid_t pid, CUcheckpointOperationHandle pending, const char *why)
 {
 	cs_err("pid %d: GPU restore failed (%s); killing the process so it cannot run with wrong GPU "
-	       "memory. The images were not modified: fix the cause and restore again", pid, why);
+	       "memory. The images were not modified: fix the cause and restore again",
+	       pid, why);
 	kill(pid, SIGKILL);
 	/* release the driver's mappings in criu; the dead target may reject it (api doc §1.9) */
 	if (pending && ctx->cuda.CheckpointOperationComplete)

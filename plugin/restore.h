@@ -7,7 +7,8 @@
  * verifying every chunk's checksum, and only if everything matched is the operation
  * completed. CRIU ignores this hook's errors and would resume the process with wrong GPU
  * memory, so on any failure (invalid images included: CRIU would resume a process whose GPU
- * memory was never restored) cs_restore_process() kills it and says why. The images are never modified, so a retry with good images works.
+ * memory was never restored) cs_restore_process() kills it and says why. The images are never modified, so a
+ * retry with good images works.
  */
 #ifndef CUDASTORE_RESTORE_H
 #define CUDASTORE_RESTORE_H

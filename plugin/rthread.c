@@ -102,8 +102,7 @@ int cs_rthread_stop(struct cs_rthread *rt)
 		       strerror(-ret));
 		return ret;
 	}
-	if (rt->mask_saved &&
-	    ptrace(PTRACE_SETSIGMASK, rt->tid, sizeof(rt->saved_mask), &rt->saved_mask)) {
+	if (rt->mask_saved && ptrace(PTRACE_SETSIGMASK, rt->tid, sizeof(rt->saved_mask), &rt->saved_mask)) {
 		cs_err("restore thread %d: cannot restore its signal mask: %s", rt->tid, strerror(errno));
 		ret = -errno;
 	}

@@ -41,12 +41,14 @@ void cs_summary_write(int dirfd, const struct cs_proc *p, const struct cs_manife
 	put(&b, "\"total_bytes\":%llu,\"stored_bytes\":%llu,\"seconds\":%.6f,\"phases\":[",
 	    (unsigned long long)m->total_bytes, (unsigned long long)m->stored_bytes, total);
 	for (i = 0; i < st->n; i++)
-		put(&b, "%s{\"name\":\"%s\",\"seconds\":%.6f,\"bytes\":%llu}", i ? "," : "", st->phase[i].name,
-		    st->phase[i].seconds, (unsigned long long)st->phase[i].bytes);
+		put(&b, "%s{\"name\":\"%s\",\"seconds\":%.6f,\"bytes\":%llu}", i ? "," : "",
+		    st->phase[i].name, st->phase[i].seconds, (unsigned long long)st->phase[i].bytes);
 	put(&b, "],\"devices\":[");
 	for (i = 0; i < m->ndev; i++) {
 		cs_uuid_format(&m->dev[i].uuid, uuid);
-		put(&b, "%s{\"uuid\":\"%s\",\"ordinal\":%d,\"bytes\":%llu,\"stored_bytes\":%llu,\"extent\":\"%s\"}",
+		put(&b,
+		    "%s{\"uuid\":\"%s\",\"ordinal\":%d,\"bytes\":%llu,\"stored_bytes\":%llu,\"extent\":\"%"
+		    "s\"}",
 		    i ? "," : "", uuid, m->dev[i].ordinal, (unsigned long long)m->dev[i].size,
 		    (unsigned long long)m->dev[i].stored_bytes, m->dev[i].extent);
 	}

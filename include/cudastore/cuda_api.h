@@ -47,9 +47,9 @@ typedef struct CUuuid_st {
 	char bytes[16];
 } CUuuid;
 
-#define CU_STREAM_NON_BLOCKING 0x1
-#define CU_EVENT_DISABLE_TIMING 0x2
-#define CU_MEMHOSTALLOC_PORTABLE 0x01
+#define CU_STREAM_NON_BLOCKING	    0x1
+#define CU_EVENT_DISABLE_TIMING	    0x2
+#define CU_MEMHOSTALLOC_PORTABLE    0x01
 #define CU_GET_PROC_ADDRESS_DEFAULT 0
 
 typedef enum {

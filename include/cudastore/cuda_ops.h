@@ -46,7 +46,7 @@ struct cs_cuda_ops {
 	CUresult (*StreamCreate)(CUstream *stream, unsigned int flags);
 	CUresult (*StreamDestroy)(CUstream stream);
 	CUresult (*StreamSynchronize)(CUstream stream);
-	CUresult (*StreamGetCtx)(CUstream stream, CUcontext *ctx); /* 2-argument form (9.2 ABI) */
+	CUresult (*StreamGetCtx)(CUstream stream, CUcontext *ctx);   /* 2-argument form (9.2 ABI) */
 	CUresult (*StreamGetDevice)(CUstream stream, CUdevice *dev); /* optional (12.8+) */
 
 	CUresult (*EventCreate)(CUevent *ev, unsigned int flags);

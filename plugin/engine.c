@@ -273,6 +273,13 @@ static int region_plan(struct eng_region *reg)
 	}
 	nbufs = reg->buf_size ? o->pinned_max / reg->buf_size : 0;
 	nthreads = o->threads;
+	/*
+	 * Restore is bound by read + verify on the CPU, and a buffer is free again as soon as its
+	 * H2D (a fraction of a millisecond) is done: one buffer per thread loses nothing, so use
+	 * every buffer the pinned bound allows as its own thread (GPU-host sweep, performance.md).
+	 */
+	if (!reg->job->dump && nbufs > nthreads)
+		nthreads = nbufs < ENG_THREADS_MAX ? nbufs : ENG_THREADS_MAX;
 	if (nthreads > reg->nchunks)
 		nthreads = reg->nchunks ? reg->nchunks : 1;
 	if (nbufs && nthreads > nbufs)

@@ -34,7 +34,8 @@
 
 struct cs_engine_opts {
 	uint32_t chunk_size; /* power of two in [CHUNK_MIN, CHUNK_MAX] */
-	unsigned threads;    /* copy threads (= streams) per device, 1..32 */
+	unsigned threads;    /* copy threads (= streams) per device, 1..32; restore may use more: one
+			      * single-buffered thread per chunk buffer the pinned bound holds */
 	size_t pinned_max;   /* pinned bytes per device; >= threads * 2 * chunk_size is ideal */
 	bool direct_io;	     /* try O_DIRECT, fall back to buffered I/O when refused */
 	bool skip_zero;	     /* detect and skip all-zero chunks */

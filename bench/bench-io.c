@@ -107,7 +107,7 @@ static int raw_pass(const struct bench *b, int fd, uint64_t size, bool write, do
 {
 	struct raw w = {.fd = fd, .write = write, .size = size, .chunk = b->chunk};
 	pthread_t tids[64];
-	unsigned i, n = b->threads < 64 ? b->threads : 64;
+	unsigned want = write ? b->threads : b->read_threads, i, n = want < 64 ? want : 64;
 	double t0 = bench_now();
 
 	for (i = 0; i < n; i++)

@@ -20,7 +20,8 @@ struct bench {
 	CUcontext ctx;
 	int dirfd;
 	const char *dir;
-	unsigned threads; /* engine threads = streams/threads of the raw measurements */
+	unsigned threads;      /* engine dump threads = writers of the raw write measurement */
+	unsigned read_threads; /* engine restore threads = readers of the raw read measurement */
 	uint32_t chunk;
 	bool direct;
 };

@@ -360,6 +360,12 @@ int main(int argc, char **argv)
 	b.ops = &ops;
 	b.dir = c.dir;
 	b.threads = c.eo.threads;
+	/* the engine's restore runs one thread per pinned chunk buffer (engine.c, region_plan) */
+	b.read_threads = (unsigned)(c.eo.pinned_max / c.eo.chunk_size);
+	if (b.read_threads < b.threads)
+		b.read_threads = b.threads;
+	if (b.read_threads > 32)
+		b.read_threads = 32;
 	b.chunk = c.eo.chunk_size;
 	b.direct = c.eo.direct_io;
 	b.dirfd = open(c.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -368,9 +374,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf(
-	    "# cs-bench: %s, driver %d, dir %s (%s), %u threads, chunk %u, pinned bound %zu, O_DIRECT %s\n",
+	    "# cs-bench: %s, driver %d, dir %s (%s), %u threads (restore %u), chunk %u, pinned bound %zu, "
+	    "O_DIRECT %s\n",
 	    ops.path, ops.driver_version, c.dir, bench_dir_is_disk(b.dirfd) ? "disk" : "tmpfs/ramfs",
-	    c.eo.threads, c.eo.chunk_size, c.eo.pinned_max, c.eo.direct_io ? "requested" : "off");
+	    c.eo.threads, b.read_threads, c.eo.chunk_size, c.eo.pinned_max, c.eo.direct_io ? "requested" : "off");
 	printf("# limits: dump = min(pinned D2H, storage write), restore = min(pinned H2D, storage read); "
 	       "page cache dropped before reads: %s\n",
 	       !bench_dir_is_disk(b.dirfd)		       ? "n/a (memory filesystem)"

@@ -6,7 +6,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup-debian.sh || exit 1
 
-make -j"$(nproc)" check >/tmp/cudastore-check.out 2>&1
+# a hung test must fail CI, not outlive it
+timeout -k 30 3000 make -j"$(nproc)" check >/tmp/cudastore-check.out 2>&1
 rc=$?
 # show every test's result lines, then failing logs
 grep -E '^(PASS|FAIL|XFAIL|XPASS|SKIP|ERROR):' /tmp/cudastore-check.out || true

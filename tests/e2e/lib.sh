@@ -69,13 +69,13 @@ alive() { kill -0 "$1" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$1/status" 2
 criu_dump() {
 	local dir=$1 pid=$2; shift 2
 	mkdir -p "$dir"
-	env ${CRIU_ENV:-} "$CRIU" dump -t "$pid" -D "$dir" -o dump.log -v4 -L "$PLUGINDIR" "$@" >/dev/null 2>&1
+	timeout -k 5 "${CRIU_TIMEOUT:-180}" env ${CRIU_ENV:-} "$CRIU" dump -t "$pid" -D "$dir" -o dump.log -v4 -L "$PLUGINDIR" "$@" >/dev/null 2>&1
 }
 
 # criu_restore DIR [criu options...]
 criu_restore() {
 	local dir=$1; shift
-	env ${CRIU_ENV:-} "$CRIU" restore -d -D "$dir" -o restore.log -v4 -L "$PLUGINDIR" "$@" >/dev/null 2>&1
+	timeout -k 5 "${CRIU_TIMEOUT:-180}" env ${CRIU_ENV:-} "$CRIU" restore -d -D "$dir" -o restore.log -v4 -L "$PLUGINDIR" "$@" >/dev/null 2>&1
 }
 
 # log_has FILE REGEX

@@ -6,7 +6,7 @@ EMU_LIB_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 EMU_COMMON = tests/emu/emu.h tests/emu/emu_config.c plugin/cuda_ops.c
 
 check_PROGRAMS += tests/emu/lib/libcuda.so.1 tests/emu/lib/libnvidia-ml.so.1
-tests_emu_lib_libcuda_so_1_SOURCES = $(EMU_COMMON) \
+tests_emu_lib_libcuda_so_1_SOURCES = $(EMU_COMMON) plugin/procfs.c \
 	tests/emu/emu_api.h \
 	tests/emu/emu_call.c \
 	tests/emu/emu_init.c \

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "emu.h"
+#include "procfs.h"
 
 const char *emu_op_name(uint32_t op)
 {
@@ -56,38 +57,13 @@ int emu_sock_listen(int pid)
 }
 
 /*
- * The target names its socket after getpid(), which is its pid in its own pid namespace; the
- * caller knows it by the pid of the caller's namespace. Map through the last NSpid entry.
+ * The target names its socket after getpid(), its pid in its own pid namespace; the caller knows
+ * it by the pid of the caller's namespace: map through the last NSpid entry (plugin/procfs.c).
  */
-static int ns_pid_of(int pid)
-{
-	char path[64], line[256];
-	int ns = pid;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return pid;
-	while (fgets(line, sizeof(line), f)) {
-		char *p = line + 6, *end;
-
-		if (strncmp(line, "NSpid:", 6))
-			continue;
-		for (long v = strtol(p, &end, 10); end != p; v = strtol(p, &end, 10)) {
-			ns = (int)v;
-			p = end;
-		}
-		break;
-	}
-	fclose(f);
-	return ns;
-}
-
 int emu_sock_connect(int pid)
 {
 	struct sockaddr_un sa;
-	socklen_t len = sock_addr(ns_pid_of(pid), &sa);
+	socklen_t len = sock_addr(cs_procfs_ns_pid(pid), &sa);
 	int sk, ret;
 
 	sk = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);

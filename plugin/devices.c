@@ -145,23 +145,23 @@ static int find_uuid(const CUuuid *list, int n, const CUuuid *u)
 	return -1;
 }
 
-static int plan_with_map(const struct cs_manifest *m, const struct cs_options *o, const CUuuid *visible,
-			 int nvisible, CUuuid *dest, char *err, size_t len)
+static int plan_with_map(const struct cs_manifest *m, const struct cs_device_pair *map, unsigned nmap,
+			 const CUuuid *visible, int nvisible, CUuuid *dest, char *err, size_t len)
 {
 	char a[CS_UUID_STRLEN], b[CS_UUID_STRLEN];
 	unsigned i, j;
 
 	for (i = 0; i < m->ndev; i++) {
-		for (j = 0; j < o->ndevice_map; j++)
-			if (!memcmp(&o->device_map[j].from, &m->dev[i].uuid, sizeof(CUuuid)))
+		for (j = 0; j < nmap; j++)
+			if (!memcmp(&map[j].from, &m->dev[i].uuid, sizeof(CUuuid)))
 				break;
 		cs_uuid_format(&m->dev[i].uuid, a);
-		if (j == o->ndevice_map)
+		if (j == nmap)
 			return fail(err, len,
 				    "device_map does not list checkpointed GPU %s; the driver needs "
 				    "every checkpointed GPU in the map",
 				    a);
-		dest[i] = o->device_map[j].to;
+		dest[i] = map[j].to;
 		cs_uuid_format(&dest[i], b);
 		if (find_uuid(visible, nvisible, &dest[i]) < 0)
 			return fail(err, len, "device_map sends %s to %s, which is not visible here", a, b);
@@ -171,15 +171,15 @@ static int plan_with_map(const struct cs_manifest *m, const struct cs_options *o
 	return 0;
 }
 
-int cs_dev_plan_restore(const struct cs_manifest *m, const struct cs_options *o, const CUuuid *visible,
-			int nvisible, CUuuid *dest, char *err, size_t len)
+int cs_dev_plan_restore(const struct cs_manifest *m, const struct cs_device_pair *map, unsigned nmap,
+			const CUuuid *visible, int nvisible, CUuuid *dest, char *err, size_t len)
 {
 	char a[CS_UUID_STRLEN];
 	unsigned i;
 	int ord;
 
-	if (o->ndevice_map)
-		return plan_with_map(m, o, visible, nvisible, dest, err, len);
+	if (nmap)
+		return plan_with_map(m, map, nmap, visible, nvisible, dest, err, len);
 	for (i = 0; i < m->ndev; i++) {
 		if (find_uuid(visible, nvisible, &m->dev[i].uuid) >= 0) {
 			dest[i] = m->dev[i].uuid;

@@ -24,11 +24,11 @@ int cs_dev_of_stream(struct cs_ctx *ctx, CUstream stream);
 
 /*
  * Where each checkpointed GPU goes on restore: dest[i] = UUID for manifest device i.
- * With a device map every manifest UUID must be listed; without one, a UUID present here
- * maps to itself, and a single GPU that is absent maps to the single visible GPU with the
- * same ordinal (or GPU 0). Pure function: the visible UUIDs are passed in.
+ * With a device map (map[0..nmap), nmap 0 = none) every manifest UUID must be listed; without
+ * one, a UUID present here maps to itself, and a single checkpointed GPU that is absent maps to
+ * the visible GPU with its ordinal (or GPU 0). Pure function: the visible UUIDs are passed in.
  */
-int cs_dev_plan_restore(const struct cs_manifest *m, const struct cs_options *o, const CUuuid *visible,
-			int nvisible, CUuuid *dest, char *err, size_t errlen);
+int cs_dev_plan_restore(const struct cs_manifest *m, const struct cs_device_pair *map, unsigned nmap,
+			const CUuuid *visible, int nvisible, CUuuid *dest, char *err, size_t errlen);
 
 #endif /* CUDASTORE_DEVICES_H */

@@ -555,6 +555,16 @@ static bool leave_running(const struct cs_ctx *ctx)
 	return cs_procfs_criu_leave_running();
 }
 
+/* Which processes the rollback touches (docs/design.md, "exit(DUMP, ret): rollback") */
+static bool needs_rollback(const struct cs_proc *p)
+{
+	if (p->checkpoint_called)
+		return true;
+	/* we locked it, or a lock of a running process failed and may have half taken */
+	return p->phase == CS_PHASE_LOCKED ||
+	       (p->phase == CS_PHASE_FAILED && p->initial_state == CU_PROCESS_STATE_RUNNING);
+}
+
 void cs_dump_finish(struct cs_ctx *ctx, int ret, int dirfd)
 {
 	bool resume = ret != 0 || leave_running(ctx);
@@ -565,13 +575,8 @@ void cs_dump_finish(struct cs_ctx *ctx, int ret, int dirfd)
 		double t0 = cs_now();
 		int r;
 
-		if (!resume || (p->phase == CS_PHASE_FOUND && !p->checkpoint_called) ||
-		    (p->phase == CS_PHASE_FAILED && !p->checkpoint_called &&
-		     p->initial_state != CU_PROCESS_STATE_RUNNING))
+		if (!resume || !needs_rollback(p))
 			goto next;
-		if (p->phase == CS_PHASE_CHECKPOINTED && !p->checkpoint_called)
-			goto next; /* was checkpointed before we came: leave it so */
-		/* FAILED with a RUNNING start: make sure it is not left locked (rollback_one checks) */
 		r = rollback_one(ctx, p, dirfd);
 		if (r)
 			cs_err("pid %d: rollback failed; see above", p->pid);

@@ -30,7 +30,6 @@ void cs_rescue_free(struct cs_rescue *rs)
 static int prepare_devices(struct cs_ctx *ctx, pid_t pid, const struct cs_manifest *m, bool use_map,
 			   CUuuid *dest, CUcheckpointGpuPair *pairs, unsigned *npairs)
 {
-	struct cs_options same = ctx->opt;
 	CUuuid visible[CS_MAX_DEVICES];
 	char err[512];
 	bool moved = false;
@@ -43,9 +42,9 @@ static int prepare_devices(struct cs_ctx *ctx, pid_t pid, const struct cs_manife
 	for (i = 0; i < (unsigned)ctx->ndev; i++)
 		if (cs_dev_uuid(ctx, (int)i, &visible[i]))
 			return -ENODEV;
-	if (!use_map)
-		same.ndevice_map = 0; /* dump rollback: back onto the GPUs it came from */
-	ret = cs_dev_plan_restore(m, &same, visible, ctx->ndev, dest, err, sizeof(err));
+	/* dump rollback (!use_map): back onto the GPUs it came from */
+	ret = cs_dev_plan_restore(m, ctx->opt.device_map, use_map ? ctx->opt.ndevice_map : 0, visible,
+				  ctx->ndev, dest, err, sizeof(err));
 	if (ret) {
 		cs_err("pid %d: %s", pid, err);
 		return ret;

@@ -40,42 +40,42 @@ int main(void)
 
 	vis[0] = U(0xa1);
 	vis[1] = U(0xa0);
-	tap_ok(cs_dev_plan_restore(&m, &o, vis, 2, dest, err, sizeof(err)) == 0 && same(dest[0], U(0xa0)) &&
+	tap_ok(cs_dev_plan_restore(&m, o.device_map, o.ndevice_map, vis, 2, dest, err, sizeof(err)) == 0 && same(dest[0], U(0xa0)) &&
 		       same(dest[1], U(0xa1)), "present GPUs map to themselves, whatever their order");
 
 	vis[0] = U(0xb0);
 	vis[1] = U(0xb1);
-	tap_ok(cs_dev_plan_restore(&m, &o, vis, 2, dest, err, sizeof(err)) == -ENODEV &&
+	tap_ok(cs_dev_plan_restore(&m, o.device_map, o.ndevice_map, vis, 2, dest, err, sizeof(err)) == -ENODEV &&
 		       strstr(err, "CUDASTORE_DEVICE_MAP"), "two missing GPUs without a map refused: %s", err);
 
 	o.ndevice_map = 2;
 	o.device_map[0] = (struct cs_device_pair){ U(0xa0), U(0xb1) };
 	o.device_map[1] = (struct cs_device_pair){ U(0xa1), U(0xb0) };
-	tap_ok(cs_dev_plan_restore(&m, &o, vis, 2, dest, err, sizeof(err)) == 0 && same(dest[0], U(0xb1)) &&
+	tap_ok(cs_dev_plan_restore(&m, o.device_map, o.ndevice_map, vis, 2, dest, err, sizeof(err)) == 0 && same(dest[0], U(0xb1)) &&
 		       same(dest[1], U(0xb0)), "device map followed");
 
 	o.ndevice_map = 1;
-	tap_ok(cs_dev_plan_restore(&m, &o, vis, 2, dest, err, sizeof(err)) == -ENODEV &&
+	tap_ok(cs_dev_plan_restore(&m, o.device_map, o.ndevice_map, vis, 2, dest, err, sizeof(err)) == -ENODEV &&
 		       strstr(err, "does not list"), "map missing a checkpointed GPU refused: %s", err);
 
 	o.ndevice_map = 2;
 	o.device_map[1] = (struct cs_device_pair){ U(0xa1), U(0xb1) };
-	tap_ok(cs_dev_plan_restore(&m, &o, vis, 2, dest, err, sizeof(err)) == -ENODEV &&
+	tap_ok(cs_dev_plan_restore(&m, o.device_map, o.ndevice_map, vis, 2, dest, err, sizeof(err)) == -ENODEV &&
 		       strstr(err, "two checkpointed GPUs"), "two GPUs onto one refused: %s", err);
 
 	o.device_map[1] = (struct cs_device_pair){ U(0xa1), U(0xcc) };
-	tap_ok(cs_dev_plan_restore(&m, &o, vis, 2, dest, err, sizeof(err)) == -ENODEV &&
+	tap_ok(cs_dev_plan_restore(&m, o.device_map, o.ndevice_map, vis, 2, dest, err, sizeof(err)) == -ENODEV &&
 		       strstr(err, "not visible"), "map onto an invisible GPU refused: %s", err);
 
 	o.ndevice_map = 0;
 	m.ndev = 1;
 	m.dev[0].ordinal = 1;
-	tap_ok(cs_dev_plan_restore(&m, &o, vis, 2, dest, err, sizeof(err)) == 0 && same(dest[0], U(0xb1)),
+	tap_ok(cs_dev_plan_restore(&m, o.device_map, o.ndevice_map, vis, 2, dest, err, sizeof(err)) == 0 && same(dest[0], U(0xb1)),
 	       "single GPU moves without a map, to the same ordinal");
 	m.dev[0].ordinal = 5;
-	tap_ok(cs_dev_plan_restore(&m, &o, vis, 2, dest, err, sizeof(err)) == 0 && same(dest[0], U(0xb0)),
+	tap_ok(cs_dev_plan_restore(&m, o.device_map, o.ndevice_map, vis, 2, dest, err, sizeof(err)) == 0 && same(dest[0], U(0xb0)),
 	       "single GPU with an ordinal beyond the visible ones moves to GPU 0");
-	tap_ok(cs_dev_plan_restore(&m, &o, vis, 0, dest, err, sizeof(err)) == -ENODEV,
+	tap_ok(cs_dev_plan_restore(&m, o.device_map, o.ndevice_map, vis, 0, dest, err, sizeof(err)) == -ENODEV,
 	       "no visible GPU at all refused: %s", err);
 	return tap_done();
 }

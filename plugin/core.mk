@@ -3,6 +3,7 @@ libcudastore_a_SOURCES += \
 	plugin/context.c plugin/context.h \
 	plugin/devices.c plugin/devices.h \
 	plugin/dump.c plugin/dump.h \
+	plugin/errmsg.h \
 	plugin/gpuop.c plugin/gpuop.h \
 	plugin/log.h \
 	plugin/options.c plugin/options.h \

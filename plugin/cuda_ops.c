@@ -10,11 +10,11 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "errmsg.h"
 #include "cudastore/cuda_ops.h"
 
 typedef CUresult (*get_proc_fn)(const char *sym, void **pfn, int version, cuuint64_t flags,
@@ -77,17 +77,6 @@ static const struct sym cuda_syms[] = {
 };
 #undef OPS
 
-static void seterr(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
-
 static int resolve(get_proc_fn gpa, const char *name, int version, void **out)
 {
 	CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
@@ -132,25 +121,25 @@ int cs_cuda_load(struct cs_cuda_ops *ops, const char *path, char *err, size_t er
 	/* RTLD_NODELETE: libcuda keeps threads and state after cuInit; never unmap it under them */
 	ops->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	if (!ops->lib) {
-		seterr(err, errlen, "cannot load %s: %s", path, dlerror());
+		cs_seterr(err, errlen, "cannot load %s: %s", path, dlerror());
 		return -ENOENT;
 	}
 	gpa = (get_proc_fn)dlsym(ops->lib, "cuGetProcAddress_v2");
 	if (!gpa) {
-		seterr(err, errlen, "%s has no cuGetProcAddress_v2 (driver older than CUDA 12.0?)", path);
+		cs_seterr(err, errlen, "%s has no cuGetProcAddress_v2 (driver older than CUDA 12.0?)", path);
 		goto err_close;
 	}
 	for (i = 0; i < sizeof(cuda_syms) / sizeof(cuda_syms[0]); i++) {
 		const struct sym *s = &cuda_syms[i];
 
 		if (resolve(gpa, s->name, s->version, &fn) && s->kind == REQUIRED) {
-			seterr(err, errlen, "%s: %s (CUDA %d ABI) is missing", path, s->name, s->version);
+			cs_seterr(err, errlen, "%s: %s (CUDA %d ABI) is missing", path, s->name, s->version);
 			goto err_close;
 		}
 		memcpy((char *)ops + s->off, &fn, sizeof(fn));
 	}
 	if (ops->DriverGetVersion(&ops->driver_version) != CUDA_SUCCESS) {
-		seterr(err, errlen, "%s: cuDriverGetVersion failed", path);
+		cs_seterr(err, errlen, "%s: cuDriverGetVersion failed", path);
 		dlclose(ops->lib);
 		ops->lib = NULL;
 		return -EPROTO;
@@ -275,14 +264,14 @@ int cs_nvml_load(struct cs_nvml_ops *ops, const char *path, char *err, size_t er
 		path = "libnvidia-ml.so.1";
 	ops->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	if (!ops->lib) {
-		seterr(err, errlen, "cannot load %s: %s", path, dlerror());
+		cs_seterr(err, errlen, "cannot load %s: %s", path, dlerror());
 		return -ENOENT;
 	}
 	for (i = 0; i < sizeof(nvml_syms) / sizeof(nvml_syms[0]); i++) {
 		void *fn = dlsym(ops->lib, nvml_syms[i].name);
 
 		if (!fn) {
-			seterr(err, errlen, "%s: %s is missing", path, nvml_syms[i].name);
+			cs_seterr(err, errlen, "%s: %s is missing", path, nvml_syms[i].name);
 			dlclose(ops->lib);
 			ops->lib = NULL;
 			return -ENOSYS;

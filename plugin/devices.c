@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* devices.c - cuInit, primary contexts, UUID lookups and restore device planning */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "errmsg.h"
 #include "devices.h"
 #include "log.h"
 
@@ -125,16 +125,6 @@ int cs_dev_of_stream(struct cs_ctx *ctx, CUstream stream)
 	return -EINVAL;
 }
 
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -ENODEV;
-}
-
 static int find_uuid(const CUuuid *list, int n, const CUuuid *u)
 {
 	int i;
@@ -157,16 +147,17 @@ static int plan_with_map(const struct cs_manifest *m, const struct cs_device_pai
 				break;
 		cs_uuid_format(&m->dev[i].uuid, a);
 		if (j == nmap)
-			return fail(err, len,
-				    "device_map does not list checkpointed GPU %s; the driver needs "
-				    "every checkpointed GPU in the map",
-				    a);
+			return cs_fail(-ENODEV, err, len,
+				       "device_map does not list checkpointed GPU %s; the driver needs "
+				       "every checkpointed GPU in the map",
+				       a);
 		dest[i] = map[j].to;
 		cs_uuid_format(&dest[i], b);
 		if (find_uuid(visible, nvisible, &dest[i]) < 0)
-			return fail(err, len, "device_map sends %s to %s, which is not visible here", a, b);
+			return cs_fail(-ENODEV, err, len,
+				       "device_map sends %s to %s, which is not visible here", a, b);
 		if (find_uuid(dest, (int)i, &dest[i]) >= 0)
-			return fail(err, len, "device_map sends two checkpointed GPUs to %s", b);
+			return cs_fail(-ENODEV, err, len, "device_map sends two checkpointed GPUs to %s", b);
 	}
 	return 0;
 }
@@ -187,12 +178,12 @@ int cs_dev_plan_restore(const struct cs_manifest *m, const struct cs_device_pair
 		}
 		cs_uuid_format(&m->dev[i].uuid, a);
 		if (m->ndev != 1)
-			return fail(err, len,
-				    "checkpointed GPU %s is not visible here and the process used %u "
-				    "GPUs; set CUDASTORE_DEVICE_MAP=OLD=NEW,... to say where each goes",
-				    a, m->ndev);
+			return cs_fail(-ENODEV, err, len,
+				       "checkpointed GPU %s is not visible here and the process used %u "
+				       "GPUs; set CUDASTORE_DEVICE_MAP=OLD=NEW,... to say where each goes",
+				       a, m->ndev);
 		if (nvisible < 1)
-			return fail(err, len, "no GPU visible to restore %s onto", a);
+			return cs_fail(-ENODEV, err, len, "no GPU visible to restore %s onto", a);
 		ord = m->dev[i].ordinal >= 0 && m->dev[i].ordinal < nvisible ? m->dev[i].ordinal : 0;
 		dest[i] = visible[ord];
 	}

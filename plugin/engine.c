@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "errmsg.h"
 #include "engine_priv.h"
 #include "log.h"
 
@@ -37,18 +38,6 @@ void cs_engine_opts_default(struct cs_engine_opts *o)
 	o->skip_zero = true;
 }
 
-static void seterr(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
-
 bool eng_chunk_size_ok(uint64_t c)
 {
 	return c >= CS_ENGINE_CHUNK_MIN && c <= CS_ENGINE_CHUNK_MAX && !(c & (c - 1));
@@ -57,19 +46,19 @@ bool eng_chunk_size_ok(uint64_t c)
 int cs_engine_opts_check(const struct cs_engine_opts *o, char *err, size_t errlen)
 {
 	if (!eng_chunk_size_ok(o->chunk_size)) {
-		seterr(err, errlen, "chunk size %u is not a power of two between %u and %u bytes",
-		       o->chunk_size, CS_ENGINE_CHUNK_MIN, CS_ENGINE_CHUNK_MAX);
+		cs_seterr(err, errlen, "chunk size %u is not a power of two between %u and %u bytes",
+			  o->chunk_size, CS_ENGINE_CHUNK_MIN, CS_ENGINE_CHUNK_MAX);
 		return -EINVAL;
 	}
 	if (o->threads < 1 || o->threads > ENG_THREADS_MAX) {
-		seterr(err, errlen, "copy threads per device %u is out of range 1..%u", o->threads,
-		       ENG_THREADS_MAX);
+		cs_seterr(err, errlen, "copy threads per device %u is out of range 1..%u", o->threads,
+			  ENG_THREADS_MAX);
 		return -EINVAL;
 	}
 	if (o->pinned_max < o->chunk_size || o->pinned_max > ENG_PINNED_MAX) {
-		seterr(err, errlen,
-		       "pinned memory per device %zu bytes is out of range %u..%llu (one chunk .. 16 GiB)",
-		       o->pinned_max, o->chunk_size, ENG_PINNED_MAX);
+		cs_seterr(err, errlen,
+			  "pinned memory per device %zu bytes is out of range %u..%llu (one chunk .. 16 GiB)",
+			  o->pinned_max, o->chunk_size, ENG_PINNED_MAX);
 		return -EINVAL;
 	}
 	return 0;
@@ -109,7 +98,7 @@ void eng_fail(struct eng_job *job, int err, const char *fmt, ...)
 	pthread_mutex_lock(&job->lock);
 	if (!job->err) {
 		job->err = err;
-		seterr(job->errbuf, job->errlen, "%s", msg);
+		cs_seterr(job->errbuf, job->errlen, "%s", msg);
 	} else {
 		cs_debug("engine: also failed after the first error: %s", msg);
 	}
@@ -428,7 +417,7 @@ static int run(const struct cs_cuda_ops *ops, struct cs_engine_region *regions, 
 		return ret;
 	regs = calloc(n ? n : 1, sizeof(*regs));
 	if (!regs) {
-		seterr(err, errlen, "out of memory");
+		cs_seterr(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&job.lock, NULL);

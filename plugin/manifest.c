@@ -20,6 +20,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "errmsg.h"
 #include "cudastore.pb-c.h"
 #include "cudastore/cuda_ops.h"
 #include "engine.h"
@@ -32,19 +33,6 @@
 #define CS_PB_MANIFEST_LAST 11 /* highest field number of format 1.0 in CsManifest... */
 #define CS_PB_DEVICE_LAST   8  /* ...and in CsDevice */
 #define CS_CORRUPT	    " (images corrupt or not written by cudastore: use another checkpoint)"
-
-static void cs_seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void cs_seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* Sets err to "<fmt> (images corrupt ...)" and returns -EBADMSG. */
 static int cs_bad(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

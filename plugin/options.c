@@ -2,27 +2,17 @@
 /* options.c - defaults, config file and CUDASTORE_* environment into struct cs_options */
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "errmsg.h"
 #include "cudastore/cuda_ops.h"
 #include "engine.h"
 #include "options.h"
 
 #define DEFAULT_CONFIG "/etc/cudastore/cudastore.conf"
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 static int parse_u64(const char *v, uint64_t min, uint64_t max, uint64_t *out)
 {
@@ -68,7 +58,7 @@ static int parse_device_map(struct cs_options *o, const char *v, char *err, size
 	char buf[4096], *save = NULL, *tok;
 
 	if (strlen(v) >= sizeof(buf))
-		return fail(err, len, "device_map: value too long");
+		return cs_fail(-EINVAL, err, len, "device_map: value too long");
 	snprintf(buf, sizeof(buf), "%s", v);
 	o->ndevice_map = 0;
 	for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
@@ -76,16 +66,16 @@ static int parse_device_map(struct cs_options *o, const char *v, char *err, size
 		struct cs_device_pair *p;
 
 		if (o->ndevice_map == CS_MAX_DEVICES)
-			return fail(err, len, "device_map: more than %d pairs", CS_MAX_DEVICES);
+			return cs_fail(-EINVAL, err, len, "device_map: more than %d pairs", CS_MAX_DEVICES);
 		p = &o->device_map[o->ndevice_map];
 		if (!eq)
-			return fail(err, len, "device_map: '%s' is not OLD-UUID=NEW-UUID", tok);
+			return cs_fail(-EINVAL, err, len, "device_map: '%s' is not OLD-UUID=NEW-UUID", tok);
 		*eq = '\0';
 		if (cs_uuid_parse(tok, &p->from) || cs_uuid_parse(eq + 1, &p->to))
-			return fail(err, len,
-				    "device_map: bad GPU UUID in '%s=%s' (want "
-				    "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)",
-				    tok, eq + 1);
+			return cs_fail(-EINVAL, err, len,
+				       "device_map: bad GPU UUID in '%s=%s' (want "
+				       "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)",
+				       tok, eq + 1);
 		o->ndevice_map++;
 	}
 	return 0;
@@ -110,47 +100,47 @@ int cs_options_set(struct cs_options *o, const char *key, const char *v, char *e
 
 	if (!strcmp(key, "mode")) {
 		if (set_mode(o, v))
-			return fail(err, len, "mode: '%s' is not auto, custom or driver", v);
+			return cs_fail(-EINVAL, err, len, "mode: '%s' is not auto, custom or driver", v);
 	} else if (!strcmp(key, "libcuda")) {
 		snprintf(o->libcuda, sizeof(o->libcuda), "%s", v);
 	} else if (!strcmp(key, "libnvml")) {
 		snprintf(o->libnvml, sizeof(o->libnvml), "%s", v);
 	} else if (!strcmp(key, "chunk_mb")) {
 		if (parse_u64(v, 1, CS_ENGINE_CHUNK_MAX >> 20, &x) || (x & (x - 1)))
-			return fail(err, len, "chunk_mb: '%s' is not a power of two in 1..%u", v,
-				    CS_ENGINE_CHUNK_MAX >> 20);
+			return cs_fail(-EINVAL, err, len, "chunk_mb: '%s' is not a power of two in 1..%u", v,
+				       CS_ENGINE_CHUNK_MAX >> 20);
 		o->chunk_size = (uint32_t)(x << 20);
 	} else if (!strcmp(key, "threads")) {
 		if (parse_u64(v, 1, 32, &x))
-			return fail(err, len, "threads: '%s' is not in 1..32", v);
+			return cs_fail(-EINVAL, err, len, "threads: '%s' is not in 1..32", v);
 		o->threads = (unsigned)x;
 	} else if (!strcmp(key, "pinned_mb")) {
 		if (parse_u64(v, 1, 16384, &x))
-			return fail(err, len, "pinned_mb: '%s' is not in 1..16384", v);
+			return cs_fail(-EINVAL, err, len, "pinned_mb: '%s' is not in 1..16384", v);
 		o->pinned_max = x << 20;
 	} else if (!strcmp(key, "direct_io")) {
 		if (parse_bool(v, &o->direct_io))
-			return fail(err, len, "direct_io: '%s' is not yes or no", v);
+			return cs_fail(-EINVAL, err, len, "direct_io: '%s' is not yes or no", v);
 	} else if (!strcmp(key, "skip_zero")) {
 		if (parse_bool(v, &o->skip_zero))
-			return fail(err, len, "skip_zero: '%s' is not yes or no", v);
+			return cs_fail(-EINVAL, err, len, "skip_zero: '%s' is not yes or no", v);
 	} else if (!strcmp(key, "space_check")) {
 		if (parse_bool(v, &o->space_check))
-			return fail(err, len, "space_check: '%s' is not yes or no", v);
+			return cs_fail(-EINVAL, err, len, "space_check: '%s' is not yes or no", v);
 	} else if (!strcmp(key, "rescue")) {
 		if (parse_tristate(v, &o->rescue))
-			return fail(err, len, "rescue: '%s' is not auto, yes or no", v);
+			return cs_fail(-EINVAL, err, len, "rescue: '%s' is not auto, yes or no", v);
 	} else if (!strcmp(key, "leave_running")) {
 		if (parse_tristate(v, &o->leave_running))
-			return fail(err, len, "leave_running: '%s' is not auto, yes or no", v);
+			return cs_fail(-EINVAL, err, len, "leave_running: '%s' is not auto, yes or no", v);
 	} else if (!strcmp(key, "lock_timeout_ms")) {
 		if (parse_u64(v, 0, 3600000, &x))
-			return fail(err, len, "lock_timeout_ms: '%s' is not in 0..3600000", v);
+			return cs_fail(-EINVAL, err, len, "lock_timeout_ms: '%s' is not in 0..3600000", v);
 		o->lock_timeout_ms = (unsigned)x;
 	} else if (!strcmp(key, "device_map")) {
 		return parse_device_map(o, v, err, len);
 	} else {
-		return fail(err, len, "unknown option '%s' (see docs/usage.md)", key);
+		return cs_fail(-EINVAL, err, len, "unknown option '%s' (see docs/usage.md)", key);
 	}
 	return 0;
 }
@@ -190,7 +180,7 @@ static int load_file(struct cs_options *o, const char *path, bool must_exist, ch
 	if (!f) {
 		if (!must_exist && errno == ENOENT)
 			return 0;
-		return fail(err, len, "cannot read config file %s: %s", path, strerror(errno));
+		return cs_fail(-EINVAL, err, len, "cannot read config file %s: %s", path, strerror(errno));
 	}
 	while (fgets(line, sizeof(line), f)) {
 		char *s = trim(line), *eq;
@@ -200,12 +190,12 @@ static int load_file(struct cs_options *o, const char *path, bool must_exist, ch
 			continue;
 		eq = strchr(s, '=');
 		if (!eq) {
-			ret = fail(err, len, "%s:%d: expected 'key = value'", path, lineno);
+			ret = cs_fail(-EINVAL, err, len, "%s:%d: expected 'key = value'", path, lineno);
 			break;
 		}
 		*eq = '\0';
 		if (cs_options_set(o, trim(s), trim(eq + 1), msg, sizeof(msg))) {
-			ret = fail(err, len, "%s:%d: %s", path, lineno, msg);
+			ret = cs_fail(-EINVAL, err, len, "%s:%d: %s", path, lineno, msg);
 			break;
 		}
 	}
@@ -251,7 +241,7 @@ int cs_options_load(struct cs_options *o, char *err, size_t len)
 		if (!v)
 			continue;
 		if (cs_options_set(o, env_keys[i].key, v, msg, sizeof(msg)))
-			return fail(err, len, "%s: %s", env_keys[i].env, msg);
+			return cs_fail(-EINVAL, err, len, "%s: %s", env_keys[i].env, msg);
 		if (strlen(o->source) + strlen(env_keys[i].env) + 3 < sizeof(o->source)) {
 			strcat(o->source, " + ");
 			strcat(o->source, env_keys[i].env);

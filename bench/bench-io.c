@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * bench-io.c - the storage limit: the same number of threads as the engine write (then
- * fdatasync) and read a scratch file in chunk-sized blocks, O_DIRECT unless --no-direct.
+ * fdatasync) and read a scratch file in chunk-sized blocks, O_DIRECT unless --no-direct. On
+ * tmpfs the writers copy into a shared mapping of the reserved file, as the engine's dump does
+ * there (engine_io.c); --no-tmpfs-map measures pwrite instead.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
@@ -70,6 +73,7 @@ int bench_open(const struct bench *b, const char *name, bool create, bool *direc
 
 struct raw {
 	int fd;
+	char *map; /* tmpfs write through a shared mapping, or NULL */
 	bool write;
 	uint64_t size, chunk;
 	atomic_uint_fast64_t next;
@@ -95,6 +99,14 @@ static void *raw_worker(void *arg)
 			break;
 		len = w->size - off < w->chunk ? w->size - off : w->chunk;
 		len = (len + 4095) & ~4095ull;
+		if (w->map) {
+			len = w->size - off < w->chunk ? w->size - off : w->chunk;
+#ifdef MADV_POPULATE_WRITE
+			madvise(w->map + off, len, MADV_POPULATE_WRITE);
+#endif
+			memcpy(w->map + off, buf, len);
+			continue;
+		}
 		n = w->write ? pwrite(w->fd, buf, len, (off_t)off) : pread(w->fd, buf, len, (off_t)off);
 		if (n < 0 || (w->write && (uint64_t)n != len))
 			atomic_store(&w->err, n < 0 ? errno : EIO);
@@ -110,12 +122,22 @@ static int raw_pass(const struct bench *b, int fd, uint64_t size, bool write, do
 	unsigned want = write ? b->threads : b->read_threads, i, n = want < 64 ? want : 64;
 	double t0 = bench_now();
 
+	/* as the engine: reserve, then map (timed, since the engine's dump pays for both too) */
+	if (write && b->map_tmpfs && !bench_dir_is_disk(b->dirfd) && size &&
+	    !fallocate(fd, 0, 0, (off_t)size)) {
+		w.map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (w.map == MAP_FAILED)
+			w.map = NULL;
+	}
+
 	for (i = 0; i < n; i++)
 		if (pthread_create(&tids[i], NULL, raw_worker, &w))
 			break;
 	n = i;
 	for (i = 0; i < n; i++)
 		pthread_join(tids[i], NULL);
+	if (w.map)
+		munmap(w.map, size);
 	if (write && fdatasync(fd))
 		atomic_store(&w.err, errno);
 	if (atomic_load(&w.err)) {

@@ -24,6 +24,7 @@ struct bench {
 	unsigned read_threads; /* engine restore threads = readers of the raw read measurement */
 	uint32_t chunk;
 	bool direct;
+	bool map_tmpfs; /* the engine dumps into tmpfs through a shared mapping: measure that way */
 };
 
 double bench_now(void);
@@ -39,7 +40,8 @@ int bench_naive(const struct bench *b, CUdeviceptr dev, uint64_t size, bool drop
 		double *restore_gbps);
 
 /* bench-io.c */
-/* parallel write (then fdatasync) and read of a size-byte scratch file with b->threads threads */
+/* parallel write (then fdatasync) and read of a size-byte scratch file with b->threads writers and
+ * b->read_threads readers; on tmpfs with b->map_tmpfs the writers copy into a shared mapping */
 int bench_storage(const struct bench *b, uint64_t size, bool drop, double *write_gbps, double *read_gbps);
 /* can the page cache of this directory be dropped meaningfully (not tmpfs/ramfs)? */
 bool bench_dir_is_disk(int dirfd);

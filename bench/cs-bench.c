@@ -39,7 +39,7 @@ struct row {
 	double dump, restore, naive_dump, naive_restore;
 	double d2h, h2d, wr, rd; /* limits */
 	uint64_t image_bytes, pinned;
-	bool direct, verified, dropped;
+	bool direct, mapped, verified, dropped;
 };
 
 static const char *kind_name(enum bench_kind k)
@@ -101,7 +101,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: cs-bench [--dir DIR] [--sizes 1G,8G,32G] [--kinds dense,zero75] [--threads N]\n"
 		   "                [--chunk SIZE] [--pinned SIZE] [--no-direct] [--no-naive] [--no-limits]\n"
-		   "                [--device N] [--keep]\n"
+		   "                [--no-tmpfs-map] [--device N] [--keep]\n"
 		   "Sizes are binary (K, M, G = KiB, MiB, GiB); rates are GB/s (1e9 bytes/s).\n"
 		   "libcuda: $CUDASTORE_LIBCUDA, else libcuda.so.1 (exit 77 if it cannot be loaded).\n");
 }
@@ -116,6 +116,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 	    {"chunk", 1, 0, 'c'},
 	    {"pinned", 1, 0, 'p'},
 	    {"no-direct", 0, 0, 'D'},
+	    {"no-tmpfs-map", 0, 0, 'M'},
 	    {"no-naive", 0, 0, 'N'},
 	    {"no-limits", 0, 0, 'L'},
 	    {"device", 1, 0, 'g'},
@@ -161,6 +162,9 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 			break;
 		case 'D':
 			c->eo.direct_io = false;
+			break;
+		case 'M':
+			c->eo.map_tmpfs = false;
 			break;
 		case 'N':
 			c->naive = false;
@@ -221,17 +225,17 @@ static void print_row(const struct cli *c, const struct row *r)
 	printf("%-8s %-7s %9.2f %9.2f %9.2f %9.2f %6.2f %6.2f %9.2f %9.2f %14llu %11llu %-3s %s\n", size,
 	       kind_name(r->kind), r->dump, r->restore, ld, lr, ratio(r->dump, ld), ratio(r->restore, lr),
 	       r->naive_dump, r->naive_restore, (unsigned long long)r->image_bytes,
-	       (unsigned long long)r->pinned, r->direct ? "yes" : "no", r->verified ? "yes" : "NO");
+	       (unsigned long long)r->pinned, r->mapped ? "map" : r->direct ? "yes" : "no", r->verified ? "yes" : "NO");
 	printf(
 	    "{\"bench\":\"cs-bench\",\"dir\":\"%s\",\"size\":%llu,\"kind\":\"%s\",\"threads\":%u,\"chunk\":%"
 	    "u,"
-	    "\"pinned_max\":%zu,\"direct_io\":%s,\"dump_gbps\":%.3f,\"restore_gbps\":%.3f,"
+	    "\"pinned_max\":%zu,\"direct_io\":%s,\"tmpfs_mapped\":%s,\"dump_gbps\":%.3f,\"restore_gbps\":%.3f,"
 	    "\"pcie_d2h_gbps\":%.3f,\"pcie_h2d_gbps\":%.3f,\"storage_write_gbps\":%.3f,"
 	    "\"storage_read_gbps\":%.3f,\"limit_dump_gbps\":%.3f,\"limit_restore_gbps\":%.3f,"
 	    "\"dump_ratio\":%.3f,\"restore_ratio\":%.3f,\"naive_dump_gbps\":%.3f,\"naive_restore_gbps\":%.3f,"
 	    "\"image_bytes\":%llu,\"pinned_bytes\":%llu,\"caches_dropped\":%s,\"verified\":%s}\n",
 	    c->dir, (unsigned long long)r->size, kind_name(r->kind), c->eo.threads, c->eo.chunk_size,
-	    c->eo.pinned_max, r->direct ? "true" : "false", r->dump, r->restore, r->d2h, r->h2d, r->wr, r->rd,
+	    c->eo.pinned_max, r->direct ? "true" : "false", r->mapped ? "true" : "false", r->dump, r->restore, r->d2h, r->h2d, r->wr, r->rd,
 	    ld, lr, ratio(r->dump, ld), ratio(r->restore, lr), r->naive_dump, r->naive_restore,
 	    (unsigned long long)r->image_bytes, (unsigned long long)r->pinned, r->dropped ? "true" : "false",
 	    r->verified ? "true" : "false");
@@ -260,6 +264,7 @@ static int engine_row(const struct bench *b, const struct cli *c, CUdeviceptr de
 	}
 	r->pinned = reg.pinned_bytes;
 	r->direct = reg.used_direct_io;
+	r->mapped = reg.used_mapping;
 	if (!fstatat(b->dirfd, name, &st, 0))
 		r->image_bytes = (uint64_t)st.st_blocks * 512;
 	r->dropped = bench_dir_is_disk(b->dirfd) && bench_drop_caches();
@@ -368,6 +373,7 @@ int main(int argc, char **argv)
 		b.read_threads = 32;
 	b.chunk = c.eo.chunk_size;
 	b.direct = c.eo.direct_io;
+	b.map_tmpfs = c.eo.map_tmpfs;
 	b.dirfd = open(c.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (b.dirfd < 0) {
 		fprintf(stderr, "cs-bench: cannot open %s: %s\n", c.dir, strerror(errno));
@@ -375,9 +381,10 @@ int main(int argc, char **argv)
 	}
 	printf(
 	    "# cs-bench: %s, driver %d, dir %s (%s), %u threads (restore %u), chunk %u, pinned bound %zu, "
-	    "O_DIRECT %s\n",
+	    "O_DIRECT %s, tmpfs dumps %s\n",
 	    ops.path, ops.driver_version, c.dir, bench_dir_is_disk(b.dirfd) ? "disk" : "tmpfs/ramfs",
-	    c.eo.threads, b.read_threads, c.eo.chunk_size, c.eo.pinned_max, c.eo.direct_io ? "requested" : "off");
+	    c.eo.threads, b.read_threads, c.eo.chunk_size, c.eo.pinned_max, c.eo.direct_io ? "requested" : "off",
+	    c.eo.map_tmpfs ? "through a shared mapping" : "with pwrite");
 	printf("# limits: dump = min(pinned D2H, storage write), restore = min(pinned H2D, storage read); "
 	       "page cache dropped before reads: %s\n",
 	       !bench_dir_is_disk(b.dirfd)		       ? "n/a (memory filesystem)"

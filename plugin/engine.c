@@ -35,6 +35,7 @@ void cs_engine_opts_default(struct cs_engine_opts *o)
 	o->threads = CS_ENGINE_THREADS_DEF;
 	o->pinned_max = CS_ENGINE_PINNED_DEF;
 	o->direct_io = true;
+	o->map_tmpfs = true;
 	o->skip_zero = true;
 }
 
@@ -315,9 +316,11 @@ static int region_prepare_dump(struct eng_region *reg)
 		    eng_hash_zeros(r->size - (reg->nchunks ? (reg->nchunks - 1) * reg->chunk : 0));
 	}
 	ret = eng_io_create(reg);
-	if (ret)
-		return ret;
-	return eng_io_reserve(reg);
+	if (!ret)
+		ret = eng_io_reserve(reg);
+	if (!ret)
+		eng_io_map(reg);
+	return ret;
 }
 
 static int region_prepare_restore(struct eng_region *reg)
@@ -338,6 +341,7 @@ static void region_close(struct eng_region *reg, bool failed)
 {
 	struct cs_engine_region *r = reg->r;
 
+	eng_io_unmap(reg);
 	if (reg->fd >= 0)
 		close(reg->fd);
 	reg->fd = -1;
@@ -400,7 +404,7 @@ static void log_region(const struct eng_region *reg)
 		reg->job->dump ? "dumped" : "restored", reg->index, r->name, (unsigned long long)r->size,
 		r->seconds, (double)r->size / s / 1e9, (unsigned long long)reg->nchunks,
 		(unsigned long long)zero, (unsigned long long)r->stored_bytes,
-		r->used_direct_io ? "O_DIRECT" : "buffered", reg->nthreads,
+		r->used_mapping ? "mapped (tmpfs)" : r->used_direct_io ? "O_DIRECT" : "buffered", reg->nthreads,
 		(unsigned long long)r->pinned_bytes);
 }
 
@@ -425,7 +429,7 @@ static int run(const struct cs_cuda_ops *ops, struct cs_engine_region *regions, 
 		regs[i] = (struct eng_region){ .job = &job, .r = &regions[i], .index = i, .fd = -1 };
 		pthread_mutex_init(&regs[i].lock, NULL);
 		regions[i].stored_bytes = regions[i].pinned_bytes = 0;
-		regions[i].used_direct_io = false;
+		regions[i].used_direct_io = regions[i].used_mapping = false;
 		regions[i].seconds = 0;
 		ret = (dump ? region_prepare_dump : region_prepare_restore)(&regs[i]);
 		if (ret) {

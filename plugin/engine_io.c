@@ -13,11 +13,20 @@
  * transfer retried. Once one O_DIRECT transfer of the file succeeded, EINVAL is an error.
  * Buffered dumps push each chunk to writeback right away and drop it from the page cache
  * once written (write-behind), so dumping does not fill memory with dirty image pages.
+ *
+ * tmpfs: every write(2) to a tmpfs file holds the file's inode lock, so all the threads of a
+ * region queue on one lock and a dump into /dev/shm stayed near 2 GB/s whatever the thread
+ * count. Page faults on a shared mapping take no inode lock; so a dump into tmpfs maps the
+ * (fully reserved) file and the threads copy into the mapping side by side. Reserved first,
+ * so no fault can hit a full filesystem (which would be SIGBUS, not ENOSPC).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -50,7 +59,7 @@ int eng_io_create(struct eng_region *reg)
 	struct cs_engine_region *r = reg->r;
 	int ret;
 
-	reg->fd = openat(r->dirfd, r->name, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0600);
+	reg->fd = openat(r->dirfd, r->name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (reg->fd < 0) {
 		ret = -errno;
 		eng_fail(reg->job, ret, "dump: cannot create extent %s: %s", r->name, strerror(-ret));
@@ -104,6 +113,43 @@ int eng_io_reserve(struct eng_region *reg)
 	eng_fail(reg->job, ret, "dump: cannot reserve %llu bytes for extent %s: %s",
 		 (unsigned long long)r->size, r->name, strerror(-ret));
 	return ret;
+}
+
+/* Dump on tmpfs with every block reserved: write through a shared mapping (see the top). */
+void eng_io_map(struct eng_region *reg)
+{
+	struct cs_engine_region *r = reg->r;
+	struct statfs sfs;
+	void *p;
+
+	if (!reg->job->opts->map_tmpfs || !reg->reserved || fstatfs(reg->fd, &sfs) ||
+	    sfs.f_type != TMPFS_MAGIC)
+		return;
+	p = mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_SHARED, reg->fd, 0);
+	if (p == MAP_FAILED) {
+		cs_info("engine: %s: cannot map the tmpfs file (%s); writing it with pwrite", r->name,
+			strerror(errno));
+		return;
+	}
+	reg->map = p;
+	r->used_mapping = true;
+	cs_debug("engine: %s: tmpfs: writing through a shared mapping", r->name);
+}
+
+void eng_io_unmap(struct eng_region *reg)
+{
+	if (reg->map)
+		munmap(reg->map, reg->r->size);
+	reg->map = NULL;
+}
+
+static void map_write(struct eng_region *reg, const void *buf, size_t len, uint64_t off)
+{
+#ifdef MADV_POPULATE_WRITE
+	/* one call faults the whole chunk in (Linux >= 5.14); memcpy would fault page by page */
+	madvise(reg->map + off, len, MADV_POPULATE_WRITE);
+#endif
+	memcpy(reg->map + off, buf, len);
 }
 
 int eng_io_open_ro(struct eng_region *reg)
@@ -207,6 +253,11 @@ int eng_io_write(struct eng_thread *t, void *buf, size_t len, uint64_t idx)
 	size_t alen = direct ? (size_t)align_up(len) : len;
 	int ret;
 
+	if (reg->map) {
+		map_write(reg, buf, len, off);
+		atomic_fetch_add(&reg->stored, len);
+		return 0;
+	}
 	if (alen > len)
 		memset((char *)buf + len, 0, alen - len); /* O_DIRECT tail; cut off by ftruncate */
 	ret = cs_imgdir_pwrite_full(reg->fd, buf, alen, off);
@@ -299,6 +350,7 @@ int eng_io_finish_dump(struct eng_region *reg)
 	const struct cs_engine_region *r = reg->r;
 	int ret;
 
+	eng_io_unmap(reg);
 	if (reg->reserved) {
 		ret = punch_holes(reg);
 		if (ret)

@@ -3,7 +3,7 @@
  * engine_priv.h - internals shared by the copy engine's files (not an interface).
  *
  *   engine.c          options, region planning, threads, first-error bookkeeping, progress
- *   engine_io.c       the extent files: open (O_DIRECT or buffered), reserve, pread/pwrite, finish
+ *   engine_io.c       the extent files: open (O_DIRECT, buffered or mapped), reserve, read/write, finish
  *   engine_chunk.c    per-chunk data checks: zero detection, XXH3-64
  *   engine_dump.c     the dump worker loop (D2H -> zero check -> hash -> pwrite)
  *   engine_restore.c  the restore worker loop (pread -> verify -> H2D / memset)
@@ -47,6 +47,7 @@ struct eng_region {
 	atomic_bool direct;    /* fd currently has O_DIRECT */
 	atomic_bool direct_ok; /* an O_DIRECT transfer succeeded: EINVAL is then a real error */
 	pthread_mutex_t lock;  /* serialises the O_DIRECT -> buffered switch */
+	char *map;	       /* dump on tmpfs: the reserved file mapped shared, or NULL */
 
 	uint32_t chunk;
 	uint64_t nchunks;
@@ -109,6 +110,8 @@ uint64_t eng_hash_zeros(uint64_t len);
 /* engine_io.c: each reports its own error through eng_fail() and returns 0 or -errno */
 int eng_io_create(struct eng_region *reg);
 int eng_io_reserve(struct eng_region *reg);
+void eng_io_map(struct eng_region *reg);
+void eng_io_unmap(struct eng_region *reg);
 int eng_io_open_ro(struct eng_region *reg);
 int eng_io_write(struct eng_thread *t, void *buf, size_t len, uint64_t idx);
 int eng_io_read(struct eng_thread *t, void *buf, size_t len, uint64_t idx);

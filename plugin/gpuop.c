@@ -97,6 +97,7 @@ void cs_gpuop_engine_opts(struct cs_ctx *ctx, struct cs_engine_opts *eo)
 	eo->threads = ctx->opt.threads;
 	eo->pinned_max = ctx->opt.pinned_max;
 	eo->direct_io = ctx->opt.direct_io;
+	eo->map_tmpfs = ctx->opt.tmpfs_map;
 	eo->skip_zero = ctx->opt.skip_zero;
 	eo->progress = progress;
 }

@@ -121,6 +121,9 @@ int cs_options_set(struct cs_options *o, const char *key, const char *v, char *e
 	} else if (!strcmp(key, "direct_io")) {
 		if (parse_bool(v, &o->direct_io))
 			return cs_fail(-EINVAL, err, len, "direct_io: '%s' is not yes or no", v);
+	} else if (!strcmp(key, "tmpfs_map")) {
+		if (parse_bool(v, &o->tmpfs_map))
+			return cs_fail(-EINVAL, err, len, "tmpfs_map: '%s' is not yes or no", v);
 	} else if (!strcmp(key, "skip_zero")) {
 		if (parse_bool(v, &o->skip_zero))
 			return cs_fail(-EINVAL, err, len, "skip_zero: '%s' is not yes or no", v);
@@ -153,6 +156,7 @@ static void defaults(struct cs_options *o)
 	o->threads = CS_ENGINE_THREADS_DEF;
 	o->pinned_max = CS_ENGINE_PINNED_DEF;
 	o->direct_io = true;
+	o->tmpfs_map = true;
 	o->skip_zero = true;
 	o->space_check = true;
 	o->rescue = CS_AUTO;
@@ -215,6 +219,7 @@ static const struct {
 	{ "CUDASTORE_THREADS", "threads" },
 	{ "CUDASTORE_PINNED_MB", "pinned_mb" },
 	{ "CUDASTORE_DIRECT_IO", "direct_io" },
+	{ "CUDASTORE_TMPFS_MAP", "tmpfs_map" },
 	{ "CUDASTORE_SKIP_ZERO", "skip_zero" },
 	{ "CUDASTORE_SPACE_CHECK", "space_check" },
 	{ "CUDASTORE_RESCUE", "rescue" },

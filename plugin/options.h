@@ -31,6 +31,7 @@ struct cs_options {
 	unsigned threads;    /* copy threads per GPU */
 	uint64_t pinned_max; /* pinned bytes per GPU */
 	bool direct_io;
+	bool tmpfs_map; /* dump into tmpfs through a shared mapping */
 	bool skip_zero;
 	bool space_check;		/* refuse a dump that cannot fit, before the lock */
 	enum cs_tristate rescue;	/* host copy of GPU memory when writing extents fails */

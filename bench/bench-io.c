@@ -2,8 +2,8 @@
 /*
  * bench-io.c - the storage limit: the same number of threads as the engine write (then
  * fdatasync) and read a scratch file in chunk-sized blocks, O_DIRECT unless --no-direct. On
- * tmpfs the writers copy into a shared mapping of the reserved file, as the engine's dump does
- * there (engine_io.c); --no-tmpfs-map measures pwrite instead.
+ * tmpfs with --tmpfs-map the writers copy into a shared mapping of the reserved file with
+ * process_vm_writev, as the engine's dump then does (engine_io.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/statfs.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -100,11 +101,11 @@ static void *raw_worker(void *arg)
 		len = w->size - off < w->chunk ? w->size - off : w->chunk;
 		len = (len + 4095) & ~4095ull;
 		if (w->map) {
-			len = w->size - off < w->chunk ? w->size - off : w->chunk;
-#ifdef MADV_POPULATE_WRITE
-			madvise(w->map + off, len, MADV_POPULATE_WRITE);
-#endif
-			memcpy(w->map + off, buf, len);
+			struct iovec l = {.iov_base = buf}, r = {.iov_base = w->map + off};
+
+			l.iov_len = r.iov_len = w->size - off < w->chunk ? w->size - off : w->chunk;
+			if (process_vm_writev(getpid(), &l, 1, &r, 1, 0) != (ssize_t)l.iov_len)
+				atomic_store(&w->err, errno ? errno : EIO);
 			continue;
 		}
 		n = w->write ? pwrite(w->fd, buf, len, (off_t)off) : pread(w->fd, buf, len, (off_t)off);

@@ -101,7 +101,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: cs-bench [--dir DIR] [--sizes 1G,8G,32G] [--kinds dense,zero75] [--threads N]\n"
 		   "                [--chunk SIZE] [--pinned SIZE] [--no-direct] [--no-naive] [--no-limits]\n"
-		   "                [--no-tmpfs-map] [--device N] [--keep]\n"
+		   "                [--tmpfs-map] [--device N] [--keep]\n"
 		   "Sizes are binary (K, M, G = KiB, MiB, GiB); rates are GB/s (1e9 bytes/s).\n"
 		   "libcuda: $CUDASTORE_LIBCUDA, else libcuda.so.1 (exit 77 if it cannot be loaded).\n");
 }
@@ -116,7 +116,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 	    {"chunk", 1, 0, 'c'},
 	    {"pinned", 1, 0, 'p'},
 	    {"no-direct", 0, 0, 'D'},
-	    {"no-tmpfs-map", 0, 0, 'M'},
+	    {"tmpfs-map", 0, 0, 'M'},
 	    {"no-naive", 0, 0, 'N'},
 	    {"no-limits", 0, 0, 'L'},
 	    {"device", 1, 0, 'g'},
@@ -164,7 +164,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 			c->eo.direct_io = false;
 			break;
 		case 'M':
-			c->eo.map_tmpfs = false;
+			c->eo.map_tmpfs = true;
 			break;
 		case 'N':
 			c->naive = false;

@@ -6,7 +6,7 @@
  * allocates a bounded ring of pinned host buffers once, runs several copy threads, each with
  * its own stream in the region's context, and overlaps D2H -> hash -> write (dump) or
  * read -> verify -> H2D (restore). Extents are written with O_DIRECT where the filesystem
- * allows it (buffered otherwise; on tmpfs a dump writes through a shared mapping of the file),
+ * allows it (buffered otherwise; on tmpfs, with map_tmpfs, through a shared mapping of the file),
  * fallocated to full size before the first byte moves, and fdatasync'ed at the end.
  *
  * Chunk metadata: every chunk of chunk_size bytes (the last may be shorter) has an XXH3-64
@@ -38,7 +38,7 @@ struct cs_engine_opts {
 			      * single-buffered thread per chunk buffer the pinned bound holds */
 	size_t pinned_max;   /* pinned bytes per device; >= threads * 2 * chunk_size is ideal */
 	bool direct_io;	     /* try O_DIRECT, fall back to buffered I/O when refused */
-	bool map_tmpfs;	     /* dump into tmpfs through a shared mapping (see engine_io.c) */
+	bool map_tmpfs;	     /* dump into tmpfs through a shared mapping (engine_io.c); default off */
 	bool skip_zero;	     /* detect and skip all-zero chunks */
 	/* called from engine threads at most every ~0.5 s per region; may be NULL */
 	void (*progress)(void *arg, unsigned region, uint64_t done, uint64_t total);
@@ -69,7 +69,7 @@ struct cs_engine_region {
 	uint64_t pinned_bytes; /* pinned memory used for this region */
 	bool used_direct_io;
 	bool used_mapping; /* dump: written through a shared mapping (tmpfs) */
-	double seconds; /* wall time of this region's copy */
+	double seconds;	   /* wall time of this region's copy */
 };
 
 /* Copy every region out of the GPU into its extent file (all regions in parallel). */

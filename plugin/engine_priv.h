@@ -48,6 +48,7 @@ struct eng_region {
 	atomic_bool direct_ok; /* an O_DIRECT transfer succeeded: EINVAL is then a real error */
 	pthread_mutex_t lock;  /* serialises the O_DIRECT -> buffered switch */
 	char *map;	       /* dump on tmpfs: the reserved file mapped shared, or NULL */
+	atomic_bool map_off;   /* process_vm_writev refused: pwrite after all */
 
 	uint32_t chunk;
 	uint64_t nchunks;

@@ -156,7 +156,7 @@ static void defaults(struct cs_options *o)
 	o->threads = CS_ENGINE_THREADS_DEF;
 	o->pinned_max = CS_ENGINE_PINNED_DEF;
 	o->direct_io = true;
-	o->tmpfs_map = true;
+	o->tmpfs_map = false;
 	o->skip_zero = true;
 	o->space_check = true;
 	o->rescue = CS_AUTO;

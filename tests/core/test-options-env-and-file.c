@@ -40,7 +40,7 @@ int main(void)
 	tap_ok(o.mode == CS_OPT_MODE_DRIVER, "mode from the file");
 	tap_ok(o.threads == 8 && o.chunk_size == (16u << 20), "numbers from the file");
 	tap_ok(o.rescue == CS_NO && o.leave_running == CS_AUTO, "tristates from the file, defaults kept");
-	tap_ok(o.direct_io && o.tmpfs_map && o.skip_zero && o.space_check, "boolean defaults are on");
+	tap_ok(o.direct_io && !o.tmpfs_map && o.skip_zero && o.space_check, "boolean defaults: tmpfs_map off, the rest on");
 
 	setenv("CUDASTORE_MODE", "custom", 1);
 	setenv("CUDASTORE_THREADS", "2", 1);
@@ -78,8 +78,8 @@ int main(void)
 		       -EINVAL, "pair without '=' refused: %s", err);
 	tap_ok(cs_options_set(&o, "leave_running", "yes", err, sizeof(err)) == 0 && o.leave_running == CS_YES,
 	       "leave_running=yes");
-	setenv("CUDASTORE_TMPFS_MAP", "no", 1);
-	tap_ok(cs_options_load(&o, err, sizeof(err)) == 0 && !o.tmpfs_map, "CUDASTORE_TMPFS_MAP=no turns the mapping off");
+	setenv("CUDASTORE_TMPFS_MAP", "yes", 1);
+	tap_ok(cs_options_load(&o, err, sizeof(err)) == 0 && o.tmpfs_map, "CUDASTORE_TMPFS_MAP=yes turns the mapping on");
 	unsetenv("CUDASTORE_TMPFS_MAP");
 	unlink(path);
 	return tap_done();

@@ -3,12 +3,18 @@
  * test-engine-direct-fallback: when O_DIRECT is refused - at the first transfer (buffers the
  * filesystem cannot DMA from: the fake hands out misaligned "pinned" buffers) or at open
  * (ramfs has no O_DIRECT, and no fallocate either) - the engine switches that file to
- * buffered I/O and the round trip stays byte-exact.
+ * buffered I/O and the round trip stays byte-exact. Likewise a tmpfs dump with map_tmpfs where
+ * process_vm_writev is refused (a seccomp filter, as in some sandboxes) goes on with pwrite.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "engine-test.h"
@@ -71,12 +77,61 @@ static void roundtrip(const char *what, int dirfd, size_t misalign, bool want_di
 	et_check_clean(what, fds);
 }
 
+/* from here on process_vm_writev fails with EPERM in this process */
+static bool refuse_process_vm_writev(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_writev, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	return !prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) &&
+	       !syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
+static void tmpfs_map_refused(int dirfd)
+{
+	const char *what = "tmpfs mapping, process_vm_writev refused";
+	const uint64_t size = 9 * K64 + 999;
+	struct cs_engine_region r;
+	struct cs_engine_opts o;
+	CUdeviceptr src, dst;
+	int fds = et_count_fds(), ret;
+	char err[512] = "";
+
+	fake_cuda_init(&ops);
+	cs_engine_opts_default(&o);
+	o.chunk_size = K64;
+	o.pinned_max = 8 * K64;
+	o.map_tmpfs = true;
+	src = et_dev(fake_ctx(0), size, ET_ZERO75, K64, 5);
+	dst = et_dev(fake_ctx(0), size, -1, 0, 0);
+	et_region(&r, src, size, fake_ctx(0), dirfd, "map.ext");
+	ret = cs_engine_dump(&ops, &r, 1, &o, err, sizeof(err));
+	tap_ok(ret == 0 && !r.used_mapping, "%s: dump returns 0 (%d: %s) and fell back to pwrite (mapping %d)",
+	       what, ret, err, r.used_mapping);
+	r.ptr = dst;
+	ret = cs_engine_restore(&ops, &r, 1, &o, err, sizeof(err));
+	tap_ok(ret == 0, "%s: restore returns 0 (%d: %s)", what, ret, err);
+	tap_ok(!memcmp(fake_host(src), fake_host(dst), size), "%s: byte-exact", what);
+	cs_engine_region_free_meta(&r);
+	fake_dev_free(src);
+	fake_dev_free(dst);
+	unlinkat(dirfd, "map.ext", 0);
+	et_check_clean(what, fds);
+}
+
 int main(void)
 {
 	struct et_dir d, ram;
 	int ret;
 
-	tap_plan(4 * PER);
+	struct et_dir shm;
+
+	tap_plan(5 * PER);
 	if (et_dir_make(&d, NULL, NULL))
 		tap_bail("cannot make a scratch directory");
 	if (enforces_alignment(d.fd)) {
@@ -95,5 +150,14 @@ int main(void)
 	} else {
 		tap_skip(2 * PER, "cannot mount ramfs (not root, or no mount permission)");
 	}
+
+	/* last: the seccomp filter stays for the rest of the process */
+	ret = et_dir_make(&shm, "tmpfs", "size=4m,mode=0700");
+	if (!ret && refuse_process_vm_writev())
+		tmpfs_map_refused(shm.fd);
+	else
+		tap_skip(PER, "cannot mount a tmpfs or install a seccomp filter");
+	if (!ret)
+		et_dir_remove(&shm);
 	return tap_done();
 }

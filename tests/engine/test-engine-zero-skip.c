@@ -74,6 +74,7 @@ static void one(const char *what, uint64_t size, enum et_pattern pat, bool skip)
 	o.chunk_size = K64;
 	o.pinned_max = 8 * K64;
 	o.skip_zero = skip;
+	o.map_tmpfs = true; /* used where the directory is a tmpfs */
 	src = et_dev(fake_ctx(0), size, pat, K64, 7);
 	et_region(&r, src, size, fake_ctx(0), d.fd, "zero.ext");
 	ret = cs_engine_dump(&ops, &r, 1, &o, err, sizeof(err));
@@ -119,7 +120,7 @@ static void all_cases(const char *fs)
 {
 	char what[128];
 
-#define ONE(name, size, pat, skip) \
+#define ONE(name, size, pat, skip)                                                                           \
 	snprintf(what, sizeof(what), "%s, %s", fs, name), one(what, size, pat, skip)
 	ONE("75% zero, 64 chunks + tail", 64 * K64 + 1000, ET_ZERO75, true);
 	ONE("75% zero, zero partial tail", 7 * K64 + 100, ET_ZERO75, true);
@@ -130,7 +131,7 @@ static void all_cases(const char *fs)
 #undef ONE
 }
 
-#define CASES 6
+#define CASES		6
 #define CHECKS_PER_CASE 11
 
 int main(void)

@@ -32,7 +32,9 @@ trap cleanup EXIT
 need_criu() {
 	[ "$(id -u)" = 0 ] || skip_all "needs root for criu"
 	[ -n "${CRIU:-}" ] && [ -x "$CRIU" ] || skip_all "criu not found (run scripts/provide-criu.sh)"
-	"$CRIU" check >/dev/null 2>&1 || skip_all "criu check fails on this kernel"
+	local why
+	why=$("$CRIU" check 2>&1) ||
+		skip_all "criu check fails here: $(echo "$why" | grep -m1 -iE 'error|fail' | cut -c1-120)"
 }
 
 setup_work() {

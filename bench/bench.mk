@@ -5,3 +5,8 @@ bench_cs_bench_SOURCES = bench/cs-bench.c bench/bench-gpu.c bench/bench-io.c ben
 	tests/log-stderr.c
 bench_cs_bench_LDADD = libcudastore.a $(PROTOBUF_C_LIBS) -lpthread -ldl
 EXTRA_DIST += bench/run-gpu-bench.sh
+
+# ----- cs-hash-bench: chunk hashing on this CPU (SSE2 vs AVX2 XXH3) against a plain read -----
+noinst_PROGRAMS += bench/cs-hash-bench
+bench_cs_hash_bench_SOURCES = bench/cs-hash-bench.c
+bench_cs_hash_bench_LDADD = libcudastore.a -lpthread -ldl

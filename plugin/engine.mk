@@ -5,6 +5,7 @@ libcudastore_a_SOURCES += \
 	plugin/engine_priv.h \
 	plugin/engine.c \
 	plugin/engine_chunk.c \
+	plugin/engine_hash_avx2.c \
 	plugin/engine_io.c \
 	plugin/engine_dump.c \
 	plugin/engine_restore.c

@@ -30,9 +30,19 @@ bool eng_is_zero(const void *buf, size_t len)
 	return memcmp(p, p + sizeof(zero), len - sizeof(zero)) == 0;
 }
 
-uint64_t eng_hash(const void *buf, size_t len)
+uint64_t eng_hash_sse2(const void *buf, size_t len)
 {
 	return XXH3_64bits(buf, len);
+}
+
+/* XXH3-64 of a chunk: the AVX2 build (engine_hash_avx2.c) where the CPU has AVX2 */
+uint64_t eng_hash(const void *buf, size_t len)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (__builtin_cpu_supports("avx2"))
+		return eng_hash_avx2(buf, len);
+#endif
+	return eng_hash_sse2(buf, len);
 }
 
 /* XXH3 of len zero bytes, without a len-sized buffer (streaming gives the same value). */

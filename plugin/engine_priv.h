@@ -4,7 +4,7 @@
  *
  *   engine.c          options, region planning, threads, first-error bookkeeping, progress
  *   engine_io.c       the extent files: open (O_DIRECT, buffered or mapped), reserve, read/write, finish
- *   engine_chunk.c    per-chunk data checks: zero detection, XXH3-64
+ *   engine_chunk.c    per-chunk data checks: zero detection, XXH3-64 (AVX2 build where the CPU has it)
  *   engine_dump.c     the dump worker loop (D2H -> zero check -> hash -> pwrite)
  *   engine_restore.c  the restore worker loop (pread -> verify -> H2D / memset)
  *
@@ -106,6 +106,10 @@ uint64_t eng_zero_hash_for(const struct eng_region *reg, size_t len);
 /* engine_chunk.c */
 bool eng_is_zero(const void *buf, size_t len);
 uint64_t eng_hash(const void *buf, size_t len);
+uint64_t eng_hash_sse2(const void *buf, size_t len);
+#if defined(__x86_64__) && defined(__GNUC__)
+uint64_t eng_hash_avx2(const void *buf, size_t len); /* engine_hash_avx2.c */
+#endif
 uint64_t eng_hash_zeros(uint64_t len);
 
 /* engine_io.c: each reports its own error through eng_fail() and returns 0 or -errno */

@@ -6,7 +6,7 @@
 ENGINE_TEST_SAN =
 check_LIBRARIES += tests/engine/libenginetest.a
 tests_engine_libenginetest_a_SOURCES = \
-	plugin/engine.c plugin/engine_chunk.c plugin/engine_io.c plugin/engine_dump.c \
+	plugin/engine.c plugin/engine_chunk.c plugin/engine_hash_avx2.c plugin/engine_io.c plugin/engine_dump.c \
 	plugin/engine_restore.c plugin/cuda_ops.c plugin/imgdir.c tests/log-stderr.c \
 	tests/engine/fake-cuda.c tests/engine/fake-cuda.h \
 	tests/engine/engine-test.c tests/engine/engine-test.h
@@ -23,7 +23,8 @@ ENGINE_TESTS = \
 	tests/engine/test-engine-truncated \
 	tests/engine/test-engine-direct-fallback \
 	tests/engine/test-engine-enospc \
-	tests/engine/test-engine-cuda-fault
+	tests/engine/test-engine-cuda-fault \
+	tests/engine/test-engine-hash-avx2-matches-sse2
 check_PROGRAMS += $(ENGINE_TESTS)
 TESTS += $(ENGINE_TESTS)
 
@@ -54,6 +55,9 @@ tests_engine_test_engine_enospc_LDADD = $(ENGINE_TEST_LDADD)
 tests_engine_test_engine_cuda_fault_SOURCES = tests/engine/test-engine-cuda-fault.c
 tests_engine_test_engine_cuda_fault_CFLAGS = $(ENGINE_TEST_CFLAGS)
 tests_engine_test_engine_cuda_fault_LDADD = $(ENGINE_TEST_LDADD)
+tests_engine_test_engine_hash_avx2_matches_sse2_SOURCES = tests/engine/test-engine-hash-avx2-matches-sse2.c
+tests_engine_test_engine_hash_avx2_matches_sse2_CFLAGS = $(ENGINE_TEST_CFLAGS)
+tests_engine_test_engine_hash_avx2_matches_sse2_LDADD = $(ENGINE_TEST_LDADD)
 
 # cs-bench end to end on the fake device, loaded as a libcuda through the normal loader
 check_PROGRAMS += tests/engine/libcuda-fake.so

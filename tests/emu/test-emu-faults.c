@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "emu-test.h"
 
@@ -83,12 +84,17 @@ static void delay_makes_lock_time_out(void)
 		tap_ok(0, "start the delayed workload");
 		return;
 	}
-	/* the app spends ~99% of its time inside a delayed call; retry if we hit the gap */
-	for (int i = 0; i < 3; i++) {
+	/*
+	 * The app spends ~99% of its time inside a delayed call; retry if we hit the gap. After an
+	 * unlock give the app 100 ms to get back into its delayed call: an immediate retry can beat
+	 * the app's blocked thread to the gate again and again on a loaded machine.
+	 */
+	for (int i = 0; i < 10; i++) {
 		res = cu.CheckpointProcessLock(app.pid, &la);
 		if (res != CUDA_SUCCESS)
 			break;
 		cu.CheckpointProcessUnlock(app.pid, NULL);
+		usleep(100 * 1000);
 	}
 	cu.CheckpointProcessGetState(app.pid, &st);
 	tap_ok(res == CUDA_ERROR_NOT_READY && st == CU_PROCESS_STATE_RUNNING,

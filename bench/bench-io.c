@@ -3,7 +3,7 @@
  * bench-io.c - the storage limit: the same number of threads as the engine write (then
  * fdatasync) and read a scratch file in chunk-sized blocks, O_DIRECT unless --no-direct. On
  * tmpfs with --tmpfs-map the writers copy into a shared mapping of the reserved file with
- * process_vm_writev, as the engine's dump then does (engine_io.c).
+ * process_vm_writev, by the engine's own copy (eng_copy_to_mapping).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,11 +15,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/statfs.h>
-#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "bench.h"
+#include "engine_priv.h"
 
 #define RAW_NAME "cs-bench-raw.tmp"
 
@@ -99,15 +99,14 @@ static void *raw_worker(void *arg)
 		if (off >= w->size)
 			break;
 		len = w->size - off < w->chunk ? w->size - off : w->chunk;
-		len = (len + 4095) & ~4095ull;
 		if (w->map) {
-			struct iovec l = {.iov_base = buf}, r = {.iov_base = w->map + off};
+			int ret = eng_copy_to_mapping(w->map + off, buf, len);
 
-			l.iov_len = r.iov_len = w->size - off < w->chunk ? w->size - off : w->chunk;
-			if (process_vm_writev(getpid(), &l, 1, &r, 1, 0) != (ssize_t)l.iov_len)
-				atomic_store(&w->err, errno ? errno : EIO);
+			if (ret)
+				atomic_store(&w->err, -ret);
 			continue;
 		}
+		len = (len + 4095) & ~4095ull;
 		n = w->write ? pwrite(w->fd, buf, len, (off_t)off) : pread(w->fd, buf, len, (off_t)off);
 		if (n < 0 || (w->write && (uint64_t)n != len))
 			atomic_store(&w->err, n < 0 ? errno : EIO);

@@ -148,20 +148,18 @@ void eng_io_unmap(struct eng_region *reg)
 	reg->map = NULL;
 }
 
-/* copy into the mapping by a kernel copy; 0, -errno, or 1: not possible here, use pwrite */
-static int map_write(struct eng_region *reg, const void *buf, size_t len, uint64_t off)
+/* copy len bytes to dst, an address of our own mapping, by a kernel copy; 0 or -errno */
+int eng_copy_to_mapping(void *dst, const void *src, size_t len)
 {
 	size_t done = 0;
 
 	while (done < len) {
-		struct iovec local = { .iov_base = (char *)buf + done, .iov_len = len - done };
-		struct iovec remote = { .iov_base = reg->map + off + done, .iov_len = len - done };
+		struct iovec local = { .iov_base = (char *)src + done, .iov_len = len - done };
+		struct iovec remote = { .iov_base = (char *)dst + done, .iov_len = len - done };
 		ssize_t n = process_vm_writev(getpid(), &local, 1, &remote, 1, 0);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 && !done && (errno == ENOSYS || errno == EPERM))
-			return 1;
 		if (n <= 0)
 			return n < 0 ? -errno : -EIO;
 		done += (size_t)n;
@@ -170,14 +168,14 @@ static int map_write(struct eng_region *reg, const void *buf, size_t len, uint64
 }
 
 /* the kernel refuses process_vm_writev (seccomp, old kernel): this file goes on with pwrite */
-static void map_give_up(struct eng_region *reg)
+static void map_give_up(struct eng_region *reg, int err)
 {
 	pthread_mutex_lock(&reg->lock);
 	if (!atomic_load(&reg->map_off)) {
 		atomic_store(&reg->map_off, true);
 		reg->r->used_mapping = false;
 		cs_info("engine: %s: process_vm_writev is not allowed here (%s); writing with pwrite",
-			reg->r->name, strerror(errno));
+			reg->r->name, strerror(-err));
 	}
 	pthread_mutex_unlock(&reg->lock);
 }
@@ -284,9 +282,9 @@ int eng_io_write(struct eng_thread *t, void *buf, size_t len, uint64_t idx)
 	int ret;
 
 	if (reg->map && !atomic_load(&reg->map_off)) {
-		ret = map_write(reg, buf, len, off);
-		if (ret == 1) {
-			map_give_up(reg);
+		ret = eng_copy_to_mapping(reg->map + off, buf, len);
+		if (ret == -EPERM || ret == -ENOSYS) {
+			map_give_up(reg, ret);
 		} else if (ret) {
 			eng_fail(
 			    reg->job, ret,

@@ -117,6 +117,7 @@ int eng_io_create(struct eng_region *reg);
 int eng_io_reserve(struct eng_region *reg);
 void eng_io_map(struct eng_region *reg);
 void eng_io_unmap(struct eng_region *reg);
+int eng_copy_to_mapping(void *dst, const void *src, size_t len); /* also cs-bench's raw write */
 int eng_io_open_ro(struct eng_region *reg);
 int eng_io_write(struct eng_thread *t, void *buf, size_t len, uint64_t idx);
 int eng_io_read(struct eng_thread *t, void *buf, size_t len, uint64_t idx);

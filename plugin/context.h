@@ -2,8 +2,8 @@
 /*
  * context.h - the one plugin context: options, driver tables, and the processes we track.
  *
- * Created in init(stage), destroyed in exit(stage). Hooks run in the criu master one at a
- * time, so the context needs no locking (the copy engine's threads never touch it).
+ * Lives in cudastore-helper, from criu's INIT to its BYE (or to the guardian's end). Requests
+ * come one at a time, so the context needs no locking (the copy engine's threads never touch it).
  */
 #ifndef CUDASTORE_CONTEXT_H
 #define CUDASTORE_CONTEXT_H
@@ -25,6 +25,7 @@ enum cs_proc_phase {
 	CS_PHASE_LOCKED,       /* we locked it */
 	CS_PHASE_CHECKPOINTED, /* its GPU memory is in our extents or the driver's host copy */
 	CS_PHASE_FAILED,       /* something went wrong; rollback decides what can be saved */
+	CS_PHASE_RESUMED,      /* rolled back: running again with its GPU memory */
 };
 
 struct cs_rescue; /* host copy of GPU memory kept when writing extents failed (dump.c) */
@@ -54,7 +55,9 @@ struct cs_ctx {
 	bool cuda_inited;		    /* cuInit called in this (criu) process */
 	int ndev;			    /* devices visible to us */
 	CUcontext retained[CS_MAX_DEVICES]; /* primary contexts we hold, by ordinal */
-	bool inventory_added;
+	bool inventory_added;	/* criu was asked to record us in its inventory */
+	bool inventory_pending; /* ask criu to (answer to the current PAUSE) */
+	unsigned lock_timeout_ms; /* for the current PAUSE, from criu's --timeout alarm */
 	uint64_t planned_bytes; /* GPU memory of the processes already admitted to this dump */
 	unsigned nproc;
 	struct cs_proc proc[CS_MAX_PROCS];

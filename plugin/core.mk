@@ -10,6 +10,8 @@ libcudastore_a_SOURCES += \
 	plugin/plan.c plugin/plan.h \
 	plugin/procfs.c plugin/procfs.h \
 	plugin/restore.c plugin/restore.h \
-	plugin/rthread.c plugin/rthread.h \
+	plugin/rthread.h \
+	plugin/relay.h \
+	plugin/wire.c plugin/wire.h \
 	plugin/stats.c plugin/stats.h \
 	plugin/summary.c plugin/summary.h

@@ -16,31 +16,12 @@
 #include "log.h"
 #include "plan.h"
 #include "procfs.h"
+#include "relay.h"
 #include "restore.h"
 #include "rthread.h"
 #include "summary.h"
 
-extern void add_inventory_plugin(const char *name) __attribute__((weak));
-
-#define PLUGIN_NAME "cudastore"
-
 /* ---- PAUSE_DEVICES ------------------------------------------------------------------------ */
-
-/*
- * PAUSE runs under criu's --timeout alarm; a lock that outlives it gets criu killed by BUG().
- * alarm(0) tells the seconds left without needing criu's private option struct.
- */
-static unsigned lock_timeout_ms(const struct cs_ctx *ctx)
-{
-	unsigned left = alarm(0), cap;
-
-	if (!left) /* no alarm running (criu without --timeout handling): our own default */
-		return ctx->opt.lock_timeout_ms ? ctx->opt.lock_timeout_ms : 10000;
-	alarm(left);
-	/* alarm() rounds up: keep a margin so the lock gives up before criu's alarm fires */
-	cap = left * 1000 > 1500 ? left * 1000 - 1000 : 500;
-	return ctx->opt.lock_timeout_ms && ctx->opt.lock_timeout_ms < cap ? ctx->opt.lock_timeout_ms : cap;
-}
 
 static bool use_custom(const struct cs_ctx *ctx)
 {
@@ -55,11 +36,12 @@ static int lock_process(struct cs_ctx *ctx, struct cs_proc *p)
 	double t0 = cs_now();
 
 	memset(&args, 0, sizeof(args));
-	args.timeoutMs = lock_timeout_ms(ctx);
+	args.timeoutMs = ctx->lock_timeout_ms ? ctx->lock_timeout_ms : 10000;
 	res = ctx->cuda.CheckpointProcessLock(p->pid, &args);
 	if (res == CUDA_SUCCESS) {
 		p->phase = CS_PHASE_LOCKED;
 		cs_info("pid %d: locked in %.3f s", p->pid, cs_now() - t0);
+		cs_relay_test_stall("after-lock");
 		return 0;
 	}
 	p->phase = CS_PHASE_FAILED;
@@ -126,10 +108,8 @@ int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd)
 		pid, p->ns_pid, tid, st, p->mode == CS_MODE_CUSTOM ? "CustomStorage" : "driver-managed",
 		ctx->cuda.driver_version,
 		ctx->cuda.has_custom_storage ? ", CustomStorage available" : ", no CustomStorage");
-	if (!ctx->inventory_added && add_inventory_plugin) {
-		add_inventory_plugin(PLUGIN_NAME);
-		ctx->inventory_added = true;
-	}
+	if (!ctx->inventory_added) /* criu records us (hooks.c): restore then needs the plugin */
+		ctx->inventory_added = ctx->inventory_pending = true;
 	if (st == CU_PROCESS_STATE_CHECKPOINTED) {
 		p->phase = CS_PHASE_CHECKPOINTED;
 		p->mode = CS_MODE_DRIVER;
@@ -375,6 +355,7 @@ static int checkpoint_custom(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, s
 	p->pending = NULL;
 	p->phase = CS_PHASE_CHECKPOINTED;
 	cs_stats_end(st, p->pid, "complete", 0);
+	cs_relay_test_stall("after-complete");
 	return ret;
 }
 
@@ -548,16 +529,11 @@ static int rollback_one(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
 	return ret;
 }
 
-static bool leave_running(const struct cs_ctx *ctx)
-{
-	if (ctx->opt.leave_running != CS_AUTO)
-		return ctx->opt.leave_running == CS_YES;
-	return cs_procfs_criu_leave_running();
-}
-
 /* Which processes the rollback touches (docs/design.md, "exit(DUMP, ret): rollback") */
 static bool needs_rollback(const struct cs_proc *p)
 {
+	if (p->phase == CS_PHASE_RESUMED)
+		return false;
 	if (p->checkpoint_called)
 		return true;
 	/* we locked it, or a lock of a running process failed and may have half taken */
@@ -565,9 +541,9 @@ static bool needs_rollback(const struct cs_proc *p)
 	       (p->phase == CS_PHASE_FAILED && p->initial_state == CU_PROCESS_STATE_RUNNING);
 }
 
-void cs_dump_finish(struct cs_ctx *ctx, int ret, int dirfd)
+void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd)
 {
-	bool resume = ret != 0 || leave_running(ctx);
+	bool resume = ret != 0 || leave_running;
 	unsigned i;
 
 	for (i = 0; i < ctx->nproc; i++) {
@@ -582,7 +558,9 @@ void cs_dump_finish(struct cs_ctx *ctx, int ret, int dirfd)
 			cs_err("pid %d: rollback failed; see above", p->pid);
 		else
 			cs_info("pid %d: resumed with its GPU memory in %.3f s (%s)", p->pid, cs_now() - t0,
-				ret ? "dump failed" : "--leave-running");
+				ret ? "dump failed" : cs_relay_criu_gone() ? "criu is gone" : "--leave-running");
+		if (!r)
+			p->phase = CS_PHASE_RESUMED;
 		/* a failed dump's extents are useless once the memory is back on the GPU */
 		if (!r && ret && dirfd >= 0 && p->mode == CS_MODE_CUSTOM)
 			remove_images(dirfd, p->ns_pid, CS_MAX_DEVICES);

@@ -15,6 +15,7 @@
 
 int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd);
 int cs_dump_checkpoint(struct cs_ctx *ctx, pid_t pid, int dirfd);
-void cs_dump_finish(struct cs_ctx *ctx, int ret, int dirfd);
+/* leave_running: criu's decision (hooks.c); the guardian passes true to resume everything */
+void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd);
 
 #endif /* CUDASTORE_DUMP_H */

@@ -1,30 +1,48 @@
 // SPDX-License-Identifier: MIT
 /*
- * hooks.c - what CRIU sees: the descriptor, init/exit and three device hooks. Dispatch only.
+ * hooks.c - what CRIU sees: the descriptor, init/exit and three device hooks.
+ *
+ * This is criu's side of the plugin. It never loads libcuda or NVML: every driver call runs in
+ * cudastore-helper (helper_main.c), which init starts and each hook forwards to (wire.h).
+ * criu keeps what only it can do: CRIU's inventory, its timeout and leave-running decision,
+ * the images-directory fd, and ptrace control of the target's restore thread (helper_link.c).
  *
  * max_hooks is 12 on purpose (hooks up to CHECKPOINT_DEVICES): CRIU rejects a plugin whose
  * max_hooks exceeds its own, so 12 loads on CRIU 4.0 through 4.2.x (criu-plugin-abi §1.4).
  * Every hook answers -ENOTSUP for a process that is not ours, so plugins loaded after us
  * still see it (run_plugins stops at the first other answer, including 0).
  */
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "criu-plugin.h"
 #include "context.h"
-#include "devices.h"
-#include "dump.h"
+#include "helper_link.h"
 #include "log.h"
-#include "restore.h"
+#include "procfs.h"
+#include "wire.h"
 
 #define CS_PUBLIC    __attribute__((visibility("default")))
 #define CS_MAX_HOOKS 12
+#define PLUGIN_NAME  "cudastore"
 
 extern void set_compel_interrupt_only_mode(void) __attribute__((weak));
-extern bool check_and_remove_inventory_plugin(const char *name, int n) __attribute__((weak));
+extern bool check_and_remove_inventory_plugin(const char *name, size_t n) __attribute__((weak));
+extern int add_inventory_plugin(const char *name) __attribute__((weak));
 
-static struct cs_ctx *ctx; /* the one plugin context */
+struct cs_plugin {
+	int stage;
+	bool disabled; /* no GPU work for us: every hook says -ENOTSUP */
+	bool inventory_added;
+	struct cs_options opt;
+	struct cs_link link;
+};
+
+static struct cs_plugin *pl;
 
 static const char *stage_name(int stage)
 {
@@ -33,115 +51,153 @@ static const char *stage_name(int stage)
 						   : "pre-dump";
 }
 
+/* criu must stay single-threaded (setns into a container's mount namespace): say so per hook */
+static void note_threads(const char *where)
+{
+	struct dirent *e;
+	DIR *d = opendir("/proc/self/task");
+	int n = 0;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	if (n == 1)
+		cs_debug("%s: criu has 1 thread", where);
+	else
+		cs_warn("%s: criu has %d threads (expected 1: a threaded criu cannot enter a "
+			"container's mount namespace)",
+			where, n);
+}
+
 /* Restore: claim our inventory entry; false means these images hold no GPU state of ours. */
 static bool images_need_us(void)
 {
 	if (!check_and_remove_inventory_plugin)
 		return true;
-	return check_and_remove_inventory_plugin("cudastore", strlen("cudastore"));
-}
-
-static int load_driver(void)
-{
-	char err[512];
-
-	if (cs_cuda_load(&ctx->cuda, ctx->opt.libcuda[0] ? ctx->opt.libcuda : NULL, err, sizeof(err))) {
-		if (ctx->stage == CS_STAGE_RESTORE) {
-			cs_err(
-			    "the images hold CUDA GPU state but the driver cannot be used: %s. Install the "
-			    "NVIDIA driver (or set CUDASTORE_LIBCUDA) and restore again",
-			    err);
-			return -1;
-		}
-		cs_info("plugin disabled: %s (no CUDA processes can be checkpointed)", err);
-		ctx->disabled = true;
-		return 0;
-	}
-	ctx->cuda_loaded = true;
-	if (!ctx->cuda.has_checkpoint) {
-		cs_warn(
-		    "driver CUDA %d (%s) has no checkpoint API (needs R570+ / CUDA 12.8); plugin disabled",
-		    ctx->cuda.driver_version, ctx->cuda.path);
-		ctx->disabled = true;
-		return ctx->stage == CS_STAGE_RESTORE ? -1 : 0;
-	}
-	return 0;
+	return check_and_remove_inventory_plugin(PLUGIN_NAME, strlen(PLUGIN_NAME));
 }
 
 static int cudastore_init(int stage)
 {
 	char err[512];
+	int ret;
 
-	ctx = calloc(1, sizeof(*ctx));
-	if (!ctx)
+	pl = calloc(1, sizeof(*pl));
+	if (!pl)
 		return -1;
-	ctx->stage = stage;
-	if (cs_options_load(&ctx->opt, err, sizeof(err))) {
+	pl->stage = stage;
+	pl->link.sock = -1;
+	note_threads("init");
+	if (cs_options_load(&pl->opt, err, sizeof(err))) {
 		cs_err("bad configuration: %s", err);
 		goto err_free;
 	}
 	if (stage == CR_PLUGIN_STAGE__RESTORE && !images_need_us()) {
 		cs_debug("images hold no GPU state; plugin idle");
-		ctx->disabled = true;
+		pl->disabled = true;
 		return 0;
 	}
-	if (load_driver())
+	ret = cs_link_start(&pl->link, stage, &pl->opt, &pl->disabled);
+	if (ret)
 		goto err_free; /* criu calls no exit for a plugin whose init failed */
-	if (ctx->disabled)
-		return 0;
+	if (pl->disabled && stage == CR_PLUGIN_STAGE__RESTORE)
+		goto err_stop; /* the images need a driver the helper could not use (it said why) */
 	/* a cgroup freezer would freeze the driver's restore thread too: use ptrace interrupts */
-	if (stage == CR_PLUGIN_STAGE__DUMP && set_compel_interrupt_only_mode)
+	if (stage == CR_PLUGIN_STAGE__DUMP && !pl->disabled && set_compel_interrupt_only_mode)
 		set_compel_interrupt_only_mode();
-	cs_info("%s %s: %s stage; driver CUDA %d from %s, CustomStorage %s; mode %s (%s)", PACKAGE_NAME,
-		PACKAGE_VERSION, stage_name(stage), ctx->cuda.driver_version, ctx->cuda.path,
-		ctx->cuda.has_custom_storage ? "available" : "not available", cs_opt_mode_name(ctx->opt.mode),
-		ctx->opt.source);
+	cs_debug("%s stage, helper pid %d", stage_name(stage), pl->link.helper);
 	return 0;
 
+err_stop:
+	cs_link_stop(&pl->link);
 err_free:
-	free(ctx);
-	ctx = NULL;
+	free(pl);
+	pl = NULL;
 	return -1;
+}
+
+static bool leave_running(const struct cs_plugin *p)
+{
+	if (p->opt.leave_running != CS_AUTO)
+		return p->opt.leave_running == CS_YES;
+	return cs_procfs_criu_leave_running();
 }
 
 static void cudastore_exit(int stage, int ret)
 {
-	if (!ctx)
+	if (!pl)
 		return;
+	note_threads("exit");
 	/* the images dir is still open in exit(DUMP), already closed in exit(RESTORE) */
-	if (stage == CR_PLUGIN_STAGE__DUMP && !ctx->disabled)
-		cs_dump_finish(ctx, ret, criu_get_image_dir());
-	if (ctx->cuda_loaded) {
-		cs_dev_release_all(ctx);
-		cs_cuda_unload(&ctx->cuda);
-	}
-	free(ctx);
-	ctx = NULL;
+	if (stage == CR_PLUGIN_STAGE__DUMP && !pl->disabled)
+		cs_link_call(&pl->link, CS_W_FINISH, 0, leave_running(pl), ret, criu_get_image_dir(), NULL);
+	cs_link_stop(&pl->link);
+	free(pl);
+	pl = NULL;
+}
+
+/*
+ * PAUSE runs under criu's --timeout alarm; a lock that outlives it gets criu killed by BUG().
+ * alarm(0) tells the seconds left without needing criu's private option struct.
+ */
+static unsigned lock_timeout_ms(const struct cs_options *o)
+{
+	unsigned left = alarm(0), cap;
+
+	if (!left) /* no alarm running (criu without --timeout handling): our own default */
+		return o->lock_timeout_ms ? o->lock_timeout_ms : 10000;
+	alarm(left);
+	/* alarm() rounds up: keep a margin so the lock gives up before criu's alarm fires */
+	cap = left * 1000 > 1500 ? left * 1000 - 1000 : 500;
+	return o->lock_timeout_ms && o->lock_timeout_ms < cap ? o->lock_timeout_ms : cap;
 }
 
 static int cudastore_pause_devices(int pid)
 {
-	if (!ctx || ctx->disabled)
+	uint32_t flags;
+	int ret;
+
+	if (!pl || pl->disabled)
 		return -ENOTSUP;
-	return cs_dump_pause(ctx, pid, criu_get_image_dir());
+	note_threads("pause");
+	ret = cs_link_call(&pl->link, CS_W_PAUSE, pid, (int32_t)lock_timeout_ms(&pl->opt), 0,
+			   criu_get_image_dir(), &flags);
+	if ((flags & CS_WF_INVENTORY) && !pl->inventory_added && add_inventory_plugin) {
+		if (add_inventory_plugin(PLUGIN_NAME))
+			cs_warn("pid %d: CRIU could not record %s in its inventory", pid, PLUGIN_NAME);
+		pl->inventory_added = true;
+	}
+	return ret;
 }
 
 static int cudastore_checkpoint_devices(int pid)
 {
-	if (!ctx || ctx->disabled || ctx->stage != CS_STAGE_DUMP)
+	if (!pl || pl->disabled || pl->stage != CR_PLUGIN_STAGE__DUMP)
 		return -ENOTSUP;
-	return cs_dump_checkpoint(ctx, pid, criu_get_image_dir());
+	note_threads("checkpoint");
+	return cs_link_call(&pl->link, CS_W_CHECKPOINT, pid, 0, 0, criu_get_image_dir(), NULL);
 }
 
 static int cudastore_resume_devices_late(int pid)
 {
-	if (!ctx || ctx->disabled || ctx->stage != CS_STAGE_RESTORE)
+	int ret;
+
+	if (!pl || pl->disabled || pl->stage != CR_PLUGIN_STAGE__RESTORE)
 		return -ENOTSUP;
-	return cs_restore_process(ctx, pid, criu_get_image_dir());
+	note_threads("resume");
+	ret = cs_link_call(&pl->link, CS_W_RESTORE, pid, 0, 0, criu_get_image_dir(), NULL);
+	if (ret == -EIO) {
+		/* CRIU ignores this hook's result: never let it resume a half-restored process */
+		cs_err("pid %d: killing it: its GPU state could not be restored", pid);
+		kill(pid, SIGKILL);
+	}
+	return ret;
 }
 
 CS_PUBLIC cr_plugin_desc_t CR_PLUGIN_DESC = {
-	.name = "cudastore",
+	.name = PLUGIN_NAME,
 	.init = cudastore_init,
 	.exit = cudastore_exit,
 	.version = CRIU_PLUGIN_VERSION,

@@ -105,6 +105,10 @@ int cs_options_set(struct cs_options *o, const char *key, const char *v, char *e
 		snprintf(o->libcuda, sizeof(o->libcuda), "%s", v);
 	} else if (!strcmp(key, "libnvml")) {
 		snprintf(o->libnvml, sizeof(o->libnvml), "%s", v);
+	} else if (!strcmp(key, "helper")) {
+		if (v[0] != '/')
+			return cs_fail(-EINVAL, err, len, "helper: '%s' is not an absolute path", v);
+		snprintf(o->helper, sizeof(o->helper), "%s", v);
 	} else if (!strcmp(key, "chunk_mb")) {
 		if (parse_u64(v, 1, CS_ENGINE_CHUNK_MAX >> 20, &x) || (x & (x - 1)))
 			return cs_fail(-EINVAL, err, len, "chunk_mb: '%s' is not a power of two in 1..%u", v,
@@ -215,6 +219,7 @@ static const struct {
 	{ "CUDASTORE_MODE", "mode" },
 	{ "CUDASTORE_LIBCUDA", "libcuda" },
 	{ "CUDASTORE_LIBNVML", "libnvml" },
+	{ "CUDASTORE_HELPER", "helper" },
 	{ "CUDASTORE_CHUNK_MB", "chunk_mb" },
 	{ "CUDASTORE_THREADS", "threads" },
 	{ "CUDASTORE_PINNED_MB", "pinned_mb" },

@@ -27,6 +27,7 @@ struct cs_options {
 	enum cs_opt_mode mode;
 	char libcuda[256];   /* empty: libcuda.so.1 */
 	char libnvml[256];   /* empty: libnvidia-ml.so.1 */
+	char helper[256];    /* empty: cudastore-helper beside the plugin, else the installed one */
 	uint32_t chunk_size; /* bytes */
 	unsigned threads;    /* copy threads per GPU */
 	uint64_t pinned_max; /* pinned bytes per GPU */

@@ -11,6 +11,7 @@
 #include "imgdir.h"
 #include "log.h"
 #include "procfs.h"
+#include "relay.h"
 #include "restore.h"
 #include "rthread.h"
 
@@ -198,6 +199,7 @@ int cs_restore_custom(struct cs_ctx *ctx, pid_t pid, const struct cs_manifest *m
 	if (!ret)
 		ret = match_view(pid, m, dest, &view, dev_of);
 	cs_stats_end(st, pid, "map", 0);
+	cs_relay_test_stall("restore");
 	if (!ret)
 		ret = rs ? copy_from_rescue(ctx, pid, &view, dev_of, m, rs)
 			 : copy_from_extents(ctx, pid, &view, dev_of, m, dirfd, &bytes);

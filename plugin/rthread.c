@@ -85,6 +85,30 @@ static int wait_stopped(pid_t tid)
 	}
 }
 
+int cs_rthread_poll(struct cs_rthread *rt)
+{
+	int status, sig;
+	pid_t r;
+
+	if (!rt->running)
+		return 0;
+	r = waitpid(rt->tid, &status, __WALL | WNOHANG);
+	if (r <= 0)
+		return r < 0 && errno != EINTR ? -errno : 0;
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		rt->running = false;
+		return -ESRCH;
+	}
+	if (!WIFSTOPPED(status))
+		return 0;
+	sig = (status >> 16) == PTRACE_EVENT_STOP ? 0 : WSTOPSIG(status);
+	cs_debug("restore thread %d: %s while running; letting it go on", rt->tid,
+		 sig ? strsignal(sig) : "ptrace stop");
+	if (ptrace(PTRACE_CONT, rt->tid, NULL, (void *)(long)sig))
+		return errno == ESRCH ? -ESRCH : -errno;
+	return 0;
+}
+
 int cs_rthread_stop(struct cs_rthread *rt)
 {
 	int ret = 0;

@@ -27,5 +27,11 @@ struct cs_rthread {
 /* block_signals: replace the thread's mask (dump); false keeps it (restore: rt_sigreturn sets it) */
 int cs_rthread_run(struct cs_rthread *rt, pid_t tid, bool block_signals);
 int cs_rthread_stop(struct cs_rthread *rt);
+/*
+ * While it runs: if the thread sits in a signal-delivery stop, deliver the signal and let it run
+ * on (criu polls this while cudastore-helper waits in the driver; before the helper existed
+ * criu was blocked in that call and a signal stop hung the restore). -ESRCH if it died.
+ */
+int cs_rthread_poll(struct cs_rthread *rt);
 
 #endif /* CUDASTORE_RTHREAD_H */

@@ -32,7 +32,7 @@ CRIU=/usr/local/sbin/criu
 WORK=$(mktemp -d /tmp/cudastore-demo.XXXXXX)
 IMG=${DIR:-$WORK/images}
 mkdir -p "$IMG" "$WORK/plugins"
-cp cudastore_plugin.so "$WORK/plugins/"
+cp cudastore_plugin.so cudastore-helper "$WORK/plugins/"
 export CUDASTORE_MODE=$MODE
 
 if [ -z "$FORCE_EMU" ] && ls /dev/nvidia0 >/dev/null 2>&1 && ldconfig -p | grep -q 'libcuda.so.1 '; then

@@ -2,7 +2,7 @@
 # The plugin .so exports exactly CR_PLUGIN_DESC, and every symbol it imports comes from libc,
 # protobuf-c, or the criu binary (weak where criu versions differ): nothing else can break a load.
 . "$top_srcdir/tests/e2e/lib.sh"
-plan 3
+plan 5
 SO=$PLUGIN_SO
 defined=$(nm -D --defined-only "$SO" | awk '$2 ~ /[A-TV-Z]/ {print $3}' | grep -v '^_' | sort | tr '\n' ' ')
 check "only CR_PLUGIN_DESC is exported (found: $defined)" [ "$defined" = "CR_PLUGIN_DESC " ]
@@ -19,4 +19,7 @@ check "every import is on the allow-list (unexpected: ${bad:-none})" [ -z "$bad"
 weak=$(nm -D "$SO" | awk '$1 == "w" {print $2}' | grep -E 'inventory|interrupt_only' | sort | tr '\n' ' ')
 check "criu internals are weak imports ($weak)" \
 	[ "$weak" = "add_inventory_plugin check_and_remove_inventory_plugin set_compel_interrupt_only_mode " ]
+# criu's process never runs driver code: the driver tables and dlopen live in cudastore-helper
+check "no driver code in the plugin (no cuCheckpoint* names)" sh -c "! grep -q cuCheckpointProcessLock '$SO'"
+check "the plugin loads no library itself (no dlopen import)" sh -c "! nm -D --undefined-only '$SO' | grep -q dlopen"
 done_testing

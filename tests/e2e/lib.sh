@@ -42,6 +42,7 @@ setup_work() {
 	PLUGINDIR=$WORK/plugins
 	mkdir -p "$PLUGINDIR"
 	cp "$PLUGIN_SO" "$PLUGINDIR/"
+	cp "$top_builddir/cudastore-helper" "$PLUGINDIR/" # the plugin runs it from beside itself
 }
 
 # use the driver emulator for both the workload and the plugin (inside criu)

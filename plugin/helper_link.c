@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: MIT
+/* helper_link.c - start cudastore-helper and serve it from inside criu (see helper_link.h) */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "helper_link.h"
+#include "log.h"
+#include "wire.h"
+
+#define HELPER_NAME	  "cudastore-helper"
+#define WATCH_INTERVAL_MS 20	/* restore threads are checked for signal stops this often */
+#define STOP_WAIT_MS	  30000 /* after BYE: the helper releases the GPUs and exits */
+
+int cs_link_helper_path(const struct cs_options *o, char *path, size_t len, char *err, size_t errlen)
+{
+	char self[PATH_MAX] = "", *slash;
+	Dl_info di;
+
+	if (o->helper[0]) {
+		snprintf(path, len, "%s", o->helper);
+		if (access(path, X_OK) == 0)
+			return 0;
+		snprintf(err, errlen, "helper %s (from the helper option) is not executable: %s", path,
+			 strerror(errno));
+		return -ENOENT;
+	}
+	if (dladdr((void *)cs_link_helper_path, &di) && di.dli_fname && di.dli_fname[0] == '/') {
+		snprintf(self, sizeof(self), "%s", di.dli_fname);
+		slash = strrchr(self, '/');
+		if (slash) {
+			snprintf(slash + 1, sizeof(self) - (size_t)(slash + 1 - self), HELPER_NAME);
+			if (access(self, X_OK) == 0) {
+				snprintf(path, len, "%s", self);
+				return 0;
+			}
+		}
+	}
+	snprintf(path, len, "%s", CS_HELPER_PATH);
+	if (access(path, X_OK) == 0)
+		return 0;
+	snprintf(err, errlen,
+		 "%s not found (looked beside the plugin%s%s and at %s); install cudastore completely "
+		 "(make install) or set helper = PATH in cudastore.conf",
+		 HELPER_NAME, self[0] ? ": " : "", self, CS_HELPER_PATH);
+	return -ENOENT;
+}
+
+/* In the helper-to-be, after fork: a clean process for exec (fds, signals, session). */
+static void exec_helper(const char *path, int sock)
+{
+	sigset_t none;
+	int sig, fd;
+
+	setsid(); /* a signal for criu's process group (Ctrl-C, a runtime's kill) is not for us */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	for (sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	if (sock != CS_HELPER_FD) {
+		if (dup2(sock, CS_HELPER_FD) < 0)
+			_exit(126);
+	} else {
+		fcntl(sock, F_SETFD, 0);
+	}
+	/* criu's fds are not the helper's */
+	if (syscall(SYS_close_range, CS_HELPER_FD + 1, ~0u, 0))
+		for (fd = CS_HELPER_FD + 1; fd < 65536; fd++)
+			close(fd);
+	execl(path, path, "--criu-fd", "3", (char *)NULL);
+	{
+		struct cs_wire_msg m;
+		int n;
+
+		memset(&m, 0, sizeof(m));
+		m.type = CS_W_LOG;
+		m.arg = CS_LOG_ERROR;
+		n = snprintf(m.data, sizeof(m.data), "Error: cudastore: cannot run %s: %s\n", path,
+			     strerror(errno));
+		m.len = n > 0 && n < (int)sizeof(m.data) ? (uint32_t)n : 0;
+		cs_wire_send(CS_HELPER_FD, &m, -1);
+	}
+	_exit(127);
+}
+
+static int spawn(const char *path, int *sock)
+{
+	int sv[2], status;
+	pid_t child, grandchild;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	child = fork();
+	if (child < 0) {
+		int ret = -errno;
+
+		close(sv[0]);
+		close(sv[1]);
+		return ret;
+	}
+	if (child == 0) {
+		close(sv[0]);
+		grandchild = fork();
+		if (grandchild == 0)
+			exec_helper(path, sv[1]);
+		_exit(grandchild < 0 ? 1 : 0);
+	}
+	close(sv[1]);
+	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		close(sv[0]);
+		return -ECHILD;
+	}
+	*sock = sv[0];
+	return 0;
+}
+
+static struct cs_rthread *rt_slot(struct cs_link *l, pid_t tid, bool create)
+{
+	struct cs_rthread *free_slot = NULL;
+	unsigned i;
+
+	for (i = 0; i < CS_LINK_MAX_RT; i++) {
+		if (l->rt[i].tid == tid && tid)
+			return &l->rt[i];
+		if (!l->rt[i].tid && !free_slot)
+			free_slot = &l->rt[i];
+	}
+	return create ? free_slot : NULL;
+}
+
+static int serve_rt(struct cs_link *l, const struct cs_wire_msg *m)
+{
+	struct cs_rthread *rt = rt_slot(l, m->arg, m->type == CS_W_RT_RUN);
+	int ret;
+
+	if (m->arg <= 0)
+		ret = -EINVAL;
+	else if (m->type == CS_W_RT_RUN && !rt)
+		ret = -EMFILE;
+	else if (m->type == CS_W_RT_RUN && rt->running)
+		ret = -EBUSY;
+	else if (m->type == CS_W_RT_RUN)
+		ret = cs_rthread_run(rt, m->arg, m->flags & CS_WF_BLOCK_SIGNALS);
+	else
+		ret = rt ? cs_rthread_stop(rt) : 0;
+	if (rt && !rt->running)
+		memset(rt, 0, sizeof(*rt));
+	return cs_wire_send_simple(l->sock, CS_W_RT_DONE, m->pid, m->arg, ret, 0, -1);
+}
+
+/* The helper is gone: no restore thread may stay running behind criu's back. */
+static void link_lost(struct cs_link *l, const char *during, int err)
+{
+	unsigned i;
+
+	if (!l->dead)
+		cs_err("%s (pid %d) is gone during %s (%s); the GPU work of this operation is lost. "
+		       "See its messages above and the system log (OOM killer?), then retry",
+		       HELPER_NAME, l->helper, during, strerror(-err));
+	l->dead = true;
+	for (i = 0; i < CS_LINK_MAX_RT; i++) {
+		if (l->rt[i].running)
+			cs_rthread_stop(&l->rt[i]);
+		memset(&l->rt[i], 0, sizeof(l->rt[i]));
+	}
+}
+
+static void watch_rthreads(struct cs_link *l)
+{
+	unsigned i;
+
+	for (i = 0; i < CS_LINK_MAX_RT; i++)
+		if (l->rt[i].running && cs_rthread_poll(&l->rt[i]) == -ESRCH)
+			memset(&l->rt[i], 0, sizeof(l->rt[i]));
+}
+
+/* Serve the helper until its DONE; returns DONE's result or -errno of the link. */
+static int serve(struct cs_link *l, struct cs_wire_msg *m, uint32_t *flags)
+{
+	struct pollfd pfd = { .fd = l->sock, .events = POLLIN };
+	int ret;
+
+	for (;;) {
+		ret = poll(&pfd, 1, WATCH_INTERVAL_MS);
+		if (ret < 0 && errno != EINTR)
+			return -errno;
+		if (ret <= 0) {
+			watch_rthreads(l);
+			continue;
+		}
+		ret = cs_wire_recv(l->sock, m, NULL);
+		if (ret)
+			return ret;
+		switch (m->type) {
+		case CS_W_LOG:
+			print_on_level((unsigned)m->arg, "%s", m->data);
+			break;
+		case CS_W_RT_RUN:
+		case CS_W_RT_STOP:
+			ret = serve_rt(l, m);
+			if (ret)
+				return ret;
+			break;
+		case CS_W_DONE:
+			if (flags)
+				*flags = m->flags;
+			return m->ret;
+		default:
+			return -EPROTO;
+		}
+	}
+}
+
+int cs_link_call(struct cs_link *l, uint32_t type, pid_t pid, int32_t arg, int32_t ret, int fd,
+		 uint32_t *flags)
+{
+	struct cs_wire_msg *m;
+	int r;
+
+	if (flags)
+		*flags = 0;
+	if (l->dead || l->sock < 0)
+		return -EIO;
+	m = malloc(sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	r = cs_wire_send_simple(l->sock, type, pid, arg, ret, 0, fd);
+	if (!r) {
+		r = serve(l, m, flags);
+		if (r == 0 || m->type == CS_W_DONE) {
+			free(m);
+			return r;
+		}
+	}
+	free(m);
+	link_lost(l, cs_wire_type_name(type), r);
+	return -EIO;
+}
+
+int cs_link_start(struct cs_link *l, int stage, const struct cs_options *o, bool *disabled)
+{
+	char path[PATH_MAX], err[512];
+	struct cs_wire_msg *m;
+	uint32_t flags = 0;
+	int ret;
+
+	memset(l, 0, sizeof(*l));
+	l->sock = -1;
+	ret = cs_link_helper_path(o, path, sizeof(path), err, sizeof(err));
+	if (ret) {
+		cs_err("%s", err);
+		return ret;
+	}
+	ret = spawn(path, &l->sock);
+	if (ret) {
+		cs_err("cannot start %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->type = CS_W_INIT;
+	m->arg = stage;
+	m->len = sizeof(*o);
+	memcpy(m->data, o, sizeof(*o));
+	ret = cs_wire_send(l->sock, m, -1);
+	if (!ret)
+		ret = serve(l, m, &flags);
+	if (!ret && m->type == CS_W_DONE)
+		l->helper = m->pid;
+	free(m);
+	if (ret) {
+		cs_err("%s (%s) did not start: %s", HELPER_NAME, path,
+		       ret == -EPIPE ? "it exited; see its message above" : strerror(-ret));
+		l->dead = true;
+		close(l->sock);
+		l->sock = -1;
+		return ret < 0 ? ret : -EIO;
+	}
+	*disabled = flags & CS_WF_DISABLED;
+	cs_debug("%s running as pid %d", path, l->helper);
+	return 0;
+}
+
+void cs_link_stop(struct cs_link *l)
+{
+	struct pollfd pfd = { .fd = l->sock, .events = POLLIN };
+	struct cs_wire_msg *m;
+
+	if (l->sock < 0)
+		return;
+	if (!l->dead && !cs_wire_send_simple(l->sock, CS_W_BYE, 0, 0, 0, 0, -1)) {
+		m = malloc(sizeof(*m));
+		/* drain its last log lines until it closes its end */
+		while (m && poll(&pfd, 1, STOP_WAIT_MS) > 0 && !cs_wire_recv(l->sock, m, NULL))
+			if (m->type == CS_W_LOG)
+				print_on_level((unsigned)m->arg, "%s", m->data);
+		free(m);
+	}
+	close(l->sock);
+	l->sock = -1;
+}

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: MIT
+/*
+ * helper_main.c - cudastore-helper: every driver call of the plugin, outside criu's process.
+ *
+ * Started by the plugin at init (helper_link.c) with its end of a socketpair on fd 3. It loads
+ * libcuda and NVML, serves criu's requests one at a time (dump.c, restore.c) and owns the
+ * CustomStorage mappings, writing the extents itself through the images-directory fd criu
+ * passes along.
+ *
+ * The guardian: if criu goes away without saying BYE (killed by the OOM killer, a runtime's
+ * timeout, an operator), the kernel detaches criu's tracees and they run again. A dump then
+ * puts every process it touched back to RUNNING with its GPU memory (unlock, or restore from
+ * the extents or the host copy, then unlock), exactly as a failed dump's rollback does; a
+ * restore in flight kills its process (restore.c) so it never runs with partial GPU memory.
+ * What the guardian does goes to stderr and, for a dump, to cudastore-guardian.log in the
+ * images directory.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "context.h"
+#include "devices.h"
+#include "dump.h"
+#include "log.h"
+#include "relay.h"
+#include "restore.h"
+#include "wire.h"
+
+#define GUARDIAN_LOG "cudastore-guardian.log"
+
+struct helper {
+	int sock;
+	int dirfd;	     /* the images directory, last passed by criu (the guardian needs it) */
+	bool finished;	     /* criu sent FINISH: the dump's own end ran */
+	int finish_ret;	     /* and the dump's result then */
+	struct cs_ctx *ctx;
+};
+
+static const char *stage_name(int stage)
+{
+	return stage == CS_STAGE_DUMP ? "dump" : stage == CS_STAGE_RESTORE ? "restore" : "pre-dump";
+}
+
+static int load_driver(struct cs_ctx *ctx)
+{
+	char err[512];
+
+	if (cs_cuda_load(&ctx->cuda, ctx->opt.libcuda[0] ? ctx->opt.libcuda : NULL, err, sizeof(err))) {
+		if (ctx->stage == CS_STAGE_RESTORE) {
+			cs_err("the images hold CUDA GPU state but the driver cannot be used: %s. Install the "
+			       "NVIDIA driver (or set CUDASTORE_LIBCUDA) and restore again",
+			       err);
+			return -1;
+		}
+		cs_info("plugin disabled: %s (no CUDA processes can be checkpointed)", err);
+		ctx->disabled = true;
+		return 0;
+	}
+	ctx->cuda_loaded = true;
+	if (!ctx->cuda.has_checkpoint) {
+		cs_warn("driver CUDA %d (%s) has no checkpoint API (needs R570+ / CUDA 12.8); plugin disabled",
+			ctx->cuda.driver_version, ctx->cuda.path);
+		ctx->disabled = true;
+		return ctx->stage == CS_STAGE_RESTORE ? -1 : 0;
+	}
+	return 0;
+}
+
+static int do_init(struct helper *h, const struct cs_wire_msg *m)
+{
+	struct cs_ctx *ctx;
+
+	if (m->len != sizeof(struct cs_options)) {
+		cs_err("cudastore-helper: criu's plugin is from another build (options of %u bytes, "
+		       "expected %zu); install the plugin and the helper together",
+		       m->len, sizeof(struct cs_options));
+		return -EPROTO;
+	}
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return -ENOMEM;
+	ctx->stage = (enum cs_stage)m->arg;
+	memcpy(&ctx->opt, m->data, sizeof(ctx->opt));
+	h->ctx = ctx;
+	if (load_driver(ctx))
+		return -ENODEV;
+	if (ctx->disabled)
+		return 0;
+	cs_info("%s %s: %s stage; driver CUDA %d from %s, CustomStorage %s; mode %s (%s); helper pid %d",
+		PACKAGE_NAME, PACKAGE_VERSION, stage_name(ctx->stage), ctx->cuda.driver_version,
+		ctx->cuda.path, ctx->cuda.has_custom_storage ? "available" : "not available",
+		cs_opt_mode_name(ctx->opt.mode), ctx->opt.source, (int)getpid());
+	return 0;
+}
+
+static void keep_dirfd(struct helper *h, int fd)
+{
+	if (fd < 0)
+		return;
+	if (h->dirfd >= 0)
+		close(h->dirfd);
+	h->dirfd = fd;
+}
+
+static int dispatch(struct helper *h, const struct cs_wire_msg *m, int fd, uint32_t *flags)
+{
+	struct cs_ctx *ctx = h->ctx;
+	int ret;
+
+	switch (m->type) {
+	case CS_W_PAUSE:
+		keep_dirfd(h, fd);
+		ctx->lock_timeout_ms = (unsigned)m->arg;
+		ret = cs_dump_pause(ctx, m->pid, h->dirfd);
+		if (ctx->inventory_pending)
+			*flags |= CS_WF_INVENTORY;
+		ctx->inventory_pending = false;
+		return ret;
+	case CS_W_CHECKPOINT:
+		keep_dirfd(h, fd);
+		return cs_dump_checkpoint(ctx, m->pid, h->dirfd);
+	case CS_W_RESTORE:
+		ret = cs_restore_process(ctx, m->pid, fd);
+		if (fd >= 0)
+			close(fd);
+		return ret;
+	case CS_W_FINISH:
+		keep_dirfd(h, fd);
+		cs_relay_test_stall("exit-hook");
+		cs_dump_finish(ctx, m->ret, m->arg, h->dirfd);
+		h->finished = true;
+		h->finish_ret = m->ret;
+		return 0;
+	default:
+		if (fd >= 0)
+			close(fd);
+		cs_err("cudastore-helper: unexpected request %u", m->type);
+		return -EPROTO;
+	}
+}
+
+static bool touched_any(const struct cs_ctx *ctx)
+{
+	unsigned i;
+
+	for (i = 0; ctx && i < ctx->nproc; i++)
+		if (ctx->proc[i].phase != CS_PHASE_RESUMED && ctx->proc[i].phase != CS_PHASE_FOUND)
+			return true;
+	return false;
+}
+
+/* criu is gone without BYE: bring every process of a dump back (see the file comment). */
+static void guardian(struct helper *h)
+{
+	struct cs_ctx *ctx = h->ctx;
+	int log_fd = -1;
+
+	if (!ctx || ctx->disabled || ctx->stage != CS_STAGE_DUMP || !touched_any(ctx)) {
+		cs_relay_guardian(-1);
+		return;
+	}
+	if (h->dirfd >= 0)
+		log_fd = openat(h->dirfd, GUARDIAN_LOG,
+				O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+	cs_relay_guardian(log_fd);
+	cs_warn("criu is gone in the middle of the dump; bringing its CUDA processes back to running");
+	/*
+	 * The dump's own end ran with success and without --leave-running: the images are complete
+	 * and criu would have killed the processes. Resume them and keep the images. Otherwise the
+	 * dump did not finish: resume them and drop our half of the images.
+	 */
+	cs_dump_finish(ctx, h->finished ? h->finish_ret : -1, true, h->dirfd);
+	cs_info("guardian done");
+	if (log_fd >= 0)
+		close(log_fd);
+}
+
+static void release(struct helper *h)
+{
+	if (h->ctx && h->ctx->cuda_loaded) {
+		cs_dev_release_all(h->ctx);
+		cs_cuda_unload(&h->ctx->cuda);
+	}
+	free(h->ctx);
+	h->ctx = NULL;
+	if (h->dirfd >= 0)
+		close(h->dirfd);
+}
+
+static int serve(struct helper *h)
+{
+	struct cs_wire_msg *m = malloc(sizeof(*m));
+	uint32_t flags;
+	int fd, ret;
+
+	if (!m)
+		return 1;
+	for (;;) {
+		ret = cs_wire_recv(h->sock, m, &fd);
+		if (ret)
+			break;
+		if (m->type == CS_W_BYE) {
+			free(m);
+			return 0;
+		}
+		flags = 0;
+		if (m->type == CS_W_INIT) {
+			ret = h->ctx ? -EPROTO : do_init(h, m);
+			if (!ret && h->ctx->disabled)
+				flags |= CS_WF_DISABLED;
+			if (fd >= 0)
+				close(fd);
+		} else if (!h->ctx) {
+			ret = -EPROTO;
+		} else {
+			ret = dispatch(h, m, fd, &flags);
+		}
+		if (cs_wire_send_simple(h->sock, CS_W_DONE, (int32_t)getpid(), 0, ret, flags, -1))
+			break;
+		if (cs_relay_criu_gone())
+			break;
+	}
+	free(m);
+	guardian(h);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct helper h = { .sock = CS_HELPER_FD, .dirfd = -1 };
+	int ret;
+
+	if (argc != 3 || strcmp(argv[1], "--criu-fd") || atoi(argv[2]) != CS_HELPER_FD ||
+	    fcntl(CS_HELPER_FD, F_GETFD) < 0) {
+		fprintf(stderr, "cudastore-helper is started by the cudastore CRIU plugin (criu --lib DIR); "
+				"it is not a command. See cudastore-plugin(8) or docs/usage.md.\n");
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	prctl(PR_SET_NAME, "cudastore-hlp", 0, 0, 0);
+	cs_relay_init(h.sock);
+	ret = serve(&h);
+	release(&h);
+	return ret;
+}

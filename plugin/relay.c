@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+/* relay.c - log lines and restore-thread calls from cudastore-helper to criu (see relay.h) */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "relay.h"
+#include "rthread.h"
+#include "wire.h"
+
+static int sock = -1;
+static bool gone;     /* criu closed its end (or a send failed) */
+static bool guardian; /* the guardian runs: restore-thread calls are no-ops */
+static int guard_log = -1;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER; /* one sender and log line at a time */
+
+void cs_relay_init(int fd)
+{
+	sock = fd;
+}
+
+bool cs_relay_criu_gone(void)
+{
+	return gone;
+}
+
+void cs_relay_guardian(int log_fd)
+{
+	pthread_mutex_lock(&mu);
+	gone = true;
+	guardian = true;
+	guard_log = log_fd;
+	pthread_mutex_unlock(&mu);
+}
+
+static void local_line(unsigned level, const char *line)
+{
+	char stamp[64];
+	struct timespec ts;
+	struct tm tm;
+
+	if (level > CS_LOG_INFO)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	dprintf(STDERR_FILENO, "%s cudastore-helper[%d]: %s", stamp, getpid(), line);
+	if (guard_log >= 0)
+		dprintf(guard_log, "%s %s", stamp, line);
+}
+
+/* Every log line of the helper, engine threads included, goes through here. */
+void print_on_level(unsigned int loglevel, const char *format, ...)
+{
+	struct cs_wire_msg m;
+	va_list ap;
+	int n;
+
+	va_start(ap, format);
+	n = vsnprintf(m.data, sizeof(m.data), format, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	m.len = (uint32_t)strnlen(m.data, sizeof(m.data) - 1);
+	m.type = CS_W_LOG;
+	m.pid = 0;
+	m.arg = (int32_t)loglevel;
+	m.ret = 0;
+	m.flags = 0;
+	pthread_mutex_lock(&mu);
+	if (!gone && cs_wire_send(sock, &m, -1))
+		gone = true;
+	if (gone)
+		local_line(loglevel, m.data);
+	pthread_mutex_unlock(&mu);
+}
+
+static int rt_call(uint32_t type, pid_t tid, uint32_t flags)
+{
+	struct cs_wire_msg *m;
+	int ret;
+
+	if (gone)
+		return -EPIPE;
+	m = malloc(sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	pthread_mutex_lock(&mu);
+	ret = cs_wire_send_simple(sock, type, 0, tid, 0, flags, -1);
+	pthread_mutex_unlock(&mu);
+	/* only the helper's main thread makes these calls, so the answer is ours */
+	if (!ret)
+		ret = cs_wire_recv(sock, m, NULL);
+	if (!ret && m->type != CS_W_RT_DONE)
+		ret = -EPROTO;
+	if (ret) {
+		gone = true;
+		free(m);
+		return -EPIPE;
+	}
+	ret = m->ret;
+	free(m);
+	return ret;
+}
+
+int cs_rthread_run(struct cs_rthread *rt, pid_t tid, bool block_signals)
+{
+	int ret;
+
+	memset(rt, 0, sizeof(*rt));
+	rt->tid = tid;
+	if (guardian)
+		return 0;
+	ret = rt_call(CS_W_RT_RUN, tid, block_signals ? CS_WF_BLOCK_SIGNALS : 0);
+	if (ret == -EPIPE)
+		cs_err("restore thread %d: criu is gone; it cannot be let run", tid);
+	rt->running = !ret;
+	return ret;
+}
+
+int cs_rthread_stop(struct cs_rthread *rt)
+{
+	int ret;
+
+	if (!rt->running)
+		return 0;
+	rt->running = false;
+	if (guardian)
+		return 0;
+	ret = rt_call(CS_W_RT_STOP, rt->tid, 0);
+	if (ret == -EPIPE)
+		cs_err("restore thread %d: criu is gone before it could stop the thread", rt->tid);
+	return ret;
+}
+
+void cs_relay_test_stall(const char *phase)
+{
+	const char *want = getenv("CUDASTORE_TEST_STALL"), *file = getenv("CUDASTORE_TEST_STALL_FILE");
+	struct pollfd pfd = { .fd = sock, .events = POLLRDHUP };
+	static bool done;
+	char pid[32];
+	int fd;
+
+	if (!want || strcmp(want, phase) || done || !file)
+		return;
+	done = true;
+	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		snprintf(pid, sizeof(pid), "%d\n", getpid());
+		if (write(fd, pid, strlen(pid)) < 0)
+			cs_warn("test stall: writing %s failed", file);
+		close(fd);
+	}
+	cs_info("test stall at %s: waiting for criu to go away", phase);
+	poll(&pfd, 1, 60000);
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * wire.h - the protocol between the plugin inside criu and cudastore-helper.
+ *
+ * criu's process never runs driver code (libcuda starts threads, and a threaded criu cannot
+ * setns() into a container's mount namespace). The plugin starts cudastore-helper at init and
+ * forwards each hook to it over a SOCK_SEQPACKET socketpair: one message per datagram, the
+ * images-directory fd attached (SCM_RIGHTS) where the request needs it.
+ *
+ *   criu -> helper   INIT, PAUSE, CHECKPOINT, RESTORE, FINISH, BYE
+ *   helper -> criu   LOG (no answer), RT_RUN / RT_STOP (criu answers RT_DONE), DONE
+ *
+ * A request is answered by exactly one DONE; before it the helper may send any number of LOG
+ * lines and RT_RUN/RT_STOP calls, which criu serves while it waits (only criu, the tracer, can
+ * let the target's driver thread run). docs/design.md, "Two processes", has the full table.
+ */
+#ifndef CUDASTORE_WIRE_H
+#define CUDASTORE_WIRE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#define CS_WIRE_MAGIC	0x63737731u /* "csw1": bumped whenever the layout changes */
+#define CS_WIRE_DATA	8192
+#define CS_HELPER_FD	3 /* the helper's end of the socketpair, after exec */
+
+enum cs_wire_type {
+	CS_W_INIT = 1,	 /* stage in arg, struct cs_options in data */
+	CS_W_PAUSE,	 /* pid; lock timeout (ms) in arg; images dir attached */
+	CS_W_CHECKPOINT, /* pid; images dir attached */
+	CS_W_RESTORE,	 /* pid; images dir attached */
+	CS_W_FINISH,	 /* dump result in ret, leave-running in arg; images dir attached if open */
+	CS_W_BYE,	 /* criu is done with the helper: exit without any guardian action */
+	CS_W_LOG,	 /* level in arg, text in data */
+	CS_W_RT_RUN,	 /* tid in arg, CS_WF_BLOCK_SIGNALS in flags */
+	CS_W_RT_STOP,	 /* tid in arg */
+	CS_W_RT_DONE,	 /* result in ret */
+	CS_W_DONE,	 /* result in ret, CS_WF_* in flags */
+};
+
+/* flags */
+#define CS_WF_BLOCK_SIGNALS (1u << 0) /* RT_RUN: block the thread's signals while it runs */
+#define CS_WF_DISABLED	    (1u << 1) /* DONE(INIT): no usable driver, every hook says "not mine" */
+#define CS_WF_INVENTORY	    (1u << 2) /* DONE(PAUSE): record the plugin in CRIU's inventory */
+
+struct cs_wire_msg {
+	uint32_t magic;
+	uint32_t type;
+	int32_t pid;
+	int32_t arg;
+	int32_t ret;
+	uint32_t flags;
+	uint32_t len; /* bytes used in data */
+	char data[CS_WIRE_DATA];
+};
+
+/* Send m (header plus m->len bytes of data) with fd attached when fd >= 0. 0 or -errno. */
+int cs_wire_send(int sock, struct cs_wire_msg *m, int fd);
+/* Shorthand for a message without data. */
+int cs_wire_send_simple(int sock, uint32_t type, int32_t pid, int32_t arg, int32_t ret, uint32_t flags,
+			int fd);
+/*
+ * Receive one message. *fd gets an attached fd or -1 (fd may be NULL: any attached fd is closed).
+ * 0 or -errno; -EPIPE when the peer is gone, -EPROTO for a malformed message.
+ */
+int cs_wire_recv(int sock, struct cs_wire_msg *m, int *fd);
+const char *cs_wire_type_name(uint32_t type);
+
+#endif /* CUDASTORE_WIRE_H */

@@ -147,7 +147,7 @@ void cs_relay_test_stall(const char *phase)
 	struct pollfd pfd = { .fd = sock, .events = POLLRDHUP };
 	static bool done;
 	char pid[32];
-	int fd;
+	int fd, i;
 
 	if (!want || strcmp(want, phase) || done || !file)
 		return;
@@ -159,6 +159,8 @@ void cs_relay_test_stall(const char *phase)
 			cs_warn("test stall: writing %s failed", file);
 		close(fd);
 	}
-	cs_info("test stall at %s: waiting for criu to go away", phase);
-	poll(&pfd, 1, 60000);
+	cs_info("test stall at %s: waiting until criu is gone or %s is removed", phase, file);
+	for (i = 0; i < 600 && access(file, F_OK) == 0; i++)
+		if (poll(&pfd, 1, 100) > 0)
+			break;
 }

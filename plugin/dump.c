@@ -558,7 +558,7 @@ void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd)
 			cs_err("pid %d: rollback failed; see above", p->pid);
 		else
 			cs_info("pid %d: resumed with its GPU memory in %.3f s (%s)", p->pid, cs_now() - t0,
-				ret ? "dump failed" : cs_relay_criu_gone() ? "criu is gone" : "--leave-running");
+				cs_relay_criu_gone() ? "criu is gone" : ret ? "dump failed" : "--leave-running");
 		if (!r)
 			p->phase = CS_PHASE_RESUMED;
 		/* a failed dump's extents are useless once the memory is back on the GPU */

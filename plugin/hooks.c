@@ -104,6 +104,8 @@ static int cudastore_init(int stage)
 		goto err_free; /* criu calls no exit for a plugin whose init failed */
 	if (pl->disabled && stage == CR_PLUGIN_STAGE__RESTORE)
 		goto err_stop; /* the images need a driver the helper could not use (it said why) */
+	if (pl->disabled) /* no driver here (the helper said why): nothing for it to do */
+		cs_link_stop(&pl->link);
 	/* a cgroup freezer would freeze the driver's restore thread too: use ptrace interrupts */
 	if (stage == CR_PLUGIN_STAGE__DUMP && !pl->disabled && set_compel_interrupt_only_mode)
 		set_compel_interrupt_only_mode();

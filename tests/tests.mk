@@ -37,9 +37,15 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-restore-driver-call-failures.sh \
 	tests/e2e/test-container-pid-namespace.sh \
 	tests/e2e/test-custom-image-on-cuda13.0-refused.sh \
-	tests/e2e/test-restore-without-plugin-refused.sh
+	tests/e2e/test-restore-without-plugin-refused.sh \
+	tests/e2e/test-criu-stays-single-threaded.sh \
+	tests/e2e/test-guardian-dump-after-lock.sh \
+	tests/e2e/test-guardian-dump-copy-out.sh \
+	tests/e2e/test-guardian-dump-after-complete.sh \
+	tests/e2e/test-guardian-dump-exit-hook.sh \
+	tests/e2e/test-guardian-restore.sh
 TESTS += $(E2E_GPU_TESTS)
-dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh
+dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh tests/e2e/guardian.sh
 
 # GPU-host tools (built by make-gpu-artifacts.sh; not run by make check)
 check_PROGRAMS += tests/gpu/cs-driver-timing

@@ -58,6 +58,14 @@ int cs_link_helper_path(const struct cs_options *o, char *path, size_t len, char
 	return -ENOENT;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* In the helper-to-be, after fork: a clean process for exec (fds, signals, session). */
 static void exec_helper(const char *path, int sock)
 {
@@ -255,6 +263,7 @@ int cs_link_start(struct cs_link *l, int stage, const struct cs_options *o, bool
 {
 	char path[PATH_MAX], err[512];
 	struct cs_wire_msg *m;
+	uint64_t t0 = now_ns();
 	uint32_t flags = 0;
 	int ret;
 
@@ -292,7 +301,8 @@ int cs_link_start(struct cs_link *l, int stage, const struct cs_options *o, bool
 		return ret < 0 ? ret : -EIO;
 	}
 	*disabled = flags & CS_WF_DISABLED;
-	cs_debug("%s running as pid %d", path, l->helper);
+	cs_info("%s running as pid %d, ready in %.1f ms", path, l->helper,
+		(now_ns() - t0) / 1e6);
 	return 0;
 }
 

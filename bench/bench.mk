@@ -10,3 +10,8 @@ EXTRA_DIST += bench/run-gpu-bench.sh
 noinst_PROGRAMS += bench/cs-hash-bench
 bench_cs_hash_bench_SOURCES = bench/cs-hash-bench.c
 bench_cs_hash_bench_LDADD = libcudastore.a -lpthread -ldl
+
+# ----- cs-wire-bench: cost of one plugin <-> cudastore-helper request (design.md, "Two processes") -----
+noinst_PROGRAMS += bench/cs-wire-bench
+bench_cs_wire_bench_SOURCES = bench/cs-wire-bench.c
+bench_cs_wire_bench_LDADD = libcudastore.a

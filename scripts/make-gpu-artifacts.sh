@@ -7,10 +7,10 @@ cd "$(dirname "$0")/.."
 OUTDIR=${1:-out/gpu-artifacts}
 scripts/setup-debian.sh
 make -j"$(nproc)" tests/workload/cuda-workload tests/gpu/cs-driver-timing tests/e2e/cs-manifest-tool \
-	bench/cs-bench bench/cs-hash-bench >/dev/null
+	bench/cs-bench bench/cs-hash-bench bench/cs-wire-bench cudastore-helper >/dev/null
 rm -rf "$OUTDIR" && mkdir -p "$OUTDIR/bin" "$OUTDIR/plugins"
 scripts/provide-criu.sh --bundle "$OUTDIR/criu" >/dev/null
 cp cudastore_plugin.so cudastore-helper "$OUTDIR/plugins/"
-cp tests/workload/cuda-workload tests/gpu/cs-driver-timing tests/e2e/cs-manifest-tool bench/cs-bench bench/cs-hash-bench "$OUTDIR/bin/"
+cp tests/workload/cuda-workload tests/gpu/cs-driver-timing tests/e2e/cs-manifest-tool bench/cs-bench bench/cs-hash-bench bench/cs-wire-bench "$OUTDIR/bin/"
 cp tests/gpu/run-gpu-suite.sh bench/run-gpu-bench.sh "$OUTDIR/" 2>/dev/null || cp tests/gpu/run-gpu-suite.sh "$OUTDIR/"
 echo "GPU artifacts in $OUTDIR ($(du -sh "$OUTDIR" | cut -f1))"

@@ -430,7 +430,7 @@ int cs_dump_checkpoint(struct cs_ctx *ctx, pid_t pid, int dirfd)
 	if (!m)
 		return -ENOMEM;
 	cs_stats_begin(&st);
-	ret = cs_rthread_run(&rt, p->restore_tid, true);
+	ret = cs_rthread_run(&rt, p->restore_tid);
 	if (ret)
 		goto out;
 	ret = p->mode == CS_MODE_CUSTOM ? checkpoint_custom(ctx, p, dirfd, m, &st)
@@ -503,7 +503,7 @@ static int rollback_one(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
 	CUprocessState st = CU_PROCESS_STATE_FAILED;
 	int ret;
 
-	ret = cs_rthread_run(&rt, p->restore_tid, true);
+	ret = cs_rthread_run(&rt, p->restore_tid);
 	if (ret)
 		return ret;
 	if (ctx->cuda.CheckpointProcessGetState(p->pid, &st) != CUDA_SUCCESS)

@@ -368,11 +368,10 @@ static int checkpoint_custom(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, s
 	} else {
 		p->extents_complete = true;
 	}
-	p->pending = view.handle;
+	/* the handle is gone after this call, whatever it returns: never completed twice */
 	if (cs_gpuop_complete(ctx, p->pid, &view) ||
 	    cs_gpuop_expect_state(ctx, p->pid, CU_PROCESS_STATE_CHECKPOINTED, "complete"))
 		return -EPROTO;
-	p->pending = NULL;
 	p->phase = CS_PHASE_CHECKPOINTED;
 	cs_stats_end(st, p->pid, "complete", 0);
 	return ret;
@@ -508,22 +507,11 @@ static int rollback_one(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
 		return ret;
 	if (ctx->cuda.CheckpointProcessGetState(p->pid, &st) != CUDA_SUCCESS)
 		ret = -EPROTO;
-	if (!ret && st == CU_PROCESS_STATE_CHECKPOINTING && p->pending &&
-	    (p->extents_complete || p->rescue)) {
-		/*
-		 * Complete failed during the dump, but the data is safe in our extents or host copy.
-		 * Completing once more is the only way forward the API offers (docs/design.md).
-		 */
-		cs_warn("pid %d: retrying cuCheckpointOperationComplete for the rollback", p->pid);
-		if (ctx->cuda.CheckpointOperationComplete(p->pending) == CUDA_SUCCESS &&
-		    ctx->cuda.CheckpointProcessGetState(p->pid, &st) != CUDA_SUCCESS)
-			ret = -EPROTO;
-		p->pending = NULL;
-	}
 	if (!ret && st == CU_PROCESS_STATE_CHECKPOINTING) {
-		cs_err("pid %d: stuck in CHECKPOINTING (its memory could be neither saved nor kept); it "
-		       "cannot be resumed",
-		       p->pid);
+		/* Complete failed or was never called; its handle is not used again (design.md) */
+		cs_err("pid %d: stuck in CHECKPOINTING (%s); it cannot be resumed", p->pid,
+		       p->extents_complete || p->rescue ? "cuCheckpointOperationComplete failed"
+							: "its memory could be neither saved nor kept");
 		ret = -EPROTO;
 	}
 	if (!ret && st == CU_PROCESS_STATE_CHECKPOINTED) {

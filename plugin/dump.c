@@ -241,7 +241,7 @@ static int rescue(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_vie
 	rs = calloc(1, sizeof(*rs));
 	if (!rs)
 		return -ENOMEM;
-	for (i = 0; i < v->n; i++, rs->n++) {
+	for (i = 0; i < v->n; i++) {
 		rs->r[i].uuid = v->r[i].uuid;
 		rs->r[i].size = v->r[i].size;
 		rs->r[i].mem = mmap(NULL, v->r[i].size, PROT_READ | PROT_WRITE,
@@ -250,6 +250,7 @@ static int rescue(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_vie
 			rs->r[i].mem = NULL;
 			goto err;
 		}
+		rs->n++; /* rs owns the region before the copy: a failed copy frees it with rs */
 		ctx->cuda.CtxSetCurrent(ctx->retained[v->r[i].ordinal]);
 		if (ctx->cuda.MemcpyDtoH(rs->r[i].mem, v->r[i].ptr, v->r[i].size) != CUDA_SUCCESS)
 			goto err;

@@ -13,6 +13,7 @@
  * context untouched.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -357,6 +358,25 @@ static void region_close(struct eng_region *reg, bool failed)
 	pthread_mutex_destroy(&reg->lock);
 }
 
+/*
+ * Engine threads run inside criu (or the caller) with every signal blocked: a signal meant for
+ * the process must never run a handler on them nor interrupt a copy. The mask is inherited
+ * from the creating thread, so it is set around pthread_create and put back after.
+ */
+static int start_blocked(pthread_t *tid, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	int ret;
+
+	sigfillset(&all);
+	ret = pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (ret)
+		return ret;
+	ret = pthread_create(tid, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}
+
 static void start_threads(struct eng_region *regs, unsigned n)
 {
 	unsigned i, j;
@@ -370,7 +390,7 @@ static void start_threads(struct eng_region *regs, unsigned n)
 		for (j = 0; j < regs[i].nthreads; j++) {
 			struct eng_thread *t = &regs[i].threads[j];
 
-			ret = pthread_create(&t->tid, NULL, thread_main, t);
+			ret = start_blocked(&t->tid, thread_main, t);
 			if (ret) {
 				eng_fail(regs[i].job, -ret, "region %u (%s): cannot start copy thread %u: %s",
 					 i, regs[i].r->name, j, strerror(ret));

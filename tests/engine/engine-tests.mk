@@ -24,7 +24,8 @@ ENGINE_TESTS = \
 	tests/engine/test-engine-direct-fallback \
 	tests/engine/test-engine-enospc \
 	tests/engine/test-engine-cuda-fault \
-	tests/engine/test-engine-hash-avx2-matches-sse2
+	tests/engine/test-engine-hash-avx2-matches-sse2 \
+	tests/engine/test-engine-threads-block-signals
 check_PROGRAMS += $(ENGINE_TESTS)
 TESTS += $(ENGINE_TESTS)
 
@@ -67,3 +68,6 @@ tests_engine_libcuda_fake_so_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 tests_engine_libcuda_fake_so_LDFLAGS = -shared -pthread
 TESTS += tests/engine/test-bench-fake.sh
 dist_check_SCRIPTS += tests/engine/test-bench-fake.sh
+tests_engine_test_engine_threads_block_signals_SOURCES = tests/engine/test-engine-threads-block-signals.c
+tests_engine_test_engine_threads_block_signals_CFLAGS = $(ENGINE_TEST_CFLAGS)
+tests_engine_test_engine_threads_block_signals_LDADD = $(ENGINE_TEST_LDADD)

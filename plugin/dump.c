@@ -579,4 +579,5 @@ void cs_dump_finish(struct cs_ctx *ctx, int ret, int dirfd)
 		cs_rescue_free(p->rescue);
 		p->rescue = NULL;
 	}
+	cs_plan_release();
 }

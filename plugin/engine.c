@@ -23,6 +23,7 @@
 
 #include "errmsg.h"
 #include "engine_priv.h"
+#include "imgdir.h"
 #include "log.h"
 
 #define ENG_PROGRESS_NS 500000000ull
@@ -346,8 +347,12 @@ static void region_close(struct eng_region *reg, bool failed)
 	if (reg->fd >= 0)
 		close(reg->fd);
 	reg->fd = -1;
-	if (failed && reg->created && unlinkat(r->dirfd, r->name, 0) && errno != ENOENT)
-		cs_warn("engine: cannot remove the incomplete extent %s: %s", r->name, strerror(errno));
+	if (failed && reg->created) {
+		int ret = cs_imgdir_remove(r->dirfd, r->name);
+
+		if (ret)
+			cs_warn("engine: cannot remove the incomplete extent %s: %s", r->name, strerror(-ret));
+	}
 	if (failed && reg->job->dump)
 		cs_engine_region_free_meta(r);
 	r->stored_bytes = atomic_load(&reg->stored);

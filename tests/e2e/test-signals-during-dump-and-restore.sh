@@ -10,7 +10,7 @@
 need_criu; setup_work; use_emulator
 export CUDASTORE_EMU_TRACE=$WORK/trace
 CRIU_TIMEOUT=60
-plan 14
+plan 16
 
 pelt() { # pelt PID: SIGALRM every 5 ms until killed
 	while kill -ALRM "$1" 2>/dev/null || true; do sleep 0.005; done
@@ -20,7 +20,16 @@ no_unblocked() { # no_unblocked OP: the driver thread served OP, always with eve
 		[ "$(tr_count "$CUDASTORE_EMU_TRACE" "drv:$1:sigmask" 0)" = 0 ]
 }
 
+drv_sigblk() { # SigBlk of the process's driver thread
+	local t
+	for t in /proc/$1/task/*; do
+		[ "$(cat "$t/comm" 2>/dev/null)" = cs-emu-driver ] && sed -n 's/^SigBlk:\t*//p' "$t/status"
+	done
+}
+
 start_workload w --size 4m --itimer-us 1000
+blk=$(drv_sigblk "$WPID")
+check "the driver thread blocks no signal before the dump (SigBlk ${blk:-?})" [ "$blk" = 0000000000000000 ]
 pelt "$WPID" & PELTER=$!
 PIDS_TO_KILL="$PIDS_TO_KILL $PELTER"
 criu_dump "$WORK/img" "$WPID"
@@ -36,6 +45,8 @@ check "plugin restored the GPU state" log_has "$WORK/img/restore.log" "cudastore
 check "the driver thread restored with every signal blocked" no_unblocked restore
 check "... and unlocked with every signal blocked" no_unblocked unlock
 check "restored process runs" alive "$WPID"
+blk=$(drv_sigblk "$WPID")
+check "its driver thread has its own signal mask back (SigBlk ${blk:-?})" [ "$blk" = 0000000000000000 ]
 check_verdict w "$WPID" "memory intact and the interval timer still ticks after restore"
 kill "$PELTER" 2>/dev/null; wait "$PELTER" 2>/dev/null
 

@@ -40,7 +40,6 @@ struct cs_proc {
 	bool checkpoint_called; /* the driver checkpoint call was made */
 	bool extents_complete;	/* manifest + extents written and synced */
 	struct cs_rescue *rescue;
-	CUcheckpointOperationHandle pending; /* CustomStorage op whose Complete failed */
 	unsigned ndev_plan;		     /* GPUs the process uses, from NVML (0: unknown) */
 	CUuuid dev_plan[CS_MAX_DEVICES];
 	uint64_t bytes_plan; /* GPU memory the process uses, from NVML */

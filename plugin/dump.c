@@ -221,7 +221,7 @@ static int rescue(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_vie
 	rs = calloc(1, sizeof(*rs));
 	if (!rs)
 		return -ENOMEM;
-	for (i = 0; i < v->n; i++, rs->n++) {
+	for (i = 0; i < v->n; i++) {
 		rs->r[i].uuid = v->r[i].uuid;
 		rs->r[i].size = v->r[i].size;
 		rs->r[i].mem = mmap(NULL, v->r[i].size, PROT_READ | PROT_WRITE,
@@ -230,6 +230,7 @@ static int rescue(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_vie
 			rs->r[i].mem = NULL;
 			goto err;
 		}
+		rs->n++; /* rs owns the region before the copy: a failed copy frees it with rs */
 		ctx->cuda.CtxSetCurrent(ctx->retained[v->r[i].ordinal]);
 		if (ctx->cuda.MemcpyDtoH(rs->r[i].mem, v->r[i].ptr, v->r[i].size) != CUDA_SUCCESS)
 			goto err;
@@ -348,11 +349,10 @@ static int checkpoint_custom(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, s
 	} else {
 		p->extents_complete = true;
 	}
-	p->pending = view.handle;
+	/* the handle is gone after this call, whatever it returns: never completed twice */
 	if (cs_gpuop_complete(ctx, p->pid, &view) ||
 	    cs_gpuop_expect_state(ctx, p->pid, CU_PROCESS_STATE_CHECKPOINTED, "complete"))
 		return -EPROTO;
-	p->pending = NULL;
 	p->phase = CS_PHASE_CHECKPOINTED;
 	cs_stats_end(st, p->pid, "complete", 0);
 	cs_relay_test_stall("after-complete");
@@ -411,7 +411,7 @@ int cs_dump_checkpoint(struct cs_ctx *ctx, pid_t pid, int dirfd)
 	if (!m)
 		return -ENOMEM;
 	cs_stats_begin(&st);
-	ret = cs_rthread_run(&rt, p->restore_tid, true);
+	ret = cs_rthread_run(&rt, p->restore_tid);
 	if (ret)
 		goto out;
 	ret = p->mode == CS_MODE_CUSTOM ? checkpoint_custom(ctx, p, dirfd, m, &st)
@@ -484,27 +484,16 @@ static int rollback_one(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
 	CUprocessState st = CU_PROCESS_STATE_FAILED;
 	int ret;
 
-	ret = cs_rthread_run(&rt, p->restore_tid, true);
+	ret = cs_rthread_run(&rt, p->restore_tid);
 	if (ret)
 		return ret;
 	if (ctx->cuda.CheckpointProcessGetState(p->pid, &st) != CUDA_SUCCESS)
 		ret = -EPROTO;
-	if (!ret && st == CU_PROCESS_STATE_CHECKPOINTING && p->pending &&
-	    (p->extents_complete || p->rescue)) {
-		/*
-		 * Complete failed during the dump, but the data is safe in our extents or host copy.
-		 * Completing once more is the only way forward the API offers (docs/design.md).
-		 */
-		cs_warn("pid %d: retrying cuCheckpointOperationComplete for the rollback", p->pid);
-		if (ctx->cuda.CheckpointOperationComplete(p->pending) == CUDA_SUCCESS &&
-		    ctx->cuda.CheckpointProcessGetState(p->pid, &st) != CUDA_SUCCESS)
-			ret = -EPROTO;
-		p->pending = NULL;
-	}
 	if (!ret && st == CU_PROCESS_STATE_CHECKPOINTING) {
-		cs_err("pid %d: stuck in CHECKPOINTING (its memory could be neither saved nor kept); it "
-		       "cannot be resumed",
-		       p->pid);
+		/* Complete failed or was never called; its handle is not used again (design.md) */
+		cs_err("pid %d: stuck in CHECKPOINTING (%s); it cannot be resumed", p->pid,
+		       p->extents_complete || p->rescue ? "cuCheckpointOperationComplete failed"
+							: "its memory could be neither saved nor kept");
 		ret = -EPROTO;
 	}
 	if (!ret && st == CU_PROCESS_STATE_CHECKPOINTED) {
@@ -568,4 +557,5 @@ void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd)
 		cs_rescue_free(p->rescue);
 		p->rescue = NULL;
 	}
+	cs_plan_release();
 }

@@ -13,6 +13,7 @@
  * context untouched.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 
 #include "errmsg.h"
 #include "engine_priv.h"
+#include "imgdir.h"
 #include "log.h"
 
 #define ENG_PROGRESS_NS 500000000ull
@@ -345,8 +347,12 @@ static void region_close(struct eng_region *reg, bool failed)
 	if (reg->fd >= 0)
 		close(reg->fd);
 	reg->fd = -1;
-	if (failed && reg->created && unlinkat(r->dirfd, r->name, 0) && errno != ENOENT)
-		cs_warn("engine: cannot remove the incomplete extent %s: %s", r->name, strerror(errno));
+	if (failed && reg->created) {
+		int ret = cs_imgdir_remove(r->dirfd, r->name);
+
+		if (ret)
+			cs_warn("engine: cannot remove the incomplete extent %s: %s", r->name, strerror(-ret));
+	}
 	if (failed && reg->job->dump)
 		cs_engine_region_free_meta(r);
 	r->stored_bytes = atomic_load(&reg->stored);
@@ -355,6 +361,25 @@ static void region_close(struct eng_region *reg, bool failed)
 	free(reg->threads);
 	reg->threads = NULL;
 	pthread_mutex_destroy(&reg->lock);
+}
+
+/*
+ * Engine threads run inside criu (or the caller) with every signal blocked: a signal meant for
+ * the process must never run a handler on them nor interrupt a copy. The mask is inherited
+ * from the creating thread, so it is set around pthread_create and put back after.
+ */
+static int start_blocked(pthread_t *tid, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	int ret;
+
+	sigfillset(&all);
+	ret = pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (ret)
+		return ret;
+	ret = pthread_create(tid, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ret;
 }
 
 static void start_threads(struct eng_region *regs, unsigned n)
@@ -370,7 +395,7 @@ static void start_threads(struct eng_region *regs, unsigned n)
 		for (j = 0; j < regs[i].nthreads; j++) {
 			struct eng_thread *t = &regs[i].threads[j];
 
-			ret = pthread_create(&t->tid, NULL, thread_main, t);
+			ret = start_blocked(&t->tid, thread_main, t);
 			if (ret) {
 				eng_fail(regs[i].job, -ret, "region %u (%s): cannot start copy thread %u: %s",
 					 i, regs[i].r->name, j, strerror(ret));

@@ -3,9 +3,17 @@
  * engine_io.c - the extent files: O_DIRECT where the filesystem allows it, buffered otherwise.
  *
  * O_DIRECT keeps tens of GiB of image out of the page cache and lets several threads stream
- * at the device's rate; it needs 4 KiB-aligned buffers, offsets and lengths. Buffers are
- * pinned (page-aligned) and chunk offsets are multiples of the chunk size, so only the last
- * chunk's length needs rounding: it is written zero-padded and the file cut back to its size.
+ * at the device's rate; it needs aligned buffers, offsets and lengths. The alignment is what
+ * the filesystem reports for the file (statx STATX_DIOALIGN, Linux 6.1+); where it reports
+ * nothing, 4 KiB (ENG_ALIGN), which suits every common device, and the EINVAL fallback below
+ * covers the rest. A file that needs more than ENG_ALIGN, or reports no O_DIRECT support, is
+ * written buffered. Buffers are pinned (page-aligned) and chunk offsets are multiples of the
+ * chunk size, so only the last chunk's length needs rounding: it is written zero-padded and the
+ * file cut back to its size. A short O_DIRECT transfer goes on from the last aligned byte it
+ * reached (the rest is transferred again), never from an unaligned offset.
+ *
+ * Every file is opened through imgdir.c (O_NOFOLLOW, O_NONBLOCK until it is known to be a
+ * regular file, names checked) and O_DIRECT added with fcntl.
  *
  * Fallback: a filesystem without O_DIRECT refuses it with EINVAL (on open, or on the first
  * transfer when it cannot satisfy the alignment); then the file is switched to buffered I/O
@@ -39,9 +47,9 @@
 #include "imgdir.h"
 #include "log.h"
 
-static uint64_t align_up(uint64_t v)
+static uint64_t align_up(uint64_t v, uint32_t align)
 {
-	return (v + ENG_ALIGN - 1) & ~(uint64_t)(ENG_ALIGN - 1);
+	return (v + align - 1) & ~(uint64_t)(align - 1);
 }
 
 static int set_direct(int fd, bool on)
@@ -54,6 +62,55 @@ static int set_direct(int fd, bool on)
 	return fcntl(fd, F_SETFL, fl) ? -errno : 0;
 }
 
+/* O_DIRECT alignment of the open file (see the top); 0: use buffered I/O for it. */
+static uint32_t dio_align(int fd, const char *name)
+{
+	struct statx stx;
+
+	memset(&stx, 0, sizeof(stx));
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) || !(stx.stx_mask & STATX_DIOALIGN))
+		return ENG_ALIGN; /* not reported (older kernel or filesystem) */
+	if (!stx.stx_dio_offset_align) {
+		cs_info("engine: %s: the filesystem does not support O_DIRECT for it; using buffered I/O",
+			name);
+		return 0;
+	}
+	if (stx.stx_dio_offset_align > ENG_ALIGN || stx.stx_dio_mem_align > ENG_ALIGN ||
+	    (stx.stx_dio_offset_align & (stx.stx_dio_offset_align - 1))) {
+		cs_info("engine: %s: O_DIRECT needs %u-byte offsets and %u-byte buffers here, more than "
+			"the %u bytes the engine aligns to; using buffered I/O",
+			name, stx.stx_dio_offset_align, stx.stx_dio_mem_align, ENG_ALIGN);
+		return 0;
+	}
+	return stx.stx_dio_offset_align;
+}
+
+/* Add O_DIRECT to the open file when asked for and possible; 0, or -errno of a real failure. */
+static int try_direct(struct eng_region *reg, const char *what)
+{
+	const char *name = reg->r->name;
+	int ret;
+
+	if (!reg->job->opts->direct_io)
+		return 0;
+	reg->align = dio_align(reg->fd, name);
+	if (!reg->align)
+		return 0;
+	ret = set_direct(reg->fd, true);
+	if (!ret) {
+		atomic_store(&reg->direct, true);
+		return 0;
+	}
+	if (ret == -EINVAL) {
+		cs_info("engine: %s: the filesystem refuses O_DIRECT; using buffered I/O for this file",
+			name);
+		return 0;
+	}
+	eng_fail(reg->job, ret, "%s: cannot enable O_DIRECT on %s: %s", what, name, strerror(-ret));
+	return ret;
+}
+
+
 /*
  * The file is created without O_DIRECT and O_DIRECT added with fcntl: an
  * open(O_CREAT|O_EXCL|O_DIRECT) refused with EINVAL may already have created the file, so a
@@ -64,27 +121,15 @@ int eng_io_create(struct eng_region *reg)
 	struct cs_engine_region *r = reg->r;
 	int ret;
 
-	reg->fd = openat(r->dirfd, r->name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0600);
+	reg->fd = cs_imgdir_create(r->dirfd, r->name, 0);
 	if (reg->fd < 0) {
-		ret = -errno;
+		ret = reg->fd;
+		reg->fd = -1;
 		eng_fail(reg->job, ret, "dump: cannot create extent %s: %s", r->name, strerror(-ret));
 		return ret;
 	}
 	reg->created = true;
-	if (!reg->job->opts->direct_io)
-		return 0;
-	ret = set_direct(reg->fd, true);
-	if (!ret) {
-		atomic_store(&reg->direct, true);
-		return 0;
-	}
-	if (ret == -EINVAL) {
-		cs_info("engine: %s: the filesystem refuses O_DIRECT; using buffered I/O for this file",
-			r->name);
-		return 0;
-	}
-	eng_fail(reg->job, ret, "dump: cannot enable O_DIRECT on %s: %s", r->name, strerror(-ret));
-	return ret;
+	return try_direct(reg, "dump");
 }
 
 /* Reserve every block before the first byte moves, so the copy cannot hit ENOSPC midway. */
@@ -182,33 +227,17 @@ static void map_give_up(struct eng_region *reg, int err)
 
 int eng_io_open_ro(struct eng_region *reg)
 {
-	const int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC;
 	struct cs_engine_region *r = reg->r;
 	struct stat st;
-	int ret;
+	int fd, ret;
 
-	reg->fd = -1;
-	if (reg->job->opts->direct_io) {
-		reg->fd = openat(r->dirfd, r->name, flags | O_DIRECT);
-		if (reg->fd >= 0)
-			atomic_store(&reg->direct, true);
-		else if (errno == EINVAL)
-			cs_info(
-			    "engine: %s: the filesystem refuses O_DIRECT; using buffered I/O for this file",
-			    r->name);
+	memset(&st, 0, sizeof(st));
+	fd = cs_imgdir_open_ro(r->dirfd, r->name, 0, &st);
+	if (fd < 0 && !(fd == -EINVAL && st.st_mode)) { /* st is filled for "not a regular file" */
+		eng_fail(reg->job, fd, "restore: cannot open extent %s: %s", r->name, strerror(-fd));
+		return fd;
 	}
-	if (reg->fd < 0 && (!reg->job->opts->direct_io || errno == EINVAL))
-		reg->fd = openat(r->dirfd, r->name, flags);
-	if (reg->fd < 0) {
-		ret = -errno;
-		eng_fail(reg->job, ret, "restore: cannot open extent %s: %s", r->name, strerror(-ret));
-		return ret;
-	}
-	if (fstat(reg->fd, &st)) {
-		ret = -errno;
-		eng_fail(reg->job, ret, "restore: cannot stat extent %s: %s", r->name, strerror(-ret));
-		return ret;
-	}
+	reg->fd = fd < 0 ? -1 : fd;
 	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != r->size) {
 		eng_fail(reg->job, -EINVAL,
 			 "restore: extent %s: %s %lld bytes, expected a regular file of %llu bytes", r->name,
@@ -216,6 +245,9 @@ int eng_io_open_ro(struct eng_region *reg)
 			 (unsigned long long)r->size);
 		return -EINVAL;
 	}
+	ret = try_direct(reg, "restore");
+	if (ret)
+		return ret;
 	if (!atomic_load(&reg->direct))
 		posix_fadvise(reg->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	return 0;
@@ -239,12 +271,17 @@ static bool fall_back(struct eng_region *reg)
 	return retry;
 }
 
-/* Read until need bytes are in (asking for want >= need); *got says how far it came. */
-static int pread_full(int fd, char *buf, size_t want, size_t need, uint64_t off, size_t *got)
+/*
+ * Read until need bytes are in (asking for want >= need); *got says how far it came. align
+ * (O_DIRECT: the file's alignment, else 1): a short read goes on from the last aligned byte.
+ */
+static int pread_full(int fd, char *buf, size_t want, size_t need, uint64_t off, size_t *got,
+		      uint32_t align)
 {
 	*got = 0;
 	while (*got < need) {
 		ssize_t n = pread(fd, buf + *got, want - *got, (off_t)(off + *got));
+		size_t next;
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -252,7 +289,36 @@ static int pread_full(int fd, char *buf, size_t want, size_t need, uint64_t off,
 			return -errno;
 		if (n == 0)
 			return -ENODATA;
-		*got += (size_t)n;
+		next = *got + (size_t)n;
+		if (next < need)
+			next &= ~(size_t)(align - 1);
+		if (next <= *got) {
+			*got += (size_t)n;
+			return -EIO; /* no aligned progress */
+		}
+		*got = next;
+	}
+	return 0;
+}
+
+/* O_DIRECT write of len (a multiple of align) at off; a short write goes on from the last
+ * aligned byte it reached. 0 or -errno (-EIO on no aligned progress). */
+static int pwrite_direct(int fd, const char *buf, size_t len, uint64_t off, uint32_t align)
+{
+	while (len) {
+		ssize_t n = pwrite(fd, buf, len, (off_t)off);
+		size_t k;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		k = (size_t)n & ~(size_t)(align - 1);
+		if (!k)
+			return -EIO;
+		buf += k;
+		off += k;
+		len -= k;
 	}
 	return 0;
 }
@@ -278,7 +344,7 @@ int eng_io_write(struct eng_thread *t, void *buf, size_t len, uint64_t idx)
 	struct eng_region *reg = t->reg;
 	uint64_t off = eng_chunk_off(reg, idx);
 	bool direct = atomic_load(&reg->direct);
-	size_t alen = direct ? (size_t)align_up(len) : len;
+	size_t alen = direct ? (size_t)align_up(len, reg->align) : len;
 	int ret;
 
 	if (reg->map && !atomic_load(&reg->map_off)) {
@@ -299,7 +365,8 @@ int eng_io_write(struct eng_thread *t, void *buf, size_t len, uint64_t idx)
 	}
 	if (alen > len)
 		memset((char *)buf + len, 0, alen - len); /* O_DIRECT tail; cut off by ftruncate */
-	ret = cs_imgdir_pwrite_full(reg->fd, buf, alen, off);
+	ret = direct ? pwrite_direct(reg->fd, buf, alen, off, reg->align)
+		     : cs_imgdir_pwrite_full(reg->fd, buf, alen, off);
 	if (ret == -EINVAL && direct && fall_back(reg)) {
 		direct = false;
 		ret = cs_imgdir_pwrite_full(reg->fd, buf, len, off);
@@ -323,13 +390,13 @@ int eng_io_read(struct eng_thread *t, void *buf, size_t len, uint64_t idx)
 	struct eng_region *reg = t->reg;
 	uint64_t off = eng_chunk_off(reg, idx);
 	bool direct = atomic_load(&reg->direct);
-	size_t alen = direct ? (size_t)align_up(len) : len;
+	size_t alen = direct ? (size_t)align_up(len, reg->align) : len;
 	size_t got;
 	int ret;
 
-	ret = pread_full(reg->fd, buf, alen, len, off, &got);
+	ret = pread_full(reg->fd, buf, alen, len, off, &got, direct ? reg->align : 1);
 	if (ret == -EINVAL && direct && !got && fall_back(reg))
-		ret = pread_full(reg->fd, buf, len, len, off, &got);
+		ret = pread_full(reg->fd, buf, len, len, off, &got, 1);
 	if (ret == -ENODATA) {
 		eng_fail(reg->job, -EIO,
 			 "restore: short read of chunk %llu from %s at offset %llu: got %zu of %zu bytes "

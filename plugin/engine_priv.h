@@ -22,7 +22,7 @@
 
 #include "engine.h"
 
-#define ENG_ALIGN 4096u /* O_DIRECT offset/length alignment; pinned buffers are page-aligned */
+#define ENG_ALIGN 4096u /* largest O_DIRECT alignment served; pinned buffers are page-aligned */
 
 struct eng_job {
 	const struct cs_cuda_ops *ops;
@@ -46,6 +46,7 @@ struct eng_region {
 	bool reserved;	       /* dump: fallocate succeeded (zero chunks need hole punching) */
 	atomic_bool direct;    /* fd currently has O_DIRECT */
 	atomic_bool direct_ok; /* an O_DIRECT transfer succeeded: EINVAL is then a real error */
+	uint32_t align;	       /* O_DIRECT alignment of the file (engine_io.c), <= ENG_ALIGN */
 	pthread_mutex_t lock;  /* serialises the O_DIRECT -> buffered switch */
 	char *map;	       /* dump on tmpfs: the reserved file mapped shared, or NULL */
 	atomic_bool map_off;   /* process_vm_writev refused: pwrite after all */

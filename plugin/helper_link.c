@@ -162,7 +162,7 @@ static int serve_rt(struct cs_link *l, const struct cs_wire_msg *m)
 	else if (m->type == CS_W_RT_RUN && rt->running)
 		ret = -EBUSY;
 	else if (m->type == CS_W_RT_RUN)
-		ret = cs_rthread_run(rt, m->arg, m->flags & CS_WF_BLOCK_SIGNALS);
+		ret = cs_rthread_run(rt, m->arg);
 	else
 		ret = rt ? cs_rthread_stop(rt) : 0;
 	if (rt && !rt->running)

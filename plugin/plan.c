@@ -34,40 +34,69 @@ static void plan_device(struct cs_nvml_ops *nv, nvmlDevice_t dev, struct cs_proc
 	p->ndev_plan++;
 }
 
+/*
+ * NVML for one dump: loaded and initialised at the first PAUSE that needs it, released by
+ * cs_plan_release() in exit(DUMP). Every PAUSE runs under CRIU's seize alarm; loading and
+ * initialising NVML each time cost most of a PAUSE on a real host.
+ */
+static struct {
+	bool tried, up;
+	struct cs_nvml_ops nv;
+} nvml;
+
+static struct cs_nvml_ops *nvml_get(struct cs_ctx *ctx, pid_t pid)
+{
+	char err[256];
+
+	if (nvml.tried)
+		return nvml.up ? &nvml.nv : NULL;
+	nvml.tried = true;
+	if (cs_nvml_load(&nvml.nv, ctx->opt.libnvml[0] ? ctx->opt.libnvml : NULL, err, sizeof(err))) {
+		cs_warn("pid %d: no NVML (%s): cannot plan the dump; retaining every GPU, no space check",
+			pid, err);
+		return NULL;
+	}
+	if (nvml.nv.Init() != NVML_SUCCESS) {
+		cs_warn("pid %d: nvmlInit failed: cannot plan the dump; retaining every GPU", pid);
+		cs_nvml_unload(&nvml.nv);
+		return NULL;
+	}
+	nvml.up = true;
+	return &nvml.nv;
+}
+
+void cs_plan_release(void)
+{
+	if (nvml.up) {
+		nvml.nv.Shutdown();
+		cs_nvml_unload(&nvml.nv);
+	}
+	memset(&nvml, 0, sizeof(nvml));
+}
+
 int cs_plan_process(struct cs_ctx *ctx, struct cs_proc *p)
 {
-	nvmlProcessInfo_t *buf = NULL;
-	struct cs_nvml_ops nv;
+	struct cs_nvml_ops *nv = nvml_get(ctx, p->pid);
+	nvmlProcessInfo_t *buf;
 	unsigned int n = 0, i;
-	char err[256];
 	nvmlDevice_t dev;
 
 	p->ndev_plan = 0;
 	p->bytes_plan = 0;
-	if (cs_nvml_load(&nv, ctx->opt.libnvml[0] ? ctx->opt.libnvml : NULL, err, sizeof(err))) {
-		cs_warn("pid %d: no NVML (%s): cannot plan the dump; retaining every GPU, no space check",
-			p->pid, err);
-		return 0;
-	}
-	if (nv.Init() != NVML_SUCCESS) {
-		cs_warn("pid %d: nvmlInit failed: cannot plan the dump; retaining every GPU", p->pid);
-		goto out_unload;
-	}
+	if (!nv)
+		return 0; /* said once, at the first PAUSE */
 	buf = calloc(MAX_NVML_PROCS, sizeof(*buf));
-	if (buf && nv.DeviceGetCount(&n) == NVML_SUCCESS)
+	if (buf && nv->DeviceGetCount(&n) == NVML_SUCCESS)
 		for (i = 0; i < n; i++)
-			if (nv.DeviceGetHandleByIndex(i, &dev) == NVML_SUCCESS)
-				plan_device(&nv, dev, p, buf);
+			if (nv->DeviceGetHandleByIndex(i, &dev) == NVML_SUCCESS)
+				plan_device(nv, dev, p, buf);
 	free(buf);
-	nv.Shutdown();
 	if (!p->ndev_plan)
 		cs_warn("pid %d: NVML lists no GPU memory for it (other pid namespace?); retaining every GPU",
 			p->pid);
 	else
 		cs_info("pid %d: plan: %u GPU(s), %.2f GiB of GPU memory (NVML)", p->pid, p->ndev_plan,
 			p->bytes_plan / 1073741824.0);
-out_unload:
-	cs_nvml_unload(&nv);
 	return 0;
 }
 

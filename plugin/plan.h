@@ -13,8 +13,11 @@
 
 #include "context.h"
 
-/* Fill p->ndev_plan/dev_plan/bytes_plan. 0 (also when NVML is unavailable) or -errno. */
+/* Fill p->ndev_plan/dev_plan/bytes_plan. 0 (also when NVML is unavailable) or -errno.
+ * NVML is loaded and initialised once per dump, at the first call. */
 int cs_plan_process(struct cs_ctx *ctx, struct cs_proc *p);
+/* Shut NVML down and unload it (exit(DUMP)); the next cs_plan_process loads it again. */
+void cs_plan_release(void);
 /* -ENOSPC with a clear message when p->bytes_plan does not fit in the images directory. */
 int cs_plan_check_space(struct cs_ctx *ctx, struct cs_proc *p, int dirfd);
 

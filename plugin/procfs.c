@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* procfs.c - NSpid, MemAvailable and criu's own command line */
+/* procfs.c - NSpid, MemAvailable, criu's own command line, a thread's signal and seccomp status */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,4 +75,30 @@ bool cs_procfs_criu_leave_running(void)
 			return true;
 	}
 	return false;
+}
+
+int cs_procfs_thread_status(pid_t tid, struct cs_thread_status *st)
+{
+	char path[64], line[256];
+	int found = 0;
+	FILE *f;
+
+	memset(st, 0, sizeof(*st));
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "Tgid:", 5)) {
+			st->tgid = (pid_t)strtol(line + 5, NULL, 10);
+			found++;
+		} else if (!strncmp(line, "SigPnd:", 7) || !strncmp(line, "ShdPnd:", 7)) {
+			st->pending |= strtoull(line + 7, NULL, 16);
+			found++;
+		} else if (!strncmp(line, "Seccomp:", 8)) {
+			st->seccomp = (int)strtol(line + 8, NULL, 10);
+		}
+	}
+	fclose(f);
+	return found == 3 ? 0 : -EIO;
 }

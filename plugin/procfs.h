@@ -14,4 +14,14 @@ uint64_t cs_procfs_mem_available(void);
 /* criu was started with -R/--leave-running (command-line use; RPC callers set the option) */
 bool cs_procfs_criu_leave_running(void);
 
+/* What /proc/<tid>/status says about one thread's signals and seccomp */
+struct cs_thread_status {
+	pid_t tgid;
+	uint64_t pending; /* SigPnd | ShdPnd: signals queued for it or its process */
+	int seccomp;	  /* 0 none, 1 strict, 2 filter */
+};
+
+/* 0, or -errno (-ENOENT: no such thread) */
+int cs_procfs_thread_status(pid_t tid, struct cs_thread_status *st);
+
 #endif /* CUDASTORE_PROCFS_H */

@@ -111,7 +111,7 @@ static int rt_call(uint32_t type, pid_t tid, uint32_t flags)
 	return ret;
 }
 
-int cs_rthread_run(struct cs_rthread *rt, pid_t tid, bool block_signals)
+int cs_rthread_run(struct cs_rthread *rt, pid_t tid)
 {
 	int ret;
 
@@ -119,7 +119,7 @@ int cs_rthread_run(struct cs_rthread *rt, pid_t tid, bool block_signals)
 	rt->tid = tid;
 	if (guardian)
 		return 0;
-	ret = rt_call(CS_W_RT_RUN, tid, block_signals ? CS_WF_BLOCK_SIGNALS : 0);
+	ret = rt_call(CS_W_RT_RUN, tid, 0);
 	if (ret == -EPIPE)
 		cs_err("restore thread %d: criu is gone; it cannot be let run", tid);
 	rt->running = !ret;

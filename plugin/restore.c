@@ -313,8 +313,7 @@ int cs_restore_process(struct cs_ctx *ctx, pid_t pid, int dirfd)
 		ret = -ESRCH;
 		goto err_kill;
 	}
-	/* restore: leave the mask alone, rt_sigreturn installs the application's own */
-	ret = cs_rthread_run(&rt, tid, false);
+	ret = cs_rthread_run(&rt, tid);
 	if (ret)
 		goto err_kill;
 	cs_stats_begin(&st);

@@ -32,14 +32,13 @@ enum cs_wire_type {
 	CS_W_FINISH,	 /* dump result in ret, leave-running in arg; images dir attached if open */
 	CS_W_BYE,	 /* criu is done with the helper: exit without any guardian action */
 	CS_W_LOG,	 /* level in arg, text in data */
-	CS_W_RT_RUN,	 /* tid in arg, CS_WF_BLOCK_SIGNALS in flags */
+	CS_W_RT_RUN,	 /* tid in arg */
 	CS_W_RT_STOP,	 /* tid in arg */
 	CS_W_RT_DONE,	 /* result in ret */
 	CS_W_DONE,	 /* result in ret, CS_WF_* in flags */
 };
 
 /* flags */
-#define CS_WF_BLOCK_SIGNALS (1u << 0) /* RT_RUN: block the thread's signals while it runs */
 #define CS_WF_DISABLED	    (1u << 1) /* DONE(INIT): no usable driver, every hook says "not mine" */
 #define CS_WF_INVENTORY	    (1u << 2) /* DONE(PAUSE): record the plugin in CRIU's inventory */
 

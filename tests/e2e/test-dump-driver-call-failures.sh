@@ -1,7 +1,7 @@
 #!/bin/bash
 # Each driver call of the dump failing by fault injection (lock, checkpoint, device-to-host copy,
-# complete, and the driver-managed checkpoint): the dump fails cleanly and the process runs on
-# with its GPU memory intact.
+# and the driver-managed checkpoint): the dump fails cleanly and the process runs on with its GPU
+# memory intact. A failed Complete is never retried on its handle.
 . "$top_srcdir/tests/e2e/lib.sh"
 need_criu; setup_work; use_emulator
 plan 15
@@ -16,6 +16,17 @@ case_fault() { # case_fault NAME FAULTS [MODE]
 case_fault lock cuCheckpointProcessLock:1:999
 case_fault checkpoint cuCheckpointProcessCheckpoint:1:999
 case_fault copy-out cuMemcpyDtoHAsync:1:700
-case_fault complete cuCheckpointOperationComplete:1:999
 case_fault driver-checkpoint cuCheckpointProcessCheckpoint:1:999 driver
+
+# Complete fails: the handle is gone whatever Complete returned (the emulator destroys the
+# operation, the target stays CHECKPOINTING). It is never completed again; the process cannot be
+# resumed and the plugin says so.
+start_workload complete --size 4m --seed 11
+CRIU_ENV="CUDASTORE_EMU_FAULTS=cuCheckpointOperationComplete:1:999 CUDASTORE_EMU_TRACE=$WORK/complete.trace" \
+	criu_dump "$WORK/complete" "$WPID"
+check "complete: dump fails" [ $? != 0 ]
+n=$(tr_count "$WORK/complete.trace" cuCheckpointOperationComplete)
+check "complete: cuCheckpointOperationComplete called once on the handle ($n)" [ "$n" = 1 ]
+check "complete: the plugin says the process cannot be resumed" \
+	log_has "$WORK/complete/dump.log" "Error.*pid $WPID: stuck in CHECKPOINTING \(cuCheckpointOperationComplete failed\)"
 done_testing

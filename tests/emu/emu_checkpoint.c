@@ -451,7 +451,19 @@ static CUresult complete(CUcheckpointOperationHandle handle)
 	return res;
 }
 
+/*
+ * An injected failure still destroys the operation on the caller's side (mappings gone, handle
+ * unknown from then on: 1.9) while the target stays CHECKPOINTING or RESTORING.
+ */
 CUresult cuCheckpointOperationComplete(CUcheckpointOperationHandle handle)
 {
-	EMU_CALL("cuCheckpointOperationComplete", 0, complete(handle));
+	struct emu_call c;
+	CUresult res = emu_call_begin(&c, "cuCheckpointOperationComplete", 0);
+	struct cs_op *op;
+
+	if (res == CUDA_SUCCESS)
+		res = complete(handle);
+	else if ((op = op_take(handle)))
+		op_free(op);
+	return emu_call_end(&c, res);
 }

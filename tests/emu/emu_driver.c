@@ -8,9 +8,17 @@
  *   driver-managed: LOCKED -checkpoint-> CHECKPOINTED -restore-> LOCKED
  *
  * The thread is named EMU_DRIVER_COMM so callers find it through /proc without talking to
- * the process (cuCheckpointProcessGetRestoreThreadId). All signals are blocked in it. Only
- * this thread changes the state, so a ptrace-stopped driver thread stalls every request,
- * as the real restore thread does. Device memory changes happen with the process LOCKED.
+ * the process (cuCheckpointProcessGetRestoreThreadId). Like the real restore thread it
+ * keeps the signal mask of the application thread that started it (cuInit), so a signal the
+ * application does not block can be delivered to it. Only this thread changes the state, so
+ * a ptrace-stopped driver thread (or one parked in a signal-delivery stop) stalls every
+ * request, as the real restore thread does. Device memory changes happen with the process
+ * LOCKED.
+ *
+ * For tests, every request leaves two probes in the trace (CUDASTORE_EMU_TRACE):
+ *   drv:<op>:sigmask  1 if every signal was blocked in this thread while serving it, else 0
+ *   drv:<op>:seccomp  the errno of a sched_yield() made while serving it (0: allowed), which a
+ *                     workload's seccomp filter (cuda-workload --seccomp-deny-yield) denies
  */
 #include <errno.h>
 #include <pthread.h>
@@ -19,6 +27,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "emu.h"
@@ -328,6 +337,21 @@ static void maybe_abort(uint32_t op)
 	}
 }
 
+/* the probes described at the top */
+static void probe(uint32_t op)
+{
+	uint64_t mask = 0, want = ~(1ull << (SIGKILL - 1) | 1ull << (SIGSTOP - 1));
+	char name[48];
+	long r;
+
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &mask, sizeof(mask));
+	snprintf(name, sizeof(name), "drv:%s:sigmask", emu_op_name(op));
+	emu_trace(name, (CUresult)((mask & want) == want));
+	r = syscall(SYS_sched_yield);
+	snprintf(name, sizeof(name), "drv:%s:seccomp", emu_op_name(op));
+	emu_trace(name, (CUresult)(r ? errno : 0));
+}
+
 void emu_driver_serve(int sk)
 {
 	struct emu_rep rep = { .magic = EMU_MAGIC };
@@ -338,6 +362,7 @@ void emu_driver_serve(int sk)
 	if (emu_msg_recv(sk, &req, sizeof(req), in, &nin, EMU_MAXDEV) || req.magic != EMU_MAGIC)
 		goto out;
 	maybe_abort(req.op);
+	probe(req.op);
 	rep.result = dispatch(&req, in, nin, &rep, out, &nout);
 	if (rep.result != CUDA_SUCCESS)
 		rep.ndev = 0;
@@ -372,7 +397,6 @@ static void *driver_main(void *arg)
 
 int emu_driver_start(void)
 {
-	sigset_t all, old;
 	pthread_t t;
 	int ret;
 
@@ -382,10 +406,8 @@ int emu_driver_start(void)
 			getpid(), strerror(-app.listen_fd));
 		return app.listen_fd;
 	}
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
+	/* the caller's mask, as the real driver's thread has */
 	ret = pthread_create(&t, NULL, driver_main, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret) {
 		close(app.listen_fd);
 		app.listen_fd = -1;

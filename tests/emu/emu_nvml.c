@@ -41,6 +41,7 @@ nvmlReturn_t nvmlInit_v2(void)
 		nvml_devs[i].index = i;
 	emu_config();
 	nvml_up = true;
+	emu_trace("nvmlInit_v2", 0);
 	return NVML_SUCCESS;
 }
 
@@ -54,6 +55,7 @@ nvmlReturn_t nvmlShutdown(void)
 	if (!nvml_up)
 		return NVML_ERROR_UNINITIALIZED;
 	nvml_up = false;
+	emu_trace("nvmlShutdown", 0);
 	return NVML_SUCCESS;
 }
 

@@ -24,7 +24,10 @@ ENGINE_TESTS = \
 	tests/engine/test-engine-direct-fallback \
 	tests/engine/test-engine-enospc \
 	tests/engine/test-engine-cuda-fault \
-	tests/engine/test-engine-hash-avx2-matches-sse2
+	tests/engine/test-engine-hash-avx2-matches-sse2 \
+	tests/engine/test-engine-threads-block-signals \
+	tests/engine/test-engine-direct-align \
+	tests/engine/test-engine-extent-not-regular
 check_PROGRAMS += $(ENGINE_TESTS)
 TESTS += $(ENGINE_TESTS)
 
@@ -67,3 +70,13 @@ tests_engine_libcuda_fake_so_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 tests_engine_libcuda_fake_so_LDFLAGS = -shared -pthread
 TESTS += tests/engine/test-bench-fake.sh
 dist_check_SCRIPTS += tests/engine/test-bench-fake.sh
+tests_engine_test_engine_threads_block_signals_SOURCES = tests/engine/test-engine-threads-block-signals.c
+tests_engine_test_engine_threads_block_signals_CFLAGS = $(ENGINE_TEST_CFLAGS)
+tests_engine_test_engine_threads_block_signals_LDADD = $(ENGINE_TEST_LDADD)
+tests_engine_test_engine_direct_align_SOURCES = tests/engine/test-engine-direct-align.c
+tests_engine_test_engine_direct_align_CFLAGS = $(ENGINE_TEST_CFLAGS)
+tests_engine_test_engine_direct_align_LDFLAGS = -Wl,--wrap=pwrite -Wl,--wrap=pread -Wl,--wrap=statx
+tests_engine_test_engine_direct_align_LDADD = $(ENGINE_TEST_LDADD)
+tests_engine_test_engine_extent_not_regular_SOURCES = tests/engine/test-engine-extent-not-regular.c
+tests_engine_test_engine_extent_not_regular_CFLAGS = $(ENGINE_TEST_CFLAGS)
+tests_engine_test_engine_extent_not_regular_LDADD = $(ENGINE_TEST_LDADD)

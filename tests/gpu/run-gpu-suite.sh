@@ -34,6 +34,8 @@ mkdir -p "$IMGBASE"
 ROWS=()
 FAILS=0
 PIDS=
+CRIU_LIMIT=${CRIU_LIMIT:-900} # seconds per criu call: a hang fails its scenario, not the suite
+RESTORE_OPTS=()
 trap 'for p in $PIDS; do kill -9 $p 2>/dev/null; done; rm -rf "$TMP"' EXIT
 
 log() { echo "[$(date +%T)] $*" >&2; }
@@ -78,7 +80,7 @@ roundtrip() {
 	rm -rf "$img"; mkdir -p "$img"
 	start "$name" --size "$size" "${wargs[@]}" || { row "$name" "$size" "$expect" - - - - "FAIL: workload did not start"; return; }
 	t0=$(now)
-	"$CRIU" dump -t "$WPID" -D "$img" -o dump.log -v4 -L "$PLUGINS" "${dopts[@]}" >/dev/null 2>&1
+	timeout -k 5 "$CRIU_LIMIT" "$CRIU" dump -t "$WPID" -D "$img" -o dump.log -v4 -L "$PLUGINS" "${dopts[@]}" >/dev/null 2>&1
 	local rc=$?; t1=$(now)
 	if [ $rc != 0 ]; then
 		row "$name" "$size" "$expect" "$(dt $t0 $t1)" - - - "FAIL: dump: $(grep -m1 'Error' "$img/dump.log")"
@@ -92,12 +94,20 @@ roundtrip() {
 	wait_gone "$WPID"
 	local td=$(dt $t0 $t1)
 	t1=$(now)
-	"$CRIU" restore -d -D "$img" -o restore.log -v4 -L "$PLUGINS" >/dev/null 2>&1
+	timeout -k 5 "$CRIU_LIMIT" "$CRIU" restore -d -D "$img" -o restore.log -v4 -L "$PLUGINS" "${RESTORE_OPTS[@]}" >/dev/null 2>&1
 	rc=$?; t2=$(now)
+	[ $rc = 124 ] || [ $rc = 137 ] && log "$name: criu restore hung; killed after ${CRIU_LIMIT} s"
 	gr=$(gpu_phase "$img/restore.log" "$WPID" restore)
+	local notstopped=
+	if [ "${#RESTORE_OPTS[@]}" -gt 0 ] && [ "${RESTORE_OPTS[0]}" = -s ]; then
+		sleep 1
+		grep -q '^State:.*T' "/proc/$WPID/status" 2>/dev/null || notstopped=1
+		kill -CONT "$WPID" 2>/dev/null
+	fi
 	sleep 1
 	v=$(verdict "$name" "$WPID")
 	[ $rc = 0 ] || v="FAIL: restore rc $rc; $v"
+	[ -z "$notstopped" ] || v="FAIL: not stopped after restore -s; $v"
 	gbs=$(awk -v b="$(bytes_of "$size")" -v n="${NBUF:-1}" -v t="${gd:-0}" 'BEGIN{ if (t > 0) printf "%.2f", b * n / t / 1e9; else print "-" }')
 	row "$name" "$size" "$expect" "$td" "$(dt $t1 $t2)" "${gd:-?}/${gr:-?}" "$gbs" "$v"
 	du -sh "$img" >&2
@@ -133,6 +143,16 @@ if start $name --size 2g --buffers 1; then
 	row "$name" 2g "$MODE" "$(dt $t0 $t1)" - "$(gpu_phase "$img/dump.log" "$WPID" checkpoint)/-" - "$v"
 	rm -rf "$img"
 fi
+
+# 3b. signals throughout dump and restore: a 1 ms ITIMER_REAL with a SIGALRM handler (the
+# workload fails unless it still ticks after restore); then restore -s, whose SIGSTOP is queued
+# before the GPU restore; then a seccomp filter denying sched_yield (must survive, and apply to
+# the driver's thread while it works for criu)
+NBUF=1 roundtrip "itimer-1ms" 1g "$MODE" -- --buffers 1 --itimer-us 1000
+RESTORE_OPTS=(-s)
+NBUF=1 roundtrip "itimer-1ms-restore-stopped" 1g "$MODE" -- --buffers 1 --itimer-us 1000
+RESTORE_OPTS=()
+NBUF=1 roundtrip "seccomp-filter" 1g "$MODE" -- --buffers 1 --seccomp-deny-yield
 
 # 4. one process using two GPUs
 if [ "$NGPU" -ge 2 ]; then

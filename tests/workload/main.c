@@ -67,6 +67,21 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* 10 ms, whatever signal handlers run meanwhile (--itimer-us) */
+static void nap(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_nsec += 10000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
 /* The CUDA work of one process; on_ready runs once the buffers are filled. 0 = all good. */
 static int cuda_work(const struct wl_opts *o, uint64_t seed, int (*on_ready)(void *), void *arg, char *result,
 		     size_t len)
@@ -94,10 +109,10 @@ static int cuda_work(const struct wl_opts *o, uint64_t seed, int (*on_ready)(voi
 			wl_log("alive: %llu iterations, %zu windows verified", (unsigned long long)g.iter, g.cursor);
 			last_log = now_ms();
 		}
-		usleep(10000);
+		nap();
 	}
 	wl_log("SIGTERM: verifying every byte");
-	if (wl_gpu_verify_all(&g))
+	if (wl_gpu_verify_all(&g) || wl_hostile_check(o, g.fail, sizeof(g.fail)))
 		goto out;
 	snprintf(g.fail, sizeof(g.fail), "PASS");
 	ret = 0;
@@ -271,6 +286,8 @@ int main(int argc, char **argv)
 	if (o.pidfile && write_text(o.pidfile, pid_text))
 		return 1;
 	sigaction(SIGTERM, &sa, NULL);
+	if (wl_hostile_start(&o))
+		return 1;
 	if (pipe(ready))
 		return 1;
 	spawn_children(&o, &ch, ready);

@@ -46,11 +46,18 @@ struct wl_opts {
 	int zero_percent;
 	int fork_cuda, fork_cpu;
 	bool daemon;
+	long itimer_us;		 /* hostile.c */
+	bool seccomp_deny_yield; /* hostile.c */
 	const char *pidfile, *ready, *outfile, *log;
 };
 
 /* 0, or -EINVAL after printing the reason and the usage to stderr */
 int wl_parse(struct wl_opts *o, int argc, char **argv);
+
+/* ---- hostile.c: interval timer and seccomp filter on request ---- */
+int wl_hostile_start(const struct wl_opts *o);
+/* after the memory verified: 0, or -1 with fail set */
+int wl_hostile_check(const struct wl_opts *o, char *fail, size_t len);
 
 /* ---- gpu.c: one CUDA worker ---- */
 struct wl_gpu {

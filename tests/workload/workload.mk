@@ -6,5 +6,6 @@ tests_workload_cuda_workload_SOURCES = \
 	tests/workload/main.c \
 	tests/workload/options.c \
 	tests/workload/gpu.c \
+	tests/workload/hostile.c \
 	tests/workload/pattern.c
 tests_workload_cuda_workload_LDADD = libcudastore.a -ldl -lpthread

@@ -1,0 +1,15 @@
+# fragment: see Makefile.am
+# ===== the cudastore command (cli/cli.h): check, inspect, verify ================================
+# Built from the plugin's own modules in libcudastore.a (manifest, imgdir, engine, options).
+bin_PROGRAMS += cudastore
+cudastore_SOURCES = \
+	cli/cli.h \
+	cli/main.c \
+	cli/out.c \
+	cli/images.c \
+	cli/hostops.c \
+	cli/check.c \
+	cli/inspect.c \
+	cli/verify.c
+cudastore_CPPFLAGS = $(AM_CPPFLAGS) -DCS_CRIU_PLUGINDIR='"$(criuplugindir)"'
+cudastore_LDADD = libcudastore.a $(PROTOBUF_C_LIBS) -lpthread -ldl

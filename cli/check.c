@@ -9,6 +9,7 @@
  * plugin only to count the hooks it registers (no plugin code runs). It locks, checkpoints
  * and writes nothing. It runs outside criu, so it may call libcuda itself.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -63,6 +64,8 @@ struct report {
 	struct cs_options o;
 	char opt_err[512];
 	char opt_where[NKEYS][300];
+	unsigned nunknown_env;
+	char unknown_env[16][128];
 	/* libcuda */
 	struct cs_cuda_ops cuda;
 	bool cuda_ok;
@@ -154,11 +157,50 @@ static void option_value(const struct cs_options *o, size_t k, char *buf, size_t
 	}
 }
 
+/* name == "CUDASTORE_" + upper-case key (options.c's environment names) */
+static bool env_is_key(const char *name, const char *key)
+{
+	size_t i;
+
+	for (i = 0; key[i]; i++)
+		if (name[10 + i] != toupper((unsigned char)key[i]))
+			return false;
+	return !name[10 + i];
+}
+
+/* CUDASTORE_<KEY> for a key the plugin does not know is silently ignored by it: flag it */
+static void unknown_env(struct report *r)
+{
+	extern char **environ;
+	char name[128];
+	size_t k, len;
+	char **e;
+
+	for (e = environ; *e; e++) {
+		if (strncmp(*e, "CUDASTORE_", 10))
+			continue;
+		len = strcspn(*e, "=");
+		if (len >= sizeof(name))
+			len = sizeof(name) - 1;
+		memcpy(name, *e, len);
+		name[len] = '\0';
+		/* not options: the config file's name, the emulator's and the tests' settings */
+		if (!strcmp(name, "CUDASTORE_CONFIG") || !strncmp(name, "CUDASTORE_EMU_", 14) ||
+		    !strncmp(name, "CUDASTORE_TEST_", 15))
+			continue;
+		for (k = 0; k < NKEYS && !env_is_key(name, option_keys[k]); k++)
+			;
+		if (k == NKEYS && r->nunknown_env < 16)
+			snprintf(r->unknown_env[r->nunknown_env++], sizeof(r->unknown_env[0]), "%s", name);
+	}
+}
+
 static void check_options(struct report *r)
 {
 	if (cs_options_load_traced(&r->o, on_option, r, r->opt_err, sizeof(r->opt_err)))
 		problem(r, "the plugin would refuse its configuration: %s. Fix it (see cudastore.conf(5))",
 			r->opt_err);
+	unknown_env(r);
 }
 
 /* ---- libcuda, GPUs ---- */
@@ -501,6 +543,9 @@ static void print_text(const struct report *r)
 		option_value(&r->o, i, v, sizeof(v));
 		printf("  %-16s = %-20s (%s)\n", option_keys[i], v, r->opt_where[i][0] ? r->opt_where[i] : "default");
 	}
+	for (i = 0; i < r->nunknown_env; i++)
+		printf("  %-16s   not an option: the plugin ignores it (see cudastore.conf(5))\n",
+		       r->unknown_env[i]);
 	printf("libcuda:\n");
 	if (!r->cuda_ok) {
 		printf("  NOT LOADED: %s\n", r->cuda_err);
@@ -586,6 +631,10 @@ static void print_json(const struct report *r)
 		jw_end_obj(&w);
 	}
 	jw_end_obj(&w);
+	jw_arr(&w, "unknown_environment");
+	for (i = 0; i < r->nunknown_env; i++)
+		jw_str(&w, NULL, r->unknown_env[i]);
+	jw_end_arr(&w);
 	jw_end_obj(&w);
 	jw_obj(&w, "libcuda");
 	jw_bool(&w, "loaded", r->cuda_ok);

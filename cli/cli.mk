@@ -13,3 +13,9 @@ cudastore_SOURCES = \
 	cli/verify.c
 cudastore_CPPFLAGS = $(AM_CPPFLAGS) -DCS_CRIU_PLUGINDIR='"$(criuplugindir)"'
 cudastore_LDADD = libcudastore.a $(PROTOBUF_C_LIBS) -lpthread -ldl
+
+# its tests: usage without root; the rest through real CRIU on the driver emulator
+CLI_TESTS = \
+	tests/e2e/test-cli-verify-agrees-with-restore.sh
+TESTS += $(CLI_TESTS)
+dist_check_SCRIPTS += $(CLI_TESTS)

@@ -42,14 +42,22 @@ static int read_phases(int dirfd, int nspid, struct phase *ph, double *total)
 	char name[CS_NAME_MAX];
 	const char *p;
 	size_t len;
-	void *buf;
+	void *raw;
+	char *buf;
 	int n = 0;
 
 	*total = -1;
 	cs_name_summary(name, nspid);
-	if (cs_imgdir_read_all(dirfd, name, 1 << 20, &buf, &len))
+	if (cs_imgdir_read_all(dirfd, name, 1 << 20, &raw, &len))
 		return -1;
-	((char *)buf)[len ? len - 1 : 0] = '\0';
+	buf = malloc(len + 1);
+	if (!buf) {
+		free(raw);
+		return -1;
+	}
+	memcpy(buf, raw, len);
+	buf[len] = '\0';
+	free(raw);
 	p = strstr(buf, "\"seconds\":");
 	if (p)
 		*total = strtod(p + 10, NULL);

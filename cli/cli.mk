@@ -16,6 +16,8 @@ cudastore_LDADD = libcudastore.a $(PROTOBUF_C_LIBS) -lpthread -ldl
 
 # its tests: usage without root; the rest through real CRIU on the driver emulator
 CLI_TESTS = \
-	tests/e2e/test-cli-verify-agrees-with-restore.sh
+	tests/cli/test-cli-usage.sh \
+	tests/e2e/test-cli-verify-agrees-with-restore.sh \
+	tests/e2e/test-cli-check-on-emulated-13.0-and-13.4.sh
 TESTS += $(CLI_TESTS)
 dist_check_SCRIPTS += $(CLI_TESTS)

@@ -28,17 +28,18 @@
 #include "manifest.h"
 #include "options.h"
 
-#define SUB "check"
-#define MAX_PROCS 256
+#define SUB	    "check"
+#define MAX_PROCS   256
 #define PLUGIN_FILE "cudastore_plugin.so"
 
 #ifndef CS_CRIU_PLUGINDIR
 #define CS_CRIU_PLUGINDIR "/usr/lib/criu"
 #endif
 
-static const char *const option_keys[] = { "mode",	  "libcuda",	 "libnvml",	"chunk_mb",	   "threads",
-					   "pinned_mb",	  "direct_io",	 "tmpfs_map",	"skip_zero",	   "space_check",
-					   "rescue",	  "leave_running", "lock_timeout_ms", "device_map" };
+static const char *const option_keys[] = {
+	"mode",	     "libcuda",	  "libnvml",	 "chunk_mb", "threads",	      "pinned_mb",	 "direct_io",
+	"tmpfs_map", "skip_zero", "space_check", "rescue",   "leave_running", "lock_timeout_ms", "device_map"
+};
 #define NKEYS (sizeof(option_keys) / sizeof(option_keys[0]))
 
 struct gpu {
@@ -134,19 +135,45 @@ static void option_value(const struct cs_options *o, size_t k, char *buf, size_t
 	unsigned i;
 
 	switch (k) {
-	case 0: snprintf(buf, len, "%s", cs_opt_mode_name(o->mode)); break;
-	case 1: snprintf(buf, len, "%s", o->libcuda[0] ? o->libcuda : "libcuda.so.1"); break;
-	case 2: snprintf(buf, len, "%s", o->libnvml[0] ? o->libnvml : "libnvidia-ml.so.1"); break;
-	case 3: snprintf(buf, len, "%u", o->chunk_size >> 20); break;
-	case 4: snprintf(buf, len, "%u", o->threads); break;
-	case 5: snprintf(buf, len, "%llu", (unsigned long long)(o->pinned_max >> 20)); break;
-	case 6: snprintf(buf, len, "%s", o->direct_io ? "yes" : "no"); break;
-	case 7: snprintf(buf, len, "%s", o->tmpfs_map ? "yes" : "no"); break;
-	case 8: snprintf(buf, len, "%s", o->skip_zero ? "yes" : "no"); break;
-	case 9: snprintf(buf, len, "%s", o->space_check ? "yes" : "no"); break;
-	case 10: snprintf(buf, len, "%s", tri(o->rescue)); break;
-	case 11: snprintf(buf, len, "%s", tri(o->leave_running)); break;
-	case 12: snprintf(buf, len, "%u", o->lock_timeout_ms); break;
+	case 0:
+		snprintf(buf, len, "%s", cs_opt_mode_name(o->mode));
+		break;
+	case 1:
+		snprintf(buf, len, "%s", o->libcuda[0] ? o->libcuda : "libcuda.so.1");
+		break;
+	case 2:
+		snprintf(buf, len, "%s", o->libnvml[0] ? o->libnvml : "libnvidia-ml.so.1");
+		break;
+	case 3:
+		snprintf(buf, len, "%u", o->chunk_size >> 20);
+		break;
+	case 4:
+		snprintf(buf, len, "%u", o->threads);
+		break;
+	case 5:
+		snprintf(buf, len, "%llu", (unsigned long long)(o->pinned_max >> 20));
+		break;
+	case 6:
+		snprintf(buf, len, "%s", o->direct_io ? "yes" : "no");
+		break;
+	case 7:
+		snprintf(buf, len, "%s", o->tmpfs_map ? "yes" : "no");
+		break;
+	case 8:
+		snprintf(buf, len, "%s", o->skip_zero ? "yes" : "no");
+		break;
+	case 9:
+		snprintf(buf, len, "%s", o->space_check ? "yes" : "no");
+		break;
+	case 10:
+		snprintf(buf, len, "%s", tri(o->rescue));
+		break;
+	case 11:
+		snprintf(buf, len, "%s", tri(o->leave_running));
+		break;
+	case 12:
+		snprintf(buf, len, "%u", o->lock_timeout_ms);
+		break;
 	default:
 		buf[0] = '\0';
 		for (i = 0; i < o->ndevice_map && off + 2 * CS_UUID_STRLEN + 2 < len; i++) {
@@ -211,8 +238,9 @@ static void check_cuda(struct report *r)
 	int i, n = 0;
 
 	if (cs_cuda_load(&r->cuda, r->o.libcuda[0] ? r->o.libcuda : NULL, r->cuda_err, sizeof(r->cuda_err))) {
-		problem(r, "no usable libcuda: %s. Install the NVIDIA driver, or set libcuda = PATH in "
-			   "cudastore.conf",
+		problem(r,
+			"no usable libcuda: %s. Install the NVIDIA driver, or set libcuda = PATH in "
+			"cudastore.conf",
 			r->cuda_err);
 		return;
 	}
@@ -231,15 +259,17 @@ static void check_cuda(struct report *r)
 		r->custom_reason = "the driver is CUDA 13.4 or newer with cuCheckpointOperationComplete";
 	r->auto_mode = r->cuda.has_custom_storage ? "custom" : "driver";
 	if (!r->cuda.has_checkpoint)
-		problem(r, "libcuda %s (CUDA %d) has no checkpoint API: a dump needs a CUDA 12.8+ driver; "
-			   "CustomStorage needs 13.4 (R615+)",
+		problem(r,
+			"libcuda %s (CUDA %d) has no checkpoint API: a dump needs a CUDA 12.8+ driver; "
+			"CustomStorage needs 13.4 (R615+)",
 			r->cuda_file, r->cuda.driver_version);
 	else if (r->o.mode == CS_OPT_MODE_CUSTOM && !r->cuda.has_custom_storage)
 		problem(r, "mode = custom but %s; set mode = auto or driver, or install a CUDA 13.4 driver",
 			r->custom_reason);
 
 	if (r->cuda.Init(0) != CUDA_SUCCESS || r->cuda.DeviceGetCount(&n) != CUDA_SUCCESS) {
-		snprintf(r->gpu_err, sizeof(r->gpu_err), "cuInit/cuDeviceGetCount failed: no GPU usable here");
+		snprintf(r->gpu_err, sizeof(r->gpu_err),
+			 "cuInit/cuDeviceGetCount failed: no GPU usable here");
 		return;
 	}
 	for (i = 0; i < n && i < CS_MAX_DEVICES; i++) {
@@ -275,7 +305,8 @@ static struct proc *proc_of(struct report *r, int pid)
 
 static const char *state_name(CUprocessState s)
 {
-	static const char *names[] = { "running", "locked", "checkpointed", "failed", "checkpointing", "restoring" };
+	static const char *names[] = { "running", "locked",	   "checkpointed",
+				       "failed",  "checkpointing", "restoring" };
 
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
 }
@@ -399,7 +430,8 @@ static void criu_version(struct report *r)
 		_exit(127);
 	}
 	close(p[1]);
-	while (got < (ssize_t)sizeof(out) - 1 && (n = read(p[0], out + got, sizeof(out) - 1 - (size_t)got)) > 0)
+	while (got < (ssize_t)sizeof(out) - 1 &&
+	       (n = read(p[0], out + got, sizeof(out) - 1 - (size_t)got)) > 0)
 		got += n;
 	close(p[0]);
 	waitpid(pid, &status, 0);
@@ -448,9 +480,10 @@ static void check_plugindir(struct report *r)
 	if (!d) {
 		snprintf(r->plugin_err, sizeof(r->plugin_err), "plugin directory %s: %s", r->plugindir,
 			 strerror(errno));
-		problem(r, "criu's plugin directory %s cannot be read (%s): install cudastore there "
-			   "(make install), or pass its directory to criu with --libdir/-L and here with "
-			   "--plugin-dir",
+		problem(r,
+			"criu's plugin directory %s cannot be read (%s): install cudastore there "
+			"(make install), or pass its directory to criu with --libdir/-L and here with "
+			"--plugin-dir",
 			r->plugindir, strerror(errno));
 		return;
 	}
@@ -471,8 +504,9 @@ static void check_plugindir(struct report *r)
 	closedir(d);
 	if (!r->plugin_path[0]) {
 		snprintf(r->plugin_err, sizeof(r->plugin_err), "not found");
-		problem(r, "%s is not in criu's plugin directory %s: install it there (make install), or "
-			   "pass its directory to criu with --libdir/-L and here with --plugin-dir",
+		problem(r,
+			"%s is not in criu's plugin directory %s: install it there (make install), or "
+			"pass its directory to criu with --libdir/-L and here with --plugin-dir",
 			PLUGIN_FILE, r->plugindir);
 	} else {
 		load_plugin(r);
@@ -480,8 +514,9 @@ static void check_plugindir(struct report *r)
 			problem(r, "%s %s: reinstall cudastore", r->plugin_path, r->plugin_err);
 	}
 	if (r->conflict[0])
-		problem(r, "%s is CRIU's own CUDA plugin: it claims every CUDA process before cudastore "
-			   "sees it. Remove it from %s (or give criu a plugin directory without it)",
+		problem(r,
+			"%s is CRIU's own CUDA plugin: it claims every CUDA process before cudastore "
+			"sees it. Remove it from %s (or give criu a plugin directory without it)",
 			r->conflict, r->plugindir);
 }
 
@@ -495,8 +530,9 @@ static void check_criu(struct report *r, const char *given)
 		if (!r->criu_version[0])
 			problem(r, "'%s --version' printed no version: is it criu?", r->criu);
 		else if (r->criu_major < 4)
-			problem(r, "criu %s at %s is too old: the plugin needs CRIU 4.0+ (device hooks); "
-				   "scripts/provide-criu.sh builds 4.2.1",
+			problem(r,
+				"criu %s at %s is too old: the plugin needs CRIU 4.0+ (device hooks); "
+				"scripts/provide-criu.sh builds 4.2.1",
 				r->criu_version, r->criu);
 	}
 	check_plugindir(r);
@@ -521,10 +557,12 @@ static void check_images(struct report *r)
 	if (r->images_free < r->gpu_bytes && r->o.space_check) {
 		char a[32], b[32];
 
-		problem(r, "the images directory %s has %s free but the CUDA processes use %s of GPU "
-			   "memory: the dump would be refused (space_check). Free space or use a bigger "
-			   "directory",
-			r->images, cli_bytes(r->images_free, a, sizeof(a)), cli_bytes(r->gpu_bytes, b, sizeof(b)));
+		problem(r,
+			"the images directory %s has %s free but the CUDA processes use %s of GPU "
+			"memory: the dump would be refused (space_check). Free space or use a bigger "
+			"directory",
+			r->images, cli_bytes(r->images_free, a, sizeof(a)),
+			cli_bytes(r->gpu_bytes, b, sizeof(b)));
 	}
 }
 
@@ -541,7 +579,8 @@ static void print_text(const struct report *r)
 		printf("  ERROR: %s\n", r->opt_err);
 	for (i = 0; i < NKEYS; i++) {
 		option_value(&r->o, i, v, sizeof(v));
-		printf("  %-16s = %-20s (%s)\n", option_keys[i], v, r->opt_where[i][0] ? r->opt_where[i] : "default");
+		printf("  %-16s = %-20s (%s)\n", option_keys[i], v,
+		       r->opt_where[i][0] ? r->opt_where[i] : "default");
 	}
 	for (i = 0; i < r->nunknown_env; i++)
 		printf("  %-16s   not an option: the plugin ignores it (see cudastore.conf(5))\n",
@@ -554,7 +593,8 @@ static void print_text(const struct report *r)
 		printf("  driver:         CUDA %d.%d (%d)\n", r->cuda.driver_version / 1000,
 		       r->cuda.driver_version % 1000 / 10, r->cuda.driver_version);
 		printf("  checkpoint API: %s\n", r->cuda.has_checkpoint ? "yes" : "no");
-		printf("  CustomStorage:  %s: %s\n", r->cuda.has_custom_storage ? "yes" : "no", r->custom_reason);
+		printf("  CustomStorage:  %s: %s\n", r->cuda.has_custom_storage ? "yes" : "no",
+		       r->custom_reason);
 		printf("  mode:           %s; auto picks %s\n", cs_opt_mode_name(r->o.mode), r->auto_mode);
 	}
 	printf("GPUs:%s%s\n", r->gpu_err[0] ? " " : "", r->gpu_err);
@@ -563,11 +603,13 @@ static void print_text(const struct report *r)
 
 		printf("  %d  %s  %s  ", j, g->uuid, g->name);
 		if (g->used_known)
-			printf("%s used of %s\n", cli_bytes(g->used, a, sizeof(a)), cli_bytes(g->total, b, sizeof(b)));
+			printf("%s used of %s\n", cli_bytes(g->used, a, sizeof(a)),
+			       cli_bytes(g->total, b, sizeof(b)));
 		else
 			printf("%s (use unknown: no NVML)\n", cli_bytes(g->total, b, sizeof(b)));
 	}
-	printf("CUDA processes:%s%s\n", r->nvml_ok ? "" : " unknown, no NVML: ", r->nvml_ok ? "" : r->nvml_err);
+	printf("CUDA processes:%s%s\n",
+	       r->nvml_ok ? "" : " unknown, no NVML: ", r->nvml_ok ? "" : r->nvml_err);
 	if (r->nvml_ok && !r->nproc)
 		printf("  none\n");
 	for (i = 0; i < r->nproc; i++) {
@@ -577,20 +619,23 @@ static void print_text(const struct report *r)
 		printf(", state %s\n", r->proc[i].state);
 	}
 	printf("criu:\n");
-	printf("  binary:         %s%s%s\n", r->criu[0] ? r->criu : "not found", r->criu_version[0] ? ", version " : "",
-	       r->criu_version);
+	printf("  binary:         %s%s%s\n", r->criu[0] ? r->criu : "not found",
+	       r->criu_version[0] ? ", version " : "", r->criu_version);
 	printf("  plugin dir:     %s\n", r->plugindir);
 	if (r->plugin_path[0] && !r->plugin_err[0])
-		printf("  plugin:         %s (%s, %d hooks)\n", r->plugin_path, r->plugin_name, r->plugin_hooks);
+		printf("  plugin:         %s (%s, %d hooks)\n", r->plugin_path, r->plugin_name,
+		       r->plugin_hooks);
 	else
 		printf("  plugin:         %s %s\n", PLUGIN_FILE, r->plugin_err);
 	for (i = 0; i < r->nothers; i++)
 		printf("  other plugin:   %s%s\n", r->others[i],
-		       !strcmp(r->others[i], "cuda_plugin.so") ? "  CONFLICT: claims every CUDA process" : "");
+		       !strcmp(r->others[i], "cuda_plugin.so") ? "  CONFLICT: claims every CUDA process"
+							       : "");
 	if (r->images) {
 		printf("images directory %s:\n", r->images);
 		if (r->images_ok)
-			printf("  %s free, %s of GPU memory in use\n", cli_bytes(r->images_free, a, sizeof(a)),
+			printf("  %s free, %s of GPU memory in use\n",
+			       cli_bytes(r->images_free, a, sizeof(a)),
 			       cli_bytes(r->gpu_bytes, b, sizeof(b)));
 		else
 			printf("  ERROR: %s\n", r->images_err);
@@ -650,9 +695,10 @@ static void print_json(const struct report *r)
 	}
 	jw_end_obj(&w);
 	jw_str(&w, "mode", cs_opt_mode_name(r->o.mode));
-	jw_str(&w, "dump_mode", !r->cuda_ok ? NULL
-				: r->o.mode == CS_OPT_MODE_AUTO ? r->auto_mode
-								 : cs_opt_mode_name(r->o.mode));
+	jw_str(&w, "dump_mode",
+	       !r->cuda_ok		       ? NULL
+	       : r->o.mode == CS_OPT_MODE_AUTO ? r->auto_mode
+					       : cs_opt_mode_name(r->o.mode));
 	jw_arr(&w, "gpus");
 	for (j = 0; j < r->ngpu; j++) {
 		jw_obj(&w, NULL);
@@ -707,25 +753,26 @@ static void print_json(const struct report *r)
 
 static int usage(FILE *f, int rc)
 {
-	fprintf(f, "Usage: cudastore check [--json] [--images-dir DIR] [--plugin-dir DIR] [--criu PATH]\n"
-		   "\n"
-		   "Show what a dump on this machine would do and why: libcuda (path, driver version,\n"
-		   "checkpoint API, CustomStorage and the mode auto picks), the GPUs and their memory in\n"
-		   "use, the CUDA processes, the options in effect with where each value came from\n"
-		   "(default, config file and line, environment variable), criu (path, version), the\n"
-		   "plugin directory criu would use with the hooks our plugin registers and any\n"
-		   "conflicting plugin, and the room in the images directory.\n"
-		   "\n"
-		   "  --images-dir DIR  compare the free space of DIR with the GPU memory in use\n"
-		   "  --plugin-dir DIR  the directory criu loads plugins from (default %s;\n"
-		   "                    give the directory you pass to criu with -L/--libdir)\n"
-		   "  --criu PATH       the criu binary (default: PATH, /usr/local/sbin, /usr/sbin)\n"
-		   "  --json            print the result as JSON on stdout\n"
-		   "  -v                show the plugin modules' log lines on stderr\n"
-		   "  -h, --help        this text\n"
-		   "\n"
-		   "Changes nothing. Exit status: 0 a dump would work, 1 it would not (each reason is\n"
-		   "listed with what to do), 2 usage error.\n",
+	fprintf(f,
+		"Usage: cudastore check [--json] [--images-dir DIR] [--plugin-dir DIR] [--criu PATH]\n"
+		"\n"
+		"Show what a dump on this machine would do and why: libcuda (path, driver version,\n"
+		"checkpoint API, CustomStorage and the mode auto picks), the GPUs and their memory in\n"
+		"use, the CUDA processes, the options in effect with where each value came from\n"
+		"(default, config file and line, environment variable), criu (path, version), the\n"
+		"plugin directory criu would use with the hooks our plugin registers and any\n"
+		"conflicting plugin, and the room in the images directory.\n"
+		"\n"
+		"  --images-dir DIR  compare the free space of DIR with the GPU memory in use\n"
+		"  --plugin-dir DIR  the directory criu loads plugins from (default %s;\n"
+		"                    give the directory you pass to criu with -L/--libdir)\n"
+		"  --criu PATH       the criu binary (default: PATH, /usr/local/sbin, /usr/sbin)\n"
+		"  --json            print the result as JSON on stdout\n"
+		"  -v                show the plugin modules' log lines on stderr\n"
+		"  -h, --help        this text\n"
+		"\n"
+		"Changes nothing. Exit status: 0 a dump would work, 1 it would not (each reason is\n"
+		"listed with what to do), 2 usage error.\n",
 		CS_CRIU_PLUGINDIR);
 	return rc;
 }

@@ -21,7 +21,7 @@
 #include "imgdir.h"
 #include "manifest.h"
 
-#define SUB "inspect"
+#define SUB	   "inspect"
 #define MAX_PHASES 32
 
 struct phase {
@@ -123,9 +123,9 @@ static bool text_one(int dirfd, const char *dir, const char *mname, const struct
 
 	printf("%s/%s\n", dir, mname);
 	printf("  mode:           %s\n", m->mode == CS_MODE_CUSTOM ? "custom (CUDA CustomStorage, data in "
-								      "the extents below)"
-								    : "driver (driver-managed, data in "
-								      "CRIU's pages images)");
+								     "the extents below)"
+								   : "driver (driver-managed, data in "
+								     "CRIU's pages images)");
 	printf("  pid:            %d at dump (%d in its pid namespace)\n", m->pid, m->ns_pid);
 	printf("  format:         %u.%u\n", m->format_major, m->format_minor);
 	printf("  driver:         CUDA %d.%d (%d)\n", m->driver_version / 1000, m->driver_version % 1000 / 10,
@@ -167,8 +167,9 @@ static bool text_one(int dirfd, const char *dir, const char *mname, const struct
 			       ph[i].bytes ? cli_bytes(ph[i].bytes, a, sizeof(a)) : "");
 	}
 	if (!ok)
-		printf("  problem:        a restore would refuse these images; run 'cudastore verify %s %d'\n",
-		       dir, m->ns_pid);
+		printf(
+		    "  problem:        a restore would refuse these images; run 'cudastore verify %s %d'\n",
+		    dir, m->ns_pid);
 	return ok;
 }
 
@@ -324,8 +325,10 @@ int cli_inspect(int argc, char **argv)
 		return CLI_USAGE;
 	}
 	if (!n) {
-		cli_err(SUB, "%s holds no cudastore images (no cudastore-PID.img); is it the directory "
-			     "given to criu dump -D?", dir);
+		cli_err(SUB,
+			"%s holds no cudastore images (no cudastore-PID.img); is it the directory "
+			"given to criu dump -D?",
+			dir);
 		close(dirfd);
 		free(pids);
 		return CLI_FAIL;

@@ -83,7 +83,8 @@ static void locate(struct vresult *r)
 		r->offset = strtoll(p + 7, NULL, 10);
 }
 
-static int verify_extents(int dirfd, const struct cs_manifest *m, const struct cs_options *o, struct vresult *r)
+static int verify_extents(int dirfd, const struct cs_manifest *m, const struct cs_options *o,
+			  struct vresult *r)
 {
 	struct cs_engine_region regs[CS_MAX_DEVICES];
 	struct cs_engine_opts eo;
@@ -277,8 +278,10 @@ int cli_verify(int argc, char **argv)
 	}
 	ret = cs_options_load(&o, err, sizeof(err));
 	if (ret) {
-		cli_err(SUB, "the configuration a restore would use is invalid: %s; fix it (or point "
-			     "CUDASTORE_CONFIG elsewhere) and run again", err);
+		cli_err(SUB,
+			"the configuration a restore would use is invalid: %s; fix it (or point "
+			"CUDASTORE_CONFIG elsewhere) and run again",
+			err);
 		return CLI_USAGE;
 	}
 	dirfd = cli_open_dir(SUB, argv[optind]);
@@ -296,8 +299,10 @@ int cli_verify(int argc, char **argv)
 		return CLI_USAGE;
 	}
 	if (!n) {
-		cli_err(SUB, "%s holds no cudastore images (no cudastore-PID.img): nothing to restore "
-			     "here; is it the directory given to criu dump -D?", argv[optind]);
+		cli_err(SUB,
+			"%s holds no cudastore images (no cudastore-PID.img): nothing to restore "
+			"here; is it the directory given to criu dump -D?",
+			argv[optind]);
 		close(dirfd);
 		free(pids);
 		return CLI_FAIL;

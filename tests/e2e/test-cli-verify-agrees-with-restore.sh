@@ -10,7 +10,7 @@ TOOL=$top_builddir/tests/e2e/cs-manifest-tool
 CS=$CUDASTORE_CMD
 export CUDASTORE_CONFIG=$WORK/cudastore.conf # pinned: nothing in /etc changes what verify reads
 echo "chunk_mb = 1" >"$CUDASTORE_CONFIG" # many chunks, some of them all-zero
-plan 54
+plan 55
 start_workload w --size 8m --buffers 2 --zero-percent 50 --seed 11
 criu_dump "$WORK/img" "$WPID"
 check "criu dump succeeds" [ $? = 0 ]
@@ -42,6 +42,9 @@ check "inspect --json: the dump's phases from the summary" \
 check "verify on good images exits 0" [ $? = 0 ]
 check "verify says OK, no progress bar when stderr is no terminal" \
 	bash -c "grep -q '^verify: OK' '$WORK/verify.txt' && ! grep -q '#' '$WORK/verify.err'"
+script -qec "'$CS' verify '$WORK/img'" /dev/null >"$WORK/verify.tty" 2>&1
+check "verify on a terminal draws a progress bar and still says OK" \
+	bash -c "grep -q '\[#*\] 100%' '$WORK/verify.tty' && grep -q '^verify: OK' '$WORK/verify.tty'"
 "$CS" verify --json "$WORK/img" >"$WORK/verify.json"
 check "verify --json: ok, every chunk counted" \
 	[ "$(json_get "$WORK/verify.json" "(d['ok'], d['processes'][0]['chunks'] > 0)")" = "(True, True)" ]
@@ -99,7 +102,7 @@ check "not-a-manifest: verify names the manifest" [ "$VFILE" = "$M" ]
 # verify passes it (every check on the images holds) and restore refuses it on the GPU side.
 rm -rf "$WORK/size-mismatch"; cp -a "$WORK/pristine" "$WORK/size-mismatch"
 (cd "$WORK/size-mismatch" && "$TOOL" "$M" grow 0 .)
-check "size-mismatch: verify passes (the images are consistent)" "$CS" verify "$WORK/size-mismatch"
+check "size-mismatch: verify passes (the images are consistent)" bash -c "'$CS' verify '$WORK/size-mismatch' >/dev/null"
 criu_restore "$WORK/size-mismatch"
 check "size-mismatch: restore refuses on the driver's mapping size, which only the GPU knows" \
 	log_has "$WORK/size-mismatch/restore.log" "the driver maps .* bytes on GPU .*, the image .* holds"

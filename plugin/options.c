@@ -14,6 +14,16 @@
 
 #define DEFAULT_CONFIG "/etc/cudastore/cudastore.conf"
 
+/* set by cs_options_load_traced for the duration of one load (the cudastore command) */
+static cs_options_trace_fn trace_fn;
+static void *trace_arg;
+
+static void trace(const char *key, const char *value, const char *where)
+{
+	if (trace_fn)
+		trace_fn(trace_arg, key, value, where);
+}
+
 static int parse_u64(const char *v, uint64_t min, uint64_t max, uint64_t *out)
 {
 	char *end;
@@ -206,6 +216,8 @@ static int load_file(struct cs_options *o, const char *path, bool must_exist, ch
 			ret = cs_fail(-EINVAL, err, len, "%s:%d: %s", path, lineno, msg);
 			break;
 		}
+		snprintf(msg, sizeof(msg), "%s:%d", path, lineno);
+		trace(trim(s), trim(eq + 1), msg);
 	}
 	fclose(f);
 	if (!ret)
@@ -252,12 +264,32 @@ int cs_options_load(struct cs_options *o, char *err, size_t len)
 			continue;
 		if (cs_options_set(o, env_keys[i].key, v, msg, sizeof(msg)))
 			return cs_fail(-EINVAL, err, len, "%s: %s", env_keys[i].env, msg);
+		trace(env_keys[i].key, v, env_keys[i].env);
 		if (strlen(o->source) + strlen(env_keys[i].env) + 3 < sizeof(o->source)) {
 			strcat(o->source, " + ");
 			strcat(o->source, env_keys[i].env);
 		}
 	}
 	return 0;
+}
+
+int cs_options_load_traced(struct cs_options *o, cs_options_trace_fn fn, void *arg, char *err, size_t len)
+{
+	int ret;
+
+	trace_fn = fn;
+	trace_arg = arg;
+	ret = cs_options_load(o, err, len);
+	trace_fn = NULL;
+	trace_arg = NULL;
+	return ret;
+}
+
+const char *cs_options_config_path(void)
+{
+	const char *path = getenv("CUDASTORE_CONFIG");
+
+	return path && *path ? path : DEFAULT_CONFIG;
 }
 
 const char *cs_opt_mode_name(enum cs_opt_mode m)

@@ -47,6 +47,15 @@ struct cs_options {
 int cs_options_load(struct cs_options *o, char *err, size_t errlen);
 /* Parse one "key = value" setting (used by the file and environment parsers, and tests). */
 int cs_options_set(struct cs_options *o, const char *key, const char *value, char *err, size_t errlen);
+/*
+ * cs_options_load, calling fn(arg, key, value, where) for every value taken from the file
+ * (where = "PATH:LINE") or the environment (where = the variable's name), in the order
+ * applied; the cudastore command uses it to show where each value came from.
+ */
+typedef void (*cs_options_trace_fn)(void *arg, const char *key, const char *value, const char *where);
+int cs_options_load_traced(struct cs_options *o, cs_options_trace_fn fn, void *arg, char *err, size_t errlen);
+/* The config file cs_options_load reads: $CUDASTORE_CONFIG, else the default under /etc. */
+const char *cs_options_config_path(void);
 const char *cs_opt_mode_name(enum cs_opt_mode m);
 
 #endif /* CUDASTORE_OPTIONS_H */

@@ -126,3 +126,8 @@ tr_count() {
 		awk -v n="$2" '$3 == n' "$1" | wc -l
 	fi
 }
+
+# ---- the cudastore command (cli/) ----------------------------------------------------------
+CUDASTORE_CMD=${top_builddir:-.}/cudastore
+# json_get FILE EXPR: a Python expression over the parsed JSON document d (fails on bad JSON)
+json_get() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }

@@ -39,7 +39,8 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-custom-image-on-cuda13.0-refused.sh \
 	tests/e2e/test-restore-without-plugin-refused.sh \
 	tests/e2e/test-signals-during-dump-and-restore.sh \
-	tests/e2e/test-seccomp-filter-stays-active.sh
+	tests/e2e/test-seccomp-filter-stays-active.sh \
+	tests/e2e/test-rescue-copy-failure-frees-memory.sh
 TESTS += $(E2E_GPU_TESTS)
 dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh
 

@@ -44,6 +44,7 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-guardian-dump-after-complete.sh \
 	tests/e2e/test-guardian-dump-exit-hook.sh \
 	tests/e2e/test-guardian-restore.sh \
+	tests/e2e/test-sigstop-during-restore.sh \
 	tests/e2e/test-signals-during-dump-and-restore.sh \
 	tests/e2e/test-seccomp-filter-stays-active.sh \
 	tests/e2e/test-rescue-copy-failure-frees-memory.sh

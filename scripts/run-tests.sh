@@ -16,7 +16,7 @@ esac
 cd "$(dirname "$0")/.."
 scripts/setup-debian.sh || exit 1
 
-out=/tmp/cudastore-check.out
+out=$(mktemp /tmp/cudastore-check.XXXXXX) # make check's whole output (kept for reading)
 start=$(date +%s)
 # a hung test fails on its own deadline; this one only guards make itself
 timeout -k 30 3000 make -j"$(nproc)" check >"$out" 2>&1

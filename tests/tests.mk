@@ -1,4 +1,11 @@
 # end-to-end tests through real CRIU, and tests of the plugin core
+
+# the config file every test reads unless it names its own (AM_TESTS_ENVIRONMENT; e2e tests write
+# one per test in lib.sh): a stray /etc/cudastore/cudastore.conf never changes what the suite does
+check_DATA = tests/cudastore-test.conf
+CLEANFILES += tests/cudastore-test.conf
+tests/cudastore-test.conf: Makefile
+	$(AM_V_GEN)$(MKDIR_P) tests && echo '# make check: built-in defaults only' >$@ && chmod 0644 $@
 check_PROGRAMS += tests/e2e/cpu-tree
 tests_e2e_cpu_tree_SOURCES = tests/e2e/cpu-tree.c
 
@@ -37,7 +44,12 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-restore-driver-call-failures.sh \
 	tests/e2e/test-container-pid-namespace.sh \
 	tests/e2e/test-custom-image-on-cuda13.0-refused.sh \
-	tests/e2e/test-restore-without-plugin-refused.sh
+	tests/e2e/test-restore-without-plugin-refused.sh \
+	tests/e2e/test-bad-option-combination-refused-at-init.sh \
+	tests/e2e/test-restore-big-chunks-with-small-pinned-bound.sh \
+	tests/e2e/test-missing-manifest-refused.sh \
+	tests/e2e/test-reused-images-dir-stale-files.sh \
+	tests/e2e/test-stray-etc-config-ignored.sh
 TESTS += $(E2E_GPU_TESTS)
 dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh
 

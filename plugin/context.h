@@ -55,6 +55,7 @@ struct cs_ctx {
 	int ndev;			    /* devices visible to us */
 	CUcontext retained[CS_MAX_DEVICES]; /* primary contexts we hold, by ordinal */
 	bool inventory_added;
+	bool imgdir_owned; /* dump: stale cudastore files of an earlier dump removed (imgset.h) */
 	uint64_t planned_bytes; /* GPU memory of the processes already admitted to this dump */
 	unsigned nproc;
 	struct cs_proc proc[CS_MAX_PROCS];

@@ -13,6 +13,7 @@
 #include "dump.h"
 #include "gpuop.h"
 #include "imgdir.h"
+#include "imgset.h"
 #include "log.h"
 #include "plan.h"
 #include "procfs.h"
@@ -92,6 +93,13 @@ int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd)
 
 	if (p) /* PAUSE can run twice for one pid (criu retries seizing) */
 		return p->phase == CS_PHASE_FAILED ? -EAGAIN : 0;
+	/* PAUSE runs for every task, first of all hooks: the dump owns the directory from here */
+	if (ctx->stage == CS_STAGE_DUMP && !ctx->imgdir_owned) {
+		ret = cs_imgset_dump_begin(dirfd);
+		if (ret)
+			return ret;
+		ctx->imgdir_owned = true;
+	}
 	res = ctx->cuda.CheckpointProcessGetRestoreThreadId(pid, &tid);
 	if (res != CUDA_SUCCESS)
 		return -ENOTSUP; /* not a CUDA process */

@@ -9,6 +9,7 @@
 #include "devices.h"
 #include "gpuop.h"
 #include "imgdir.h"
+#include "imgset.h"
 #include "log.h"
 #include "procfs.h"
 #include "restore.h"
@@ -295,8 +296,17 @@ int cs_restore_process(struct cs_ctx *ctx, pid_t pid, int dirfd)
 	if (!m)
 		return -ENOMEM;
 	ret = load_images(ctx, pid, dirfd, m);
-	if (ret == -ENOTSUP)
-		goto out;
+	if (ret == -ENOTSUP) {
+		/* no manifest: a CUDA process the driver reports checkpointed must not run (imgset.h) */
+		char name[CS_NAME_MAX];
+
+		cs_name_manifest(name, cs_procfs_ns_pid(pid));
+		ret = cs_imgset_no_manifest(ctx, pid, name);
+		if (ret == -ENOTSUP)
+			goto out;
+		why = "its manifest is missing";
+		goto err_kill;
+	}
 	if (ret) {
 		why = "invalid images";
 		goto err_kill;

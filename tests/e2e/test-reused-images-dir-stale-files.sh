@@ -1,0 +1,50 @@
+#!/bin/bash
+# One images directory, two dumps (containers reuse small ns pids all the time): tree A has CUDA
+# processes at ns pids 1 and 2; tree B has CUDA at ns pid 1 and a CPU-only child at ns pid 2.
+# A's cudastore-2.* files must not survive B's dump, and restoring B must work. Before, they stayed
+# and restoring B killed the tree ("has cudastore images but no CUDA restore thread").
+. "$top_srcdir/tests/e2e/lib.sh"
+need_criu; setup_work; use_emulator
+command -v unshare >/dev/null || skip_all "unshare not installed"
+plan 11
+
+# start_ns NAME WORKLOAD-OPTIONS...: the workload as pid 1 of a new pid namespace; sets HOSTPID
+start_ns() {
+	local name=$1 p; shift
+	rm -f "$WORK/$name.ready"
+	setsid unshare --pid --fork setsid "$WORKLOAD" --pidfile "$WORK/$name.pid" --ready "$WORK/$name.ready" \
+		--outfile "$WORK/$name.out" --log "$WORK/$name.log" "$@" >/dev/null 2>&1 </dev/null &
+	wait_file "$WORK/$name.ready" 30 || bail "$name did not start: $(cat "$WORK/$name.log")"
+	HOSTPID=
+	for p in $(pgrep -f -- "--pidfile $WORK/$name.pid"); do
+		grep -q '^NSpid:.*[[:space:]]1$' "/proc/$p/status" && HOSTPID=$p
+	done
+	[ -n "$HOSTPID" ] || bail "cannot find the namespace init of $name"
+	PIDS_TO_KILL="$PIDS_TO_KILL $HOSTPID"
+}
+nspid_of_child() { awk '/^NSpid:/ { print $NF }' "/proc/$(cat "/proc/$1/task/$1/children" | awk '{print $1}')/status"; }
+
+start_ns a --size 4m --fork-cuda 1
+check "tree A: CUDA child at ns pid $(nspid_of_child "$HOSTPID")" [ "$(nspid_of_child "$HOSTPID")" = 2 ]
+criu_dump "$WORK/img" "$HOSTPID"
+check "tree A dumped" [ $? = 0 ]
+check "A's files for ns pids 1 and 2" [ -f "$WORK/img/cudastore-1.img" ] && [ -f "$WORK/img/cudastore-2.img" ] &&
+	[ -f "$WORK/img/cudastore-2-gpu0.ext" ]
+wait_gone "$HOSTPID"
+
+start_ns b --size 4m --fork-cpu 1
+check "tree B: CPU-only child at ns pid $(nspid_of_child "$HOSTPID")" [ "$(nspid_of_child "$HOSTPID")" = 2 ]
+criu_dump "$WORK/img" "$HOSTPID"
+check "tree B dumped into the same directory" [ $? = 0 ]
+check "B's dump owns exactly its files: none left for ns pid 2 ($(ls "$WORK/img" | grep cudastore-2 | paste -sd' '))" \
+	[ -z "$(ls "$WORK/img" | grep '^cudastore-2[.-]')" ]
+check "B's files for ns pid 1 are there" [ -f "$WORK/img/cudastore-1.img" ]
+wait_gone "$HOSTPID"
+criu_restore "$WORK/img" --pidfile "$WORK/restored.pid"
+check "tree B restores" [ $? = 0 ]
+NEWPID=$(cat "$WORK/restored.pid" 2>/dev/null)
+PIDS_TO_KILL="$PIDS_TO_KILL $NEWPID"
+check "its CUDA root got its GPU state back" log_has "$WORK/img/restore.log" "pid $NEWPID: GPU restore done"
+check "no process was killed" bash -c "! grep -q 'killing the process' '$WORK/img/restore.log'"
+check_verdict b "$NEWPID" "root and CPU child verified their state"
+done_testing

@@ -113,8 +113,42 @@ int cs_imgdir_remove(int dirfd, const char *name)
 	return 0;
 }
 
+static const char *skip_digits(const char *p)
+{
+	const char *s = p;
+
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return p > s ? p : NULL;
+}
+
+/* cudastore-<n>.img, cudastore-<n>.json, cudastore-<n>-gpu<i>.ext, each maybe with ".tmp" */
+bool cs_name_is_ours(const char *name)
+{
+	const char *p;
+
+	if (strncmp(name, CS_NAME_PREFIX, strlen(CS_NAME_PREFIX)))
+		return false;
+	p = skip_digits(name + strlen(CS_NAME_PREFIX));
+	if (!p)
+		return false;
+	if (!strncmp(p, "-gpu", 4)) {
+		p = skip_digits(p + 4);
+		if (!p || strncmp(p, ".ext", 4))
+			return false;
+		p += 4;
+	} else if (!strncmp(p, ".img", 4)) {
+		p += 4;
+	} else if (!strncmp(p, ".json", 5)) {
+		p += 5;
+	} else {
+		return false;
+	}
+	return !*p || !strcmp(p, CS_TMP_SUFFIX);
+}
+
 /* Names come from the directory itself (no '/'), so unlinkat() relative to dirfd stays inside it. */
-int cs_imgdir_remove_prefix(int dirfd, const char *prefix, unsigned *removed)
+int cs_imgdir_remove_ours(int dirfd, unsigned *removed)
 {
 	struct dirent *de;
 	int fd, ret = 0;
@@ -133,7 +167,7 @@ int cs_imgdir_remove_prefix(int dirfd, const char *prefix, unsigned *removed)
 	while ((errno = 0, de = readdir(d))) {
 		struct stat st;
 
-		if (strncmp(de->d_name, prefix, strlen(prefix)))
+		if (!cs_name_is_ours(de->d_name))
 			continue;
 		if (de->d_type == DT_DIR || (de->d_type == DT_UNKNOWN &&
 					     !fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&

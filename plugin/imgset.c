@@ -16,7 +16,7 @@ int cs_imgset_dump_begin(int dirfd)
 	unsigned removed = 0;
 	int ret;
 
-	ret = cs_imgdir_remove_prefix(dirfd, CS_NAME_PREFIX, &removed);
+	ret = cs_imgdir_remove_ours(dirfd, &removed);
 	if (ret) {
 		cs_err("cannot remove the cudastore files of an earlier dump from the images directory: %s. "
 		       "A dump must not leave them next to its own: remove them, or dump into an empty "

@@ -3,10 +3,11 @@
  * imgset.h - a dump owns exactly the cudastore files of the processes it dumped, and a restore
  * resumes no CUDA process whose GPU state the images lack (docs/image-format.md, section 1).
  *
- * Dump: before the first file is written, cs_imgset_dump_begin() removes every cudastore-*
- * file an earlier dump left in the images directory (containers reuse small ns pids, so a stale
- * cudastore-<nspid>.img could otherwise be taken for a process of this dump). The cudastore-
- * prefix in the images directory is the plugin's.
+ * Dump: before the first file is written, cs_imgset_dump_begin() removes every file of the
+ * plugin's names (cs_name_is_ours: cudastore-<n>.img, .json, -gpu<i>.ext, and their .tmp) that an
+ * earlier dump left in the images directory (containers reuse small ns pids, so a stale
+ * cudastore-<nspid>.img could otherwise be taken for a process of this dump). Other files, such
+ * as a criu log named cudastore-dump.log, are left alone.
  *
  * Restore: cs_imgset_no_manifest() decides about a restored process that has no manifest.
  */
@@ -17,7 +18,7 @@
 
 #include "context.h"
 
-/* Remove stale cudastore-* files (not directories) from dirfd. 0 or -errno (logged). */
+/* Remove stale files of ours (not directories) from dirfd. 0 or -errno (logged). */
 int cs_imgset_dump_begin(int dirfd);
 
 /*

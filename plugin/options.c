@@ -290,12 +290,13 @@ static const struct {
  * make check), and those of the build and test scripts (docs/usage.md, "ENVIRONMENT").
  */
 static const char *const env_allowed[] = {
-	"CUDASTORE_CONFIG",	    /* this file: the config file */
-	"CUDASTORE_CACHE",	    /* scripts/provide-criu.sh: source and build cache */
-	"CUDASTORE_TEST_LOGLEVEL", /* tests/log-stderr.c: log level of tests and cs-bench */
+	"CUDASTORE_CONFIG", /* this file: the config file */
+	"CUDASTORE_CACHE",  /* scripts/provide-criu.sh: source and build cache */
+	"CUDASTORE_CMD",    /* tests of the cudastore command: the binary under test */
 };
 static const char *const env_allowed_prefix[] = {
-	"CUDASTORE_EMU_", /* tests/emu: the driver emulator (docs/testing.md) */
+	"CUDASTORE_EMU_",  /* tests/emu: the driver emulator (docs/testing.md) */
+	"CUDASTORE_TEST_", /* test-only settings, e.g. CUDASTORE_TEST_LOGLEVEL (tests/log-stderr.c) */
 };
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))

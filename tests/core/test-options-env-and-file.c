@@ -80,11 +80,13 @@ static void environment(const char *path)
 	setenv("CUDASTORE_EMU_DEVICES", "2", 1);
 	setenv("CUDASTORE_CACHE", "/var/cache/cudastore", 1);
 	setenv("CUDASTORE_TEST_LOGLEVEL", "1", 1);
+	setenv("CUDASTORE_TEST_STALL", "copy-out", 1);
 	tap_ok(cs_options_load(&o, err, sizeof(err)) == 0,
-	       "variables of the emulator and the scripts (allow-list) are accepted: %s", err);
+	       "variables of the emulator, the tests and the scripts (allow-list) are accepted: %s", err);
 	unsetenv("CUDASTORE_EMU_DEVICES");
 	unsetenv("CUDASTORE_CACHE");
 	unsetenv("CUDASTORE_TEST_LOGLEVEL");
+	unsetenv("CUDASTORE_TEST_STALL");
 	setenv("CUDASTORE_THREADS", "4", 1);
 	tap_ok(cs_options_load(&o, err, sizeof(err)) == 0 && o.threads == 4, "known variables still work");
 	unsetenv("CUDASTORE_THREADS");

@@ -6,7 +6,7 @@
 . "$top_srcdir/tests/e2e/lib.sh"
 need_criu; setup_work; use_emulator
 command -v unshare >/dev/null || skip_all "unshare not installed"
-plan 11
+plan 12
 
 # start_ns NAME WORKLOAD-OPTIONS...: the workload as pid 1 of a new pid namespace; sets HOSTPID
 start_ns() {
@@ -32,6 +32,7 @@ check "A's files for ns pids 1 and 2" [ -f "$WORK/img/cudastore-1.img" ] && [ -f
 	[ -f "$WORK/img/cudastore-2-gpu0.ext" ]
 wait_gone "$HOSTPID"
 
+echo "user notes" >"$WORK/img/cudastore-notes.txt"
 start_ns b --size 4m --fork-cpu 1
 check "tree B: CPU-only child at ns pid $(nspid_of_child "$HOSTPID")" [ "$(nspid_of_child "$HOSTPID")" = 2 ]
 criu_dump "$WORK/img" "$HOSTPID"
@@ -39,6 +40,7 @@ check "tree B dumped into the same directory" [ $? = 0 ]
 check "B's dump owns exactly its files: none left for ns pid 2 ($(ls "$WORK/img" | grep cudastore-2 | paste -sd' '))" \
 	[ -z "$(ls "$WORK/img" | grep '^cudastore-2[.-]')" ]
 check "B's files for ns pid 1 are there" [ -f "$WORK/img/cudastore-1.img" ]
+check "a file that is not of the plugin's names is left alone" grep -qx "user notes" "$WORK/img/cudastore-notes.txt"
 wait_gone "$HOSTPID"
 criu_restore "$WORK/img" --pidfile "$WORK/restored.pid"
 check "tree B restores" [ $? = 0 ]

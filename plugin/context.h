@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "cudastore/cuda_ops.h"
+#include "imgindex.h"
 #include "manifest.h"
 #include "options.h"
 
@@ -56,6 +57,10 @@ struct cs_ctx {
 	CUcontext retained[CS_MAX_DEVICES]; /* primary contexts we hold, by ordinal */
 	bool inventory_added;
 	bool imgdir_owned; /* dump: stale cudastore files of an earlier dump removed (imgset.h) */
+	/* dump: this dump's id and the manifests written so far; restore: the images' index */
+	struct cs_index index;
+	bool index_loaded; /* restore: index read (or found absent) */
+	int index_err;	   /* restore: 0, -ENOENT (format 1.0 images) or why it is unusable */
 	uint64_t planned_bytes; /* GPU memory of the processes already admitted to this dump */
 	unsigned nproc;
 	struct cs_proc proc[CS_MAX_PROCS];

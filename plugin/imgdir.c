@@ -122,13 +122,18 @@ static const char *skip_digits(const char *p)
 	return p > s ? p : NULL;
 }
 
-/* cudastore-<n>.img, cudastore-<n>.json, cudastore-<n>-gpu<i>.ext, each maybe with ".tmp" */
+/* cudastore-<n>.img, cudastore-<n>.json, cudastore-<n>-gpu<i>.ext, cudastore-index.img, each
+ * maybe with ".tmp" */
 bool cs_name_is_ours(const char *name)
 {
 	const char *p;
 
 	if (strncmp(name, CS_NAME_PREFIX, strlen(CS_NAME_PREFIX)))
 		return false;
+	if (!strncmp(name, CS_NAME_INDEX, strlen(CS_NAME_INDEX))) {
+		p = name + strlen(CS_NAME_INDEX);
+		return !*p || !strcmp(p, CS_TMP_SUFFIX);
+	}
 	p = skip_digits(name + strlen(CS_NAME_PREFIX));
 	if (!p)
 		return false;

@@ -11,6 +11,7 @@
  *   cudastore-<nspid>.img          manifest (protobuf-c, framed; see docs/image-format.md)
  *   cudastore-<nspid>-gpu<i>.ext   extent of the i-th device in the manifest
  *   cudastore-<nspid>.json         machine-readable summary of phases and timings
+ *   cudastore-index.img            the manifests the dump owns (format 1.1, imgindex.h)
  */
 #ifndef CUDASTORE_IMGDIR_H
 #define CUDASTORE_IMGDIR_H
@@ -22,7 +23,8 @@
 #include <sys/types.h>
 
 #define CS_NAME_MAX    64
-#define CS_NAME_PREFIX "cudastore-" /* every file name of ours starts so */
+#define CS_NAME_PREFIX "cudastore-"	   /* every file name of ours starts so */
+#define CS_NAME_INDEX  "cudastore-index.img" /* the dump's index (imgindex.h) */
 
 void cs_name_manifest(char out[CS_NAME_MAX], int nspid);
 void cs_name_extent(char out[CS_NAME_MAX], int nspid, unsigned index);

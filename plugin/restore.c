@@ -269,12 +269,18 @@ static int unlock_running(struct cs_ctx *ctx, pid_t pid)
 static int load_images(struct cs_ctx *ctx, pid_t pid, int dirfd, struct cs_manifest *m)
 {
 	char name[CS_NAME_MAX], err[512];
+	pid_t ns_pid = cs_procfs_ns_pid(pid);
 	int ret;
 
-	cs_name_manifest(name, cs_procfs_ns_pid(pid));
+	cs_name_manifest(name, ns_pid);
+	/* only the manifests of the dump that wrote these images (imgset.h) */
+	if (cs_imgset_restore_lookup(ctx, dirfd, ns_pid) == -ENOTSUP)
+		return -ENOTSUP;
 	ret = cs_manifest_read(dirfd, name, m, err, sizeof(err));
 	if (ret == -ENOENT)
 		return -ENOTSUP;
+	if (!ret)
+		ret = cs_imgset_restore_check(ctx, m, name, err, sizeof(err));
 	if (!ret && m->mode == CS_MODE_CUSTOM)
 		ret = cs_manifest_check_extents(dirfd, m, err, sizeof(err));
 	if (ret)

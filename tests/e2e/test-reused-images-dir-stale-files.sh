@@ -3,10 +3,12 @@
 # processes at ns pids 1 and 2; tree B has CUDA at ns pid 1 and a CPU-only child at ns pid 2.
 # A's cudastore-2.* files must not survive B's dump, and restoring B must work. Before, they stayed
 # and restoring B killed the tree ("has cudastore images but no CUDA restore thread").
+# Then A's files are copied back into B's images (an older checkpoint merged into the directory):
+# B's index lists only its own manifests, so the restore still reads only those.
 . "$top_srcdir/tests/e2e/lib.sh"
 need_criu; setup_work; use_emulator
 command -v unshare >/dev/null || skip_all "unshare not installed"
-plan 12
+plan 15
 
 # start_ns NAME WORKLOAD-OPTIONS...: the workload as pid 1 of a new pid namespace; sets HOSTPID
 start_ns() {
@@ -28,6 +30,7 @@ start_ns a --size 4m --fork-cuda 1
 check "tree A: CUDA child at ns pid $(nspid_of_child "$HOSTPID")" [ "$(nspid_of_child "$HOSTPID")" = 2 ]
 criu_dump "$WORK/img" "$HOSTPID"
 check "tree A dumped" [ $? = 0 ]
+cp -a "$WORK/img" "$WORK/imgA"
 check "A's files for ns pids 1 and 2" [ -f "$WORK/img/cudastore-1.img" ] && [ -f "$WORK/img/cudastore-2.img" ] &&
 	[ -f "$WORK/img/cudastore-2-gpu0.ext" ]
 wait_gone "$HOSTPID"
@@ -42,6 +45,7 @@ check "B's dump owns exactly its files: none left for ns pid 2 ($(ls "$WORK/img"
 check "B's files for ns pid 1 are there" [ -f "$WORK/img/cudastore-1.img" ]
 check "a file that is not of the plugin's names is left alone" grep -qx "user notes" "$WORK/img/cudastore-notes.txt"
 wait_gone "$HOSTPID"
+cp -a "$WORK/img" "$WORK/imgB"
 criu_restore "$WORK/img" --pidfile "$WORK/restored.pid"
 check "tree B restores" [ $? = 0 ]
 NEWPID=$(cat "$WORK/restored.pid" 2>/dev/null)
@@ -49,4 +53,14 @@ PIDS_TO_KILL="$PIDS_TO_KILL $NEWPID"
 check "its CUDA root got its GPU state back" log_has "$WORK/img/restore.log" "pid $NEWPID: GPU restore done"
 check "no process was killed" bash -c "! grep -q 'killing the process' '$WORK/img/restore.log'"
 check_verdict b "$NEWPID" "root and CPU child verified their state"
+
+wait_gone "$NEWPID"
+cp -a "$WORK"/imgA/cudastore-2* "$WORK/imgB/"
+criu_restore "$WORK/imgB" --pidfile "$WORK/restored2.pid"
+check "with A's stale files merged back, tree B still restores" [ $? = 0 ]
+NEWPID=$(cat "$WORK/restored2.pid" 2>/dev/null)
+PIDS_TO_KILL="$PIDS_TO_KILL $NEWPID"
+check "the plugin ignored them: not in this dump's index" log_has "$WORK/imgB/restore.log" \
+	"ignoring cudastore-2.img: not a file of this dump \(cudastore-index.img does not list ns pid 2\)"
+check_verdict b "$NEWPID" "root and CPU child verified their state again"
 done_testing

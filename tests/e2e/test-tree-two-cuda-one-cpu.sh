@@ -13,7 +13,7 @@ kids=$(cat /proc/$WPID/task/*/children)
 check "the tree has 2 children ($kids)" [ "$(echo $kids | wc -w)" = 2 ]
 criu_dump "$WORK/img" "$WPID"
 check "criu dump succeeds" [ $? = 0 ]
-n=$(ls "$WORK/img" | grep -c 'cudastore-.*\.img$')
+n=$(ls "$WORK/img" | grep -c '^cudastore-[0-9]*\.img$')
 check "two manifests, one per CUDA process ($n)" [ "$n" = 2 ]
 check "the CPU-only child was passed over (-ENOTSUP, nothing written)" \
 	bash -c "for k in $kids; do [ -e '$WORK/img/cudastore-'\$k'.img' ] || exit 0; done; exit 1"

@@ -174,9 +174,9 @@ int cs_imgdir_remove_ours(int dirfd, unsigned *removed)
 
 		if (!cs_name_is_ours(de->d_name))
 			continue;
-		if (de->d_type == DT_DIR || (de->d_type == DT_UNKNOWN &&
-					     !fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
-					     S_ISDIR(st.st_mode)))
+		if (de->d_type == DT_DIR ||
+		    (de->d_type == DT_UNKNOWN && !fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
+		     S_ISDIR(st.st_mode)))
 			continue;
 		if (unlinkat(dirfd, de->d_name, 0) < 0 && errno != ENOENT) {
 			ret = -errno;

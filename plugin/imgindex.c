@@ -82,14 +82,16 @@ static int frame_check(const uint8_t *p, size_t len, size_t *plen, char *err, si
 
 	if (len < IDX_HDR || memcmp(p, IDX_MAGIC, 4))
 		return cs_fail(-EBADMSG, err, errlen, "%s: %s" IDX_CORRUPT, CS_INDEX_NAME,
-			       len < IDX_HDR ? "shorter than its 16-byte header" : "magic is not \"" IDX_MAGIC "\"");
+			       len < IDX_HDR ? "shorter than its 16-byte header"
+					     : "magic is not \"" IDX_MAGIC "\"");
 	n = (uint32_t)get_le(p + 4, 4);
 	if (n > CS_INDEX_MAX_BYTES || len - IDX_HDR != n)
-		return cs_fail(-EBADMSG, err, errlen, "%s: header says %u payload bytes (limit %u), file has %zu" IDX_CORRUPT,
+		return cs_fail(-EBADMSG, err, errlen,
+			       "%s: header says %u payload bytes (limit %u), file has %zu" IDX_CORRUPT,
 			       CS_INDEX_NAME, n, CS_INDEX_MAX_BYTES, len - IDX_HDR);
 	if (get_le(p + 8, 8) != XXH3_64bits(p + IDX_HDR, n))
-		return cs_fail(-EBADMSG, err, errlen, "%s: payload XXH3-64 does not match its header" IDX_CORRUPT,
-			       CS_INDEX_NAME);
+		return cs_fail(-EBADMSG, err, errlen,
+			       "%s: payload XXH3-64 does not match its header" IDX_CORRUPT, CS_INDEX_NAME);
 	*plen = n;
 	return 0;
 }
@@ -97,7 +99,8 @@ static int frame_check(const uint8_t *p, size_t len, size_t *plen, char *err, si
 static int check(const CsIndex *pi, char *err, size_t errlen)
 {
 	if (!pi->has_format_major || !pi->has_format_minor)
-		return cs_fail(-EBADMSG, err, errlen, "%s: format version missing" IDX_CORRUPT, CS_INDEX_NAME);
+		return cs_fail(-EBADMSG, err, errlen, "%s: format version missing" IDX_CORRUPT,
+			       CS_INDEX_NAME);
 	if (pi->format_major != CS_FORMAT_MAJOR)
 		return cs_fail(pi->format_major > CS_FORMAT_MAJOR ? -EPROTONOSUPPORT : -EBADMSG, err, errlen,
 			       "%s: format is %u.%u; this plugin supports format %d.x%s", CS_INDEX_NAME,
@@ -105,18 +108,21 @@ static int check(const CsIndex *pi, char *err, size_t errlen)
 			       pi->format_major > CS_FORMAT_MAJOR ? ": upgrade the plugin" : IDX_CORRUPT);
 	if (!pi->has_dump_id || pi->dump_id.len != CS_DUMP_ID_BYTES)
 		return cs_fail(-EBADMSG, err, errlen, "%s: dump_id is %s, must be %d bytes" IDX_CORRUPT,
-			       CS_INDEX_NAME, pi->has_dump_id ? "of another size" : "missing", CS_DUMP_ID_BYTES);
+			       CS_INDEX_NAME, pi->has_dump_id ? "of another size" : "missing",
+			       CS_DUMP_ID_BYTES);
 	if (pi->n_ns_pids > CS_INDEX_MAX_PIDS)
 		return cs_fail(-EBADMSG, err, errlen, "%s: lists %zu processes, limit is %d" IDX_CORRUPT,
 			       CS_INDEX_NAME, pi->n_ns_pids, CS_INDEX_MAX_PIDS);
 	for (size_t i = 0; i < pi->n_ns_pids; i++) {
 		if (pi->ns_pids[i] <= 0)
-			return cs_fail(-EBADMSG, err, errlen, "%s: ns_pids[%zu] is %d, must be > 0" IDX_CORRUPT,
-				       CS_INDEX_NAME, i, pi->ns_pids[i]);
+			return cs_fail(-EBADMSG, err, errlen,
+				       "%s: ns_pids[%zu] is %d, must be > 0" IDX_CORRUPT, CS_INDEX_NAME, i,
+				       pi->ns_pids[i]);
 		for (size_t j = 0; j < i; j++)
 			if (pi->ns_pids[j] == pi->ns_pids[i])
-				return cs_fail(-EBADMSG, err, errlen, "%s: ns pid %d is listed twice" IDX_CORRUPT,
-					       CS_INDEX_NAME, pi->ns_pids[i]);
+				return cs_fail(-EBADMSG, err, errlen,
+					       "%s: ns pid %d is listed twice" IDX_CORRUPT, CS_INDEX_NAME,
+					       pi->ns_pids[i]);
 	}
 	return 0;
 }
@@ -133,8 +139,8 @@ int cs_index_decode(const void *buf, size_t len, struct cs_index *x, char *err, 
 		return ret;
 	pi = cs_index__unpack(NULL, plen, (const uint8_t *)buf + IDX_HDR);
 	if (!pi)
-		return cs_fail(-EBADMSG, err, errlen, "%s: payload is not a valid CsIndex message" IDX_CORRUPT,
-			       CS_INDEX_NAME);
+		return cs_fail(-EBADMSG, err, errlen,
+			       "%s: payload is not a valid CsIndex message" IDX_CORRUPT, CS_INDEX_NAME);
 	ret = check(pi, err, errlen);
 	if (!ret) {
 		memcpy(x->dump_id, pi->dump_id.data, sizeof(x->dump_id));

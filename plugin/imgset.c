@@ -71,9 +71,10 @@ int cs_imgset_restore_lookup(struct cs_ctx *ctx, int dirfd, pid_t ns_pid)
 			cs_debug("no %s: images of format 1.0; every cudastore-<nspid>.img is read",
 				 CS_INDEX_NAME);
 		else if (ctx->index_err)
-			cs_err("the images' index is unusable: %s. No process with a manifest can get its GPU "
-			       "state back from these images",
-			       err);
+			cs_err(
+			    "the images' index is unusable: %s. No process with a manifest can get its GPU "
+			    "state back from these images",
+			    err);
 	}
 	if (ctx->index_err || cs_index_has(&ctx->index, ns_pid))
 		return 0;
@@ -148,9 +149,10 @@ int cs_imgset_no_manifest(struct cs_ctx *ctx, pid_t pid, const char *name)
 	if (res == CUDA_SUCCESS && st == CU_PROCESS_STATE_RUNNING && !ret)
 		return -ENOTSUP;
 	if (res != CUDA_SUCCESS)
-		cs_err("pid %d: a CUDA process without a manifest (%s missing from the images directory), and "
-		       "its CUDA state cannot be read (%s): it cannot be resumed safely",
-		       pid, name, cs_cuda_errname(&ctx->cuda, res));
+		cs_err(
+		    "pid %d: a CUDA process without a manifest (%s missing from the images directory), and "
+		    "its CUDA state cannot be read (%s): it cannot be resumed safely",
+		    pid, name, cs_cuda_errname(&ctx->cuda, res));
 	else
 		cs_err("pid %d: the driver reports it %s and CRIU's inventory says the dump used cudastore, "
 		       "but its manifest %s is missing from the images directory (deleted, or images "

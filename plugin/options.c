@@ -198,9 +198,10 @@ static int check_file(FILE *f, const char *path, char *err, size_t len)
 	if (fstat(fileno(f), &st))
 		return cs_fail(-EINVAL, err, len, "cannot stat config file %s: %s", path, strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		return cs_fail(-EINVAL, err, len,
-			       "config file %s is not a regular file (mode %06o): name a file in CUDASTORE_CONFIG",
-			       path, (unsigned)st.st_mode);
+		return cs_fail(
+		    -EINVAL, err, len,
+		    "config file %s is not a regular file (mode %06o): name a file in CUDASTORE_CONFIG", path,
+		    (unsigned)st.st_mode);
 	if (st.st_uid != 0 && st.st_uid != geteuid())
 		return cs_fail(-EINVAL, err, len,
 			       "config file %s is owned by uid %u, not root; it decides which libraries criu "
@@ -348,10 +349,11 @@ static int check_env_names(char *err, size_t len)
 		if (strncmp(*e, "CUDASTORE_", strlen("CUDASTORE_")) || env_known(*e, n))
 			continue;
 		guess = env_guess(*e, n);
-		return cs_fail(-EINVAL, err, len,
-			       "unknown environment variable %.*s%s%s%s (the CUDASTORE_* variables are listed "
-			       "in docs/usage.md): unset it",
-			       (int)n, *e, guess ? " (did you mean " : "", guess ? guess : "", guess ? "?)" : "");
+		return cs_fail(
+		    -EINVAL, err, len,
+		    "unknown environment variable %.*s%s%s%s (the CUDASTORE_* variables are listed "
+		    "in docs/usage.md): unset it",
+		    (int)n, *e, guess ? " (did you mean " : "", guess ? guess : "", guess ? "?)" : "");
 	}
 	return 0;
 }
@@ -412,10 +414,11 @@ static void note_threads(const struct cs_options *o)
 	uint64_t bufs = o->pinned_max / o->chunk_size;
 
 	if (bufs < o->threads)
-		cs_info("pinned_mb %llu holds %llu chunk buffer(s) of %u MiB: dumps run %llu copy thread(s) per "
-			"GPU, not threads = %u (pinned_mb >= threads x 2 x chunk_mb uses them all)",
-			(unsigned long long)(o->pinned_max >> 20), (unsigned long long)bufs,
-			o->chunk_size >> 20, (unsigned long long)bufs, o->threads);
+		cs_info(
+		    "pinned_mb %llu holds %llu chunk buffer(s) of %u MiB: dumps run %llu copy thread(s) per "
+		    "GPU, not threads = %u (pinned_mb >= threads x 2 x chunk_mb uses them all)",
+		    (unsigned long long)(o->pinned_max >> 20), (unsigned long long)bufs, o->chunk_size >> 20,
+		    (unsigned long long)bufs, o->threads);
 }
 
 int cs_options_load(struct cs_options *o, char *err, size_t len)

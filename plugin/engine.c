@@ -252,18 +252,30 @@ static int region_plan(struct eng_region *reg)
 	const struct cs_engine_opts *o = reg->job->opts;
 	uint64_t size = reg->r->size;
 	uint64_t nbufs, nthreads;
+	size_t pinned_max = o->pinned_max;
 	unsigned i;
 
 	reg->nchunks = (size + reg->chunk - 1) / reg->chunk;
 	reg->buf_size =
 	    size < reg->chunk ? (size_t)((size + ENG_ALIGN - 1) & ~(uint64_t)(ENG_ALIGN - 1)) : reg->chunk;
-	if (reg->buf_size > o->pinned_max) {
+	if (reg->buf_size > pinned_max && reg->job->dump) {
 		eng_fail(reg->job, -EINVAL,
 			 "region %u (%s): chunk size %u needs more pinned memory than the bound of %zu bytes",
-			 reg->index, reg->r->name, reg->chunk, o->pinned_max);
+			 reg->index, reg->r->name, reg->chunk, pinned_max);
 		return -EINVAL;
 	}
-	nbufs = reg->buf_size ? o->pinned_max / reg->buf_size : 0;
+	if (reg->buf_size > pinned_max) {
+		/*
+		 * The images were dumped with chunks larger than this host's pinned bound. The bound is
+		 * a local tuning option and must never make good images unrestorable: use one
+		 * chunk-sized buffer (one copy thread) for this region instead (engine.h).
+		 */
+		cs_warn("engine: %s: the images use %u-byte chunks, more than the pinned bound of %zu bytes "
+			"(pinned_mb); restoring this GPU with one %zu-byte pinned buffer",
+			reg->r->name, reg->chunk, pinned_max, reg->buf_size);
+		pinned_max = reg->buf_size;
+	}
+	nbufs = reg->buf_size ? pinned_max / reg->buf_size : 0;
 	nthreads = o->threads;
 	/*
 	 * Restore is bound by read + verify on the CPU, and a buffer is free again as soon as its

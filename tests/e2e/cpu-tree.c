@@ -37,9 +37,10 @@ static uint64_t step(uint64_t h, uint64_t n)
 /* Write DIR/<role> through a temporary file and rename(): a reader never sees it empty. */
 static void publish(const char *dir, const char *role, uint64_t count)
 {
-	char path[4096], tmp[4200], buf[32];
+	char path[4096], tmp[4100], buf[32];
 	int fd, n;
 
+	/* write aside and rename: a reader never sees the file empty (truncated, not yet written) */
 	snprintf(path, sizeof(path), "%s/%s", dir, role);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -140,8 +140,8 @@ int cs_imgset_no_manifest(struct cs_ctx *ctx, pid_t pid, const char *name)
 
 	if (ctx->cuda.CheckpointProcessGetRestoreThreadId(pid, &tid) != CUDA_SUCCESS)
 		return -ENOTSUP; /* not a CUDA process: CRIU's alone */
-	/* the driver answers through the restore thread: let it run (mask left as on restore) */
-	ret = cs_rthread_run(&rt, tid, false);
+	/* the driver answers through the restore thread: let it run */
+	ret = cs_rthread_run(&rt, tid);
 	if (ret)
 		return ret;
 	res = ctx->cuda.CheckpointProcessGetState(pid, &st);

@@ -487,7 +487,7 @@ const char *cs_options_config_path(void)
 {
 	const char *path = getenv("CUDASTORE_CONFIG");
 
-	return path && *path ? path : DEFAULT_CONFIG;
+	return path && *path ? path : CS_DEFAULT_CONFIG;
 }
 
 const char *cs_opt_mode_name(enum cs_opt_mode m)

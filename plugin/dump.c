@@ -545,7 +545,7 @@ static bool needs_rollback(const struct cs_proc *p)
 
 void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd)
 {
-	bool resume = ret != 0 || leave_running;
+	bool resume = ret != 0 || leave_running, kept = false;
 	unsigned i;
 
 	for (i = 0; i < ctx->nproc; i++) {
@@ -563,12 +563,17 @@ void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd)
 				cs_relay_criu_gone() ? "criu is gone" : ret ? "dump failed" : "--leave-running");
 		if (!r)
 			p->phase = CS_PHASE_RESUMED;
-		/* a failed dump's extents are useless once the memory is back on the GPU */
-		if (!r && ret && dirfd >= 0 && p->mode == CS_MODE_CUSTOM)
+		/* a failed dump's images are useless once the memory is back on the GPU */
+		if (!r && ret && dirfd >= 0)
 			remove_images(dirfd, p->ns_pid, CS_MAX_DEVICES);
+		else if (r && ret)
+			kept = true; /* the extents may hold the only copy: keep them and the index */
 	next:
 		cs_rescue_free(p->rescue);
 		p->rescue = NULL;
 	}
+	/* and so is its index, unless it still lists images kept above: no half image set */
+	if (ret && !kept && dirfd >= 0 && ctx->nproc)
+		cs_imgdir_remove(dirfd, CS_NAME_INDEX);
 	cs_plan_release();
 }

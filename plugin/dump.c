@@ -15,6 +15,7 @@
 #include "imgdir.h"
 #include "log.h"
 #include "plan.h"
+#include "criu_opts.h"
 #include "procfs.h"
 #include "restore.h"
 #include "rthread.h"
@@ -550,9 +551,7 @@ static int rollback_one(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
 
 static bool leave_running(const struct cs_ctx *ctx)
 {
-	if (ctx->opt.leave_running != CS_AUTO)
-		return ctx->opt.leave_running == CS_YES;
-	return cs_procfs_criu_leave_running();
+	return cs_criu_leave_running(&ctx->opt) == 1;
 }
 
 /* Which processes the rollback touches (docs/design.md, "exit(DUMP, ret): rollback") */

@@ -13,6 +13,7 @@
 
 #include "criu-plugin.h"
 #include "context.h"
+#include "criu_opts.h"
 #include "devices.h"
 #include "dump.h"
 #include "log.h"
@@ -123,6 +124,8 @@ static int cudastore_pause_devices(int pid)
 {
 	if (!ctx || ctx->disabled)
 		return -ENOTSUP;
+	if (cs_criu_refuse_unsupported(pid))
+		return -EINVAL;
 	return cs_dump_pause(ctx, pid, criu_get_image_dir());
 }
 

@@ -11,7 +11,5 @@
 pid_t cs_procfs_ns_pid(pid_t pid);
 /* MemAvailable in bytes, 0 if unknown */
 uint64_t cs_procfs_mem_available(void);
-/* criu was started with -R/--leave-running (command-line use; RPC callers set the option) */
-bool cs_procfs_criu_leave_running(void);
 
 #endif /* CUDASTORE_PROCFS_H */

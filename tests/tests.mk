@@ -41,7 +41,8 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-container-pid-namespace.sh \
 	tests/e2e/test-custom-image-on-cuda13.0-refused.sh \
 	tests/e2e/test-restore-without-plugin-refused.sh \
-	tests/e2e/test-leave-running-known-every-way.sh
+	tests/e2e/test-leave-running-known-every-way.sh \
+	tests/e2e/test-unsupported-criu-modes-refused.sh
 TESTS += $(E2E_GPU_TESTS)
 dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh
 

@@ -42,9 +42,12 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-custom-image-on-cuda13.0-refused.sh \
 	tests/e2e/test-restore-without-plugin-refused.sh \
 	tests/e2e/test-leave-running-known-every-way.sh \
-	tests/e2e/test-unsupported-criu-modes-refused.sh
+	tests/e2e/test-unsupported-criu-modes-refused.sh \
+	tests/e2e/test-runc-checkpoint-restore.sh \
+	tests/e2e/test-runc-leave-running.sh \
+	tests/e2e/test-runc-tree-cuda-and-cpu-children.sh
 TESTS += $(E2E_GPU_TESTS)
-dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh
+dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh tests/e2e/runc-lib.sh
 
 # GPU-host tools (built by make-gpu-artifacts.sh; not run by make check)
 check_PROGRAMS += tests/gpu/cs-driver-timing

@@ -45,7 +45,8 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-unsupported-criu-modes-refused.sh \
 	tests/e2e/test-runc-checkpoint-restore.sh \
 	tests/e2e/test-runc-leave-running.sh \
-	tests/e2e/test-runc-tree-cuda-and-cpu-children.sh
+	tests/e2e/test-runc-tree-cuda-and-cpu-children.sh \
+	tests/e2e/test-podman-checkpoint-export-import.sh
 TESTS += $(E2E_GPU_TESTS)
 dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh tests/e2e/runc-lib.sh
 

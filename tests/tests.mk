@@ -54,7 +54,7 @@ dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh tests/e2e/runc-lib
 check_PROGRAMS += tests/gpu/cs-driver-timing
 tests_gpu_cs_driver_timing_SOURCES = tests/gpu/driver-timing.c
 tests_gpu_cs_driver_timing_LDADD = libcudastore.a -ldl -lpthread
-EXTRA_DIST += tests/gpu/run-gpu-suite.sh
+EXTRA_DIST += tests/gpu/run-gpu-suite.sh tests/gpu/run-runc-gpu.sh
 
 # plugin core unit tests (no CRIU, no GPU)
 CORE_TESTS = tests/core/test-options-env-and-file tests/core/test-device-plan-restore \

@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,7 +267,25 @@ static void fill_from(struct cs_criu_view *v, const struct cs_criu_layout *l)
 	v->stream = rd_int(opts, l->stream) != 0;
 	v->page_server = rd_int(opts, l->use_page_server) != 0;
 	v->lazy_pages = opts[l->lazy_pages] != 0;
+	v->pre_dump = rd_int(opts, l->mode) == CS_CR_PRE_DUMP;
 	snprintf(v->how, sizeof(v->how), "criu's options, %s", l->what);
+}
+
+static bool warned_probe, warned_none;
+
+/* a warning once per criu process (PAUSE runs for every process of the tree) */
+__attribute__((format(printf, 2, 3))) static void warn_once(bool *done, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	if (*done)
+		return;
+	*done = true;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	cs_warn("%s", msg);
 }
 
 /* the layouts, in order: probed at build time, then the table entry for the running version */
@@ -285,7 +304,9 @@ static bool read_layouts(struct cs_criu_view *v, pid_t pid, char *why, size_t wh
 		fill_from(v, &probed);
 		return true;
 	}
-	cs_debug("criu options: the layout of the %s does not fit this criu: %s", probed.what, w);
+	warn_once(&warned_probe, "criu's options: the layout of the %s does not fit this criu (%s); "
+		  "trying the checked-in table",
+		  probed.what, w);
 #endif
 	ver = running_version();
 	if (!ver) {
@@ -407,6 +428,9 @@ void cs_criu_view_read(struct cs_criu_view *v, pid_t pid)
 	memset(v, 0, sizeof(*v));
 	if (read_layouts(v, pid, why, sizeof(why)))
 		return;
+	warn_once(&warned_none, "criu's options cannot be read (%s); falling back to criu's command "
+		  "line, which does not show CRIU config files or RPC requests",
+		  why);
 	if (read_cmdline(v, cmd, sizeof(cmd))) {
 		v->from_cmdline = true;
 		snprintf(v->how, sizeof(v->how), "criu's command line (%s)", why);
@@ -469,6 +493,8 @@ int cs_criu_refuse_unsupported(int pid)
 	const char *opt, *why;
 
 	cs_criu_view_read(&v, pid);
+	if (v.pre_dump)
+		return 0; /* pre-dump leaves GPU state alone (dump.c); the final dump decides */
 	if (!v.known && !v.from_cmdline) {
 		cs_warn("pid %d: cannot tell whether criu runs with --stream, --lazy-pages or "
 			"--page-server (%s); cudastore serves none of them",

@@ -34,6 +34,7 @@ struct cs_criu_view {
 	bool stream;	     /* --stream (criu-image-streamer) */
 	bool lazy_pages;     /* --lazy-pages */
 	bool page_server;    /* --page-server (memory pages go to a remote page server) */
+	bool pre_dump;	     /* criu's mode is pre-dump (known only from criu's options) */
 	char how[200];	     /* which layout or fallback, and why, for the log */
 };
 

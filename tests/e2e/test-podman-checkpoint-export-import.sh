@@ -45,6 +45,8 @@ for mode in driver auto; do
 	ud=$WORK/storage/vfs-containers/$cid/userdata
 	check_mode "$mode" "the plugin checkpointed the container's init" log_has "$ud/dump.log" "GPU checkpoint done"
 	before=$(cd "$ud/checkpoint" 2>/dev/null && stat -c '%n %s %b' cudastore-*-gpu*.ext 2>/dev/null)
+	mkdir -p "$WORK/ext-$mode" # the original's userdata goes with it
+	[ -z "$before" ] || cp --sparse=always "$ud"/checkpoint/cudastore-*-gpu*.ext "$WORK/ext-$mode/"
 	pod rm -f "$cid" >/dev/null 2>&1
 	pod container restore --keep --import "$WORK/cp-$mode.tar" >"$WORK/rs-$mode.out" 2>&1
 	check_mode "$mode" "podman container restore --import succeeds" [ $? = 0 ]
@@ -56,7 +58,7 @@ for mode in driver auto; do
 		diag "[$mode] extents before export (name, bytes, 512-byte blocks): $before"
 		diag "[$mode] extents after import: $after"
 		check_mode "$mode" "the imported extents hold the same bytes" bash -c \
-			"cd '$ud/checkpoint' && for f in cudastore-*-gpu*.ext; do cmp -s \"\$f\" '$nud/checkpoint/'\"\$f\" || exit 1; done"
+			"cd '$WORK/ext-$mode' && for f in cudastore-*-gpu*.ext; do cmp -s \"\$f\" '$nud/checkpoint/'\"\$f\" || exit 1; done"
 	else
 		check_mode "$mode" "no extents in $mode mode (the driver keeps GPU memory in the process image)" \
 			bash -c "[ '$mode' = driver ]"

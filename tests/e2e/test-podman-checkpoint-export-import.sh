@@ -32,6 +32,8 @@ tar -C "$WORK/rootfs" -c . | pod import - localhost/cudastore-test:1 >/dev/null 
 for mode in driver auto; do
 	configure_plugin "$mode"
 	printf 'libcuda = %s\nlibnvml = %s\n' "$CUDASTORE_LIBCUDA" "$CUDASTORE_LIBNVML" >>"$WORK/cudastore.conf"
+	# 1 MiB chunks, so that the workload's zero regions make whole zero chunks (holes)
+	printf 'chunk_mb = 1\n' >>"$WORK/cudastore.conf"
 	rm -f "$WORK"/p/cw/w.*
 	# rlimits lowered to what this VM allows (podman's defaults raise them)
 	cid=$(pod run -d --network none --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \

@@ -549,9 +549,9 @@ static int rollback_one(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
 	return ret;
 }
 
-static bool leave_running(const struct cs_ctx *ctx)
+static bool leave_running(const struct cs_ctx *ctx, int dirfd)
 {
-	return cs_criu_leave_running(&ctx->opt) == 1;
+	return cs_criu_leave_running(&ctx->opt, dirfd) == 1;
 }
 
 /* Which processes the rollback touches (docs/design.md, "exit(DUMP, ret): rollback") */
@@ -566,7 +566,7 @@ static bool needs_rollback(const struct cs_proc *p)
 
 void cs_dump_finish(struct cs_ctx *ctx, int ret, int dirfd)
 {
-	bool resume = ret != 0 || leave_running(ctx);
+	bool resume = ret != 0 || leave_running(ctx, dirfd);
 	unsigned i;
 
 	for (i = 0; i < ctx->nproc; i++) {

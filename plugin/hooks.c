@@ -124,7 +124,7 @@ static int cudastore_pause_devices(int pid)
 {
 	if (!ctx || ctx->disabled)
 		return -ENOTSUP;
-	if (cs_criu_refuse_unsupported(pid))
+	if (cs_criu_refuse_unsupported(pid, criu_get_image_dir()))
 		return -EINVAL;
 	return cs_dump_pause(ctx, pid, criu_get_image_dir());
 }

@@ -12,7 +12,9 @@
  * plugin knows independently: criu's mode is dump or pre-dump, opts.tree_id is the pid being
  * paused or a process criu has seized (0 over RPC, which passes the pid in the request),
  * opts.log_level is criu's current log level, the flags read as booleans, and
- * opts.imgs_dir, when set, names the directory criu_get_image_dir() has open.
+ * opts.imgs_dir, when set, names the directory criu_get_image_dir() has open. The callers pass
+ * that fd: a reference to criu_get_image_dir here would have to be bound when the plugin is
+ * loaded (tools that dlopen the plugin outside criu, and the unit tests, have none).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,7 +35,6 @@
 /* criu's symbols; weak so that code linked outside criu (unit tests) still links */
 extern unsigned char opts[] __attribute__((weak));
 extern unsigned int log_get_loglevel(void) __attribute__((weak));
-extern int criu_get_image_dir(void) __attribute__((weak));
 
 /* compel's task states and criu's modes (values unchanged since CRIU 3.x) */
 #define CS_TASK_ALIVE	1
@@ -117,10 +118,9 @@ static pid_t tracer_of(pid_t pid)
 }
 
 /* opts.imgs_dir (a path, absolute or relative to where criu started) vs the open images dir */
-static int check_imgs_dir(const char *path, char *why, size_t whylen)
+static int check_imgs_dir(const char *path, int dfd, char *why, size_t whylen)
 {
 	char self[64], real[PATH_MAX], rel[PATH_MAX];
-	int dfd = criu_get_image_dir ? criu_get_image_dir() : -1;
 	struct stat a, b;
 	size_t n, rl;
 	ssize_t l;
@@ -157,7 +157,7 @@ static int check_imgs_dir(const char *path, char *why, size_t whylen)
 }
 
 int cs_criu_layout_check(const struct cs_criu_layout *l, const unsigned char *base, pid_t pid,
-			 char *why, size_t whylen)
+			 int dirfd, char *why, size_t whylen)
 {
 	int fs = rd_int(base, l->final_state), mode = rd_int(base, l->mode);
 	int stream = rd_int(base, l->stream), ps = rd_int(base, l->use_page_server);
@@ -199,7 +199,7 @@ int cs_criu_layout_check(const struct cs_criu_layout *l, const unsigned char *ba
 			snprintf(why, whylen, "imgs_dir reads an unreadable pointer %p", dir);
 			return -1;
 		}
-		if (check_imgs_dir(path, why, whylen))
+		if (check_imgs_dir(path, dirfd, why, whylen))
 			return -1;
 	}
 	return 0;
@@ -289,7 +289,7 @@ __attribute__((format(printf, 2, 3))) static void warn_once(bool *done, const ch
 }
 
 /* the layouts, in order: probed at build time, then the table entry for the running version */
-static bool read_layouts(struct cs_criu_view *v, pid_t pid, char *why, size_t whylen)
+static bool read_layouts(struct cs_criu_view *v, pid_t pid, int dirfd, char *why, size_t whylen)
 {
 	const struct cs_criu_layout *l;
 	const char *ver;
@@ -300,7 +300,7 @@ static bool read_layouts(struct cs_criu_view *v, pid_t pid, char *why, size_t wh
 		return false;
 	}
 #ifdef CS_CRIU_OPTS_PROBED
-	if (!cs_criu_layout_check(&probed, opts, pid, w, sizeof(w))) {
+	if (!cs_criu_layout_check(&probed, opts, pid, dirfd, w, sizeof(w))) {
 		fill_from(v, &probed);
 		return true;
 	}
@@ -316,7 +316,7 @@ static bool read_layouts(struct cs_criu_view *v, pid_t pid, char *why, size_t wh
 	for (l = cs_criu_layout_table; l->what; l++) {
 		if (!version_matches(l->versions, ver))
 			continue;
-		if (!cs_criu_layout_check(l, opts, pid, w, sizeof(w))) {
+		if (!cs_criu_layout_check(l, opts, pid, dirfd, w, sizeof(w))) {
 			fill_from(v, l);
 			return true;
 		}
@@ -421,12 +421,12 @@ static bool read_cmdline(struct cs_criu_view *v, char *cmd, size_t cmdlen)
 	return cs_criu_parse_cmdline(buf, (size_t)n, v);
 }
 
-void cs_criu_view_read(struct cs_criu_view *v, pid_t pid)
+void cs_criu_view_read(struct cs_criu_view *v, pid_t pid, int dirfd)
 {
 	char why[200] = "", cmd[96];
 
 	memset(v, 0, sizeof(*v));
-	if (read_layouts(v, pid, why, sizeof(why)))
+	if (read_layouts(v, pid, dirfd, why, sizeof(why)))
 		return;
 	warn_once(&warned_none, "criu's options cannot be read (%s); falling back to criu's command "
 		  "line, which does not show CRIU config files or RPC requests",
@@ -440,7 +440,7 @@ void cs_criu_view_read(struct cs_criu_view *v, pid_t pid)
 	snprintf(v->how, sizeof(v->how), "%s; criu runs as '%.60s'", why, cmd);
 }
 
-int cs_criu_leave_running(const struct cs_options *o)
+int cs_criu_leave_running(const struct cs_options *o, int dirfd)
 {
 	struct cs_criu_view v;
 
@@ -449,7 +449,7 @@ int cs_criu_leave_running(const struct cs_options *o)
 			o->leave_running == CS_YES ? "yes" : "no");
 		return o->leave_running == CS_YES;
 	}
-	cs_criu_view_read(&v, 0);
+	cs_criu_view_read(&v, 0, dirfd);
 	if (v.known) {
 		cs_info("criu %s the dumped tree (read from %s)",
 			v.leave_running ? "leaves running" : "does not leave running", v.how);
@@ -487,12 +487,12 @@ static bool maps_libcuda(int pid)
 	return found;
 }
 
-int cs_criu_refuse_unsupported(int pid)
+int cs_criu_refuse_unsupported(int pid, int dirfd)
 {
 	struct cs_criu_view v;
 	const char *opt, *why;
 
-	cs_criu_view_read(&v, pid);
+	cs_criu_view_read(&v, pid, dirfd);
 	if (v.pre_dump)
 		return 0; /* pre-dump leaves GPU state alone (dump.c); the final dump decides */
 	if (!v.known && !v.from_cmdline) {

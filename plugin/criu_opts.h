@@ -39,29 +39,31 @@ struct cs_criu_view {
 };
 
 /*
- * Read criu's view. root_pid: a pid of the tree being dumped (the PAUSE argument), or 0 when
- * unknown (exit hook). Never fails: see view->known / from_cmdline.
+ * Read criu's view. pid: a pid of the tree being dumped (the PAUSE argument), or 0 when
+ * unknown (exit hook); dirfd: criu_get_image_dir(), or -1. Never fails: see view->known /
+ * from_cmdline.
  */
-void cs_criu_view_read(struct cs_criu_view *v, pid_t pid);
+void cs_criu_view_read(struct cs_criu_view *v, pid_t pid, int dirfd);
 
 /*
  * 1 when criu will leave the dumped tree running (so the plugin must resume the GPU state),
  * else 0. The leave_running option overrides; without it, criu's own decision is used. When
  * the plugin cannot know, it logs a warning naming the way it went.
  */
-int cs_criu_leave_running(const struct cs_options *o);
+int cs_criu_leave_running(const struct cs_options *o, int dirfd);
 
 /*
  * PAUSE_DEVICES, before anything else: refuse the CRIU modes the plugin cannot serve
  * (--stream, --lazy-pages, --page-server) for a process that has the CUDA driver loaded.
+ * dirfd: criu_get_image_dir().
  * Returns 0, or -EINVAL after logging why and what to do (not -ENOTSUP/-EOPNOTSUPP: CRIU
  * reads that as "not this plugin's process" and dumps on without the GPU state).
  */
-int cs_criu_refuse_unsupported(int pid);
+int cs_criu_refuse_unsupported(int pid, int dirfd);
 
 /* Testing hooks (tests/core): validate a layout against a fake options block. */
 int cs_criu_layout_check(const struct cs_criu_layout *l, const unsigned char *base, pid_t pid,
-			 char *why, size_t whylen);
+			 int dirfd, char *why, size_t whylen);
 /* Parse a criu argv (NUL-separated, as /proc/self/cmdline) into v; false if not a criu dump. */
 bool cs_criu_parse_cmdline(const char *buf, size_t len, struct cs_criu_view *v);
 /* The checked-in layouts, terminated by an entry with what == NULL. */

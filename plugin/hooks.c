@@ -122,7 +122,7 @@ err_free:
 
 static bool leave_running(const struct cs_plugin *p)
 {
-	return cs_criu_leave_running(&p->opt) == 1;
+	return cs_criu_leave_running(&p->opt, criu_get_image_dir()) == 1;
 }
 
 static void cudastore_exit(int stage, int ret)
@@ -161,7 +161,7 @@ static int cudastore_pause_devices(int pid)
 
 	if (!pl || pl->disabled)
 		return -ENOTSUP;
-	if (cs_criu_refuse_unsupported(pid))
+	if (cs_criu_refuse_unsupported(pid, criu_get_image_dir()))
 		return -EINVAL;
 	note_threads("pause");
 	ret = cs_link_call(&pl->link, CS_W_PAUSE, pid, (int32_t)lock_timeout_ms(&pl->opt), 0,

@@ -156,8 +156,8 @@ static int check_imgs_dir(const char *path, int dfd, char *why, size_t whylen)
 	return 0;
 }
 
-int cs_criu_layout_check(const struct cs_criu_layout *l, const unsigned char *base, pid_t pid,
-			 int dirfd, char *why, size_t whylen)
+int cs_criu_layout_check(const struct cs_criu_layout *l, const unsigned char *base, pid_t pid, int dirfd,
+			 char *why, size_t whylen)
 {
 	int fs = rd_int(base, l->final_state), mode = rd_int(base, l->mode);
 	int stream = rd_int(base, l->stream), ps = rd_int(base, l->use_page_server);
@@ -175,15 +175,15 @@ int cs_criu_layout_check(const struct cs_criu_layout *l, const unsigned char *ba
 		return -1;
 	}
 	if ((stream & ~1) || (ps & ~1) || (lazy & ~1)) {
-		snprintf(why, whylen, "stream/page-server/lazy-pages read %d/%d/%d, not booleans", stream,
-			 ps, lazy);
+		snprintf(why, whylen, "stream/page-server/lazy-pages read %d/%d/%d, not booleans", stream, ps,
+			 lazy);
 		return -1;
 	}
 	/* RPC passes the pid in the request and leaves tree_id 0; then the log level must check */
 	if (tree < 0 || (tree == 0 && !log_get_loglevel) ||
 	    (tree > 0 && tree != pid && tracer_of(tree) != getpid())) {
-		snprintf(why, whylen, "tree_id reads %d: neither pid %d nor a process criu has seized",
-			 tree, pid);
+		snprintf(why, whylen, "tree_id reads %d: neither pid %d nor a process criu has seized", tree,
+			 pid);
 		return -1;
 	}
 	if (log_get_loglevel && (unsigned)rd_int(base, l->log_level) != log_get_loglevel()) {
@@ -304,7 +304,8 @@ static bool read_layouts(struct cs_criu_view *v, pid_t pid, int dirfd, char *why
 		fill_from(v, &probed);
 		return true;
 	}
-	warn_once(&warned_probe, "criu's options: the layout of the %s does not fit this criu (%s); "
+	warn_once(&warned_probe,
+		  "criu's options: the layout of the %s does not fit this criu (%s); "
 		  "trying the checked-in table",
 		  probed.what, w);
 #endif
@@ -332,6 +333,22 @@ static bool is_long(const char *arg, const char *name)
 	size_t n = strlen(name);
 
 	return !strncmp(arg, name, n) && (arg[n] == '\0' || arg[n] == '=');
+}
+
+/* criu's long options that take the next word as their argument (when not given as --opt=x) */
+static bool takes_arg(const char *arg)
+{
+	static const char *const with_arg[] = {
+		"--tree",	   "--images-dir", "--work-dir",	"--log-file",	   "--libdir",
+		"--config",	   "--root",	   "--address",		"--port",	   "--pidfile",
+		"--freeze-cgroup", "--timeout",	   "--prev-images-dir", "--ext-mount-map", "--external",
+		"--inherit-fd",
+	};
+
+	for (size_t i = 0; i < sizeof(with_arg) / sizeof(with_arg[0]); i++)
+		if (is_long(arg, with_arg[i]))
+			return true;
+	return false;
 }
 
 bool cs_criu_parse_cmdline(const char *buf, size_t len, struct cs_criu_view *v)
@@ -371,14 +388,7 @@ bool cs_criu_parse_cmdline(const char *buf, size_t len, struct cs_criu_view *v)
 				v->page_server = false;
 			else if (is_long(p, "--rpc"))
 				rpc = true;
-			else if (!strchr(p, '=') && (is_long(p, "--tree") || is_long(p, "--images-dir") ||
-						    is_long(p, "--work-dir") || is_long(p, "--log-file") ||
-						    is_long(p, "--libdir") || is_long(p, "--config") ||
-						    is_long(p, "--root") || is_long(p, "--address") ||
-						    is_long(p, "--port") || is_long(p, "--pidfile") ||
-						    is_long(p, "--freeze-cgroup") || is_long(p, "--timeout") ||
-						    is_long(p, "--prev-images-dir") || is_long(p, "--ext-mount-map") ||
-						    is_long(p, "--external") || is_long(p, "--inherit-fd")))
+			else if (!strchr(p, '=') && takes_arg(p))
 				skip_next = true; /* an option that takes the next argument */
 			continue;
 		}
@@ -428,7 +438,8 @@ void cs_criu_view_read(struct cs_criu_view *v, pid_t pid, int dirfd)
 	memset(v, 0, sizeof(*v));
 	if (read_layouts(v, pid, dirfd, why, sizeof(why)))
 		return;
-	warn_once(&warned_none, "criu's options cannot be read (%s); falling back to criu's command "
+	warn_once(&warned_none,
+		  "criu's options cannot be read (%s); falling back to criu's command "
 		  "line, which does not show CRIU config files or RPC requests",
 		  why);
 	if (read_cmdline(v, cmd, sizeof(cmd))) {

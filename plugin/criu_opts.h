@@ -21,21 +21,21 @@
 
 /* Offsets into struct cr_options of the fields we read or check. */
 struct cs_criu_layout {
-	const char *what; /* for the log: "probed CRIU 4.2.1 tree", "table for CRIU 4.2.x", ... */
+	const char *what;     /* for the log: "probed CRIU 4.2.1 tree", "table for CRIU 4.2.x", ... */
 	const char *versions; /* version prefixes it applies to, '|'-separated ("4.0|4.1") */
 	size_t final_state, use_page_server, lazy_pages, stream, tree_id, log_level, imgs_dir, mode;
 };
 
 /* What criu was asked to do, as far as the plugin can tell. */
 struct cs_criu_view {
-	bool known;	     /* read from criu's options through a validated layout */
-	bool from_cmdline;   /* known == false: taken from criu's command line (CLI use only) */
-	bool leave_running;  /* final state TASK_ALIVE (-R, leave-running in a config file, RPC) */
-	bool stream;	     /* --stream (criu-image-streamer) */
-	bool lazy_pages;     /* --lazy-pages */
-	bool page_server;    /* --page-server (memory pages go to a remote page server) */
-	bool pre_dump;	     /* criu's mode is pre-dump (known only from criu's options) */
-	char how[200];	     /* which layout or fallback, and why, for the log */
+	bool known;	    /* read from criu's options through a validated layout */
+	bool from_cmdline;  /* known == false: taken from criu's command line (CLI use only) */
+	bool leave_running; /* final state TASK_ALIVE (-R, leave-running in a config file, RPC) */
+	bool stream;	    /* --stream (criu-image-streamer) */
+	bool lazy_pages;    /* --lazy-pages */
+	bool page_server;   /* --page-server (memory pages go to a remote page server) */
+	bool pre_dump;	    /* criu's mode is pre-dump (known only from criu's options) */
+	char how[200];	    /* which layout or fallback, and why, for the log */
 };
 
 /*
@@ -62,8 +62,8 @@ int cs_criu_leave_running(const struct cs_options *o, int dirfd);
 int cs_criu_refuse_unsupported(int pid, int dirfd);
 
 /* Testing hooks (tests/core): validate a layout against a fake options block. */
-int cs_criu_layout_check(const struct cs_criu_layout *l, const unsigned char *base, pid_t pid,
-			 int dirfd, char *why, size_t whylen);
+int cs_criu_layout_check(const struct cs_criu_layout *l, const unsigned char *base, pid_t pid, int dirfd,
+			 char *why, size_t whylen);
 /* Parse a criu argv (NUL-separated, as /proc/self/cmdline) into v; false if not a criu dump. */
 bool cs_criu_parse_cmdline(const char *buf, size_t len, struct cs_criu_view *v);
 /* The checked-in layouts, terminated by an entry with what == NULL. */

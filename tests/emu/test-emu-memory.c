@@ -100,7 +100,7 @@ static void memory(void)
 	tap_ok(CU_OK(cu.MemGetInfo(&fr, &tot)) && tot == 64 * MiB && fr == 62 * MiB, "cuMemGetInfo");
 	cu.DevicePrimaryCtxRetain(&ctx, 1);
 	cu.CtxSetCurrent(ctx);
-	tap_ok(CU_OK(cu.MemAlloc(&a, MiB)) && a == 0x610000000000ULL && used_bytes(0x610000000000UL, name) == 4 * MiB,
+	tap_ok(CU_OK(cu.MemAlloc(&a, MiB)) && a == (EMU_VA_BASE + EMU_VA_STRIDE) && used_bytes((EMU_VA_BASE + EMU_VA_STRIDE), name) == 4 * MiB,
 	       "device 1 memory at its own base (2 MiB on each device)");
 	free(in);
 	free(back);

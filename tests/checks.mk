@@ -27,3 +27,12 @@ tests/fuzz/fuzz-manifest-libfuzzer: $(FUZZ_LIBFUZZER_SRCS) proto/cudastore.pb-c.
 CLEANFILES += tests/fuzz/fuzz-manifest-libfuzzer
 TESTS += tests/fuzz/test-fuzz-manifest.sh
 dist_check_SCRIPTS += tests/fuzz/test-fuzz-manifest.sh
+
+# ----- CRIU's zdtm with cudastore loaded (tests/zdtm): a static subset + our GPU scenarios -----
+TESTS += tests/zdtm/test-zdtm-with-cudastore.sh
+dist_check_SCRIPTS += tests/zdtm/test-zdtm-with-cudastore.sh
+EXTRA_DIST += tests/zdtm/reap-orphans.py tests/zdtm/install-zdtm-tests.sh tests/zdtm/cudastore
+clean-local: clean-zdtm-logs
+clean-zdtm-logs:
+	-rm -rf tests/zdtm/logs
+.PHONY: clean-zdtm-logs

@@ -74,13 +74,14 @@ top_srcdir=$top_srcdir top_builddir=$top_builddir "$top_srcdir/tests/zdtm/instal
 	bail "cannot install the GPU zdtm tests into $T/zdtm/cudastore"
 installed="$installed $T/zdtm/cudastore"
 
-# zdtm.py RUN-NAME FLAVOR TESTS...: one zdtm run, its output in $LOGS/RUN-NAME.log
+# zdtm NAME FLAVOR TESTS...: one zdtm.py run under a limit of $limit seconds (inside this test's
+# own deadline, CS_TEST_TIMEOUT), its output in $LOGS/NAME.log and its report in $LOGS/NAME/
 zdtm() {
 	local name=$1 flavor=$2 args=() t; shift 2
 	for t in "$@"; do args+=(-t "$t"); done
 	rm -rf "$T/dump" "$LOGS/$name"
 	(cd "$T" && PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-		timeout -k 10 "${CS_ZDTM_TIMEOUT:-600}" "$top_srcdir/tests/zdtm/reap-orphans.py" \
+		timeout -k 10 "$limit" "$top_srcdir/tests/zdtm/reap-orphans.py" \
 		"$PY" zdtm.py run "${args[@]}" -f "$flavor" --keep-going --ignore-taint -k always \
 		--criu-bin "$CRIU" --report "$LOGS/$name") >"$LOGS/$name.log" 2>&1
 }
@@ -107,6 +108,7 @@ plugin_says() { # plugin_says TEST: checks of the plugin in that test's criu log
 # --- 1. the static subset: the plugin leaves CPU-only processes alone -----------------------
 # shellcheck disable=SC2086
 start=$SECONDS
+limit=420
 zdtm static uns $(printf 'zdtm/static/%s ' $STATIC)
 rc=$?
 diag "zdtm run of $(echo $STATIC | wc -w) static tests: exit $rc in $((SECONDS - start)) s (output: $LOGS/static.log)"
@@ -136,6 +138,7 @@ check "zdtm static subset with cudastore: $npass of $nstatic passed (at least 40
 
 # --- 2. the GPU scenarios as zdtm tests ---------------------------------------------------------
 start=$SECONDS
+limit=120
 # shellcheck disable=SC2046
 zdtm gpu h $(printf 'zdtm/cudastore/%s ' $GPU)
 diag "zdtm run of the GPU tests: exit $? in $((SECONDS - start)) s (output: $LOGS/gpu.log)"

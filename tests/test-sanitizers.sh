@@ -5,9 +5,11 @@
 # every one of those tests passes and no process wrote a sanitizer report.
 #
 # The second tree is configured from a `make distdir` copy of the sources, since automake refuses a
-# VPATH build from a source tree that is configured in place. Every sanitizer report of every
+# VPATH build from a source tree that is configured in place. Every ASan/LSan report of every
 # process (tests, workloads, daemons whose stderr goes elsewhere) lands in reports/ through
-# ASAN_OPTIONS/UBSAN_OPTIONS log_path; each one found is quoted and fails the run.
+# ASAN_OPTIONS log_path. GCC's UBSan writes to stderr whatever log_path says, but stops the
+# process (-fno-sanitize-recover), so its test fails; the tests' logs are searched for reports too.
+# Each report found is quoted and fails the run.
 # SKIP (with the reason) when the compiler cannot build and run a sanitized program.
 # Environment: CS_SAN_KEEP=1 keeps the tree's test logs and reports after a pass.
 . "$top_srcdir/tests/e2e/lib.sh"
@@ -20,9 +22,34 @@ JOBS=$(nproc 2>/dev/null || echo 2)
 
 # --- can this compiler build and run a sanitized program? ---------------------------------
 probe=$(mktemp -d /tmp/cs-san-probe.XXXXXX)
-printf 'int main(int c, char **v) { return v[c - 1][0] == 0; }\n' >"$probe/p.c"
+cat >"$probe/p.c" <<'EOF'
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char **argv)
+{
+	volatile int i = INT_MAX - 1;
+	char *p = malloc(8);
+
+	if (argc > 1 && !strcmp(argv[1], "heap"))
+		p[8] = 1;
+	if (argc > 1 && !strcmp(argv[1], "overflow"))
+		i += argc;
+	free(p);
+	return i == 0;
+}
+EOF
 why=$("$CC" $SANFLAGS -o "$probe/p" "$probe/p.c" 2>&1 && "$probe/p" 2>&1) ||
 	{ rm -rf "$probe"; skip_all "$CC cannot build or run an ASan+UBSan program: $(echo "$why" | head -n1 | cut -c1-120)"; }
+# canaries, with the options used below: an ASan report of a child lands in log_path, and a
+# UBSan error stops its process (GCC's UBSan writes to stderr even with log_path, next to ASan)
+ASAN_OPTIONS="log_path=$probe/asan" sh -c '"$1" heap' sh "$probe/p" >/dev/null 2>&1
+check "canary: an ASan report of a child process lands in log_path" \
+	grep -qs 'ERROR: AddressSanitizer: heap-buffer-overflow' "$probe"/asan.*
+UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" "$probe/p" overflow >"$probe/ub.out" 2>&1
+rc=$?
+check "canary: a UBSan error stops its process (exit $rc) and says so" \
+	[ $rc != 0 -a -n "$(grep 'runtime error: signed integer overflow' "$probe/ub.out")" ]
 rm -rf "$probe"
 
 # --- a configured sanitizer tree from the sources of this one ------------------------------
@@ -46,10 +73,9 @@ if [ ! -f "$SAN/build/Makefile" ] || [ "$SAN/src/configure" -nt "$SAN/build/conf
 		sh -c 'cd "$1" && ../src/configure --with-criu="$2" CFLAGS="-g -O1 $3" LDFLAGS="$4"' sh \
 		"$SAN/build" "${CRIU:-no}" "$SANFLAGS" "-fsanitize=address,undefined"
 fi
-# every sanitizer report of every process goes to a file of its own (name.PID)
-export ASAN_OPTIONS="log_path=$SAN/reports/asan:detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_order=1:abort_on_error=0"
-export UBSAN_OPTIONS="log_path=$SAN/reports/ubsan:print_stacktrace=1:halt_on_error=1"
-export LSAN_OPTIONS="log_path=$SAN/reports/lsan"
+# every ASan/LSan report of every process goes to a file of its own (asan.PID); UBSan stops
+export ASAN_OPTIONS="log_path=$SAN/reports/asan:detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_order=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # each sanitized test under its own deadline; the whole run stays well inside ours
 export CS_TEST_TIMEOUT=${CS_SAN_TEST_TIMEOUT:-240}
 step "build the sanitized tests" "$SAN/build.log" \
@@ -76,12 +102,13 @@ done
 check "the sanitized suite ran (make check exit $rc, $ntests test programs, $((SECONDS - start)) s)" \
 	[ "$ntests" -gt 0 ]
 
-# --- zero sanitizer reports -----------------------------------------------------------------
-reports=$(find "$SAN/reports" -type f -size +0 | sort)
+# --- zero sanitizer reports: report files, and reports on stderr that a test's log caught ----
+reports=$( (find "$SAN/reports" -type f -size +0
+	cd "$SAN/build" && grep -lE 'runtime error:|ERROR: (Address|Leak)Sanitizer' \
+		$(find tests -name '*.log' -newer .check-start) /dev/null | sed "s|^|$SAN/build/|") | sort)
 for r in $reports; do
-	diag "sanitizer report $r:"
-	grep -m1 -E 'ERROR|runtime error|SUMMARY' "$r" | cut -c1-200 | sed 's/^/#   /'
-	head -n 40 "$r" | sed 's/^/#     /'
+	diag "sanitizer report in $r:"
+	grep -m1 -A40 -E 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$r" | sed 's/^/#     /'
 done
 nrep=$(echo "$reports" | grep -c .)
 sum() { sed -n "s/^# $1: *//p" "$SAN/check.log" | tail -n1 | grep -E '^[0-9]+$' || echo 0; }

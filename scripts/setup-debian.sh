@@ -9,8 +9,9 @@ log() { echo "setup: $*" >&2; }
 [ "$(id -u)" = 0 ] || { echo "setup: run as root (apt-get, CRIU install)" >&2; exit 1; }
 
 PKGS="build-essential autoconf automake pkg-config libprotobuf-c-dev protobuf-c-compiler
-libxxhash-dev ca-certificates procps clang python3-yaml python3-protobuf iptables bc"
+libxxhash-dev ca-certificates procps"
 missing=
+PKGS="$PKGS clang python3-yaml python3-protobuf iptables bc" # libFuzzer; CRIU's zdtm (docs/testing.md)
 for p in $PKGS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then
 	log "installing Debian packages:$missing"

@@ -1,5 +1,6 @@
 # fragment: see Makefile.am. Continuous checks (docs/testing.md, "Continuous checks"); included
-# before the other test fragments so that these long tests start first under make -j.
+# right after tests.mk, before the emulator and engine tests, so that these long tests start
+# early under make -j.
 # ----- ASan + UBSan: a second build tree ($(top_builddir)/sanitizers) runs these tests -----
 SANITIZER_TESTS = tests/fuzz/fuzz-replay $(CS_UNIT_TESTS) $(CORE_TESTS) $(ENGINE_TESTS) tests/engine/test-bench-fake.sh \
 	$(EMU_TESTS) tests/emu/test-emu-criu.sh

@@ -18,13 +18,18 @@ FUZZ_MANIFEST_SRCS = tests/fuzz/fuzz-manifest.c tests/fuzz/fuzz-manifest.h
 tests_fuzz_fuzz_replay_SOURCES = tests/fuzz/fuzz-replay.c $(FUZZ_MANIFEST_SRCS) tests/log-stderr.c tests/tap.h
 tests_fuzz_fuzz_replay_LDADD = libcudastore.a $(PROTOBUF_C_LIBS) -ldl -lpthread
 EXTRA_DIST += tests/fuzz/corpus tests/fuzz/regressions tests/fuzz/make-corpus.sh
-# libFuzzer build, made by test-fuzz-manifest.sh: make tests/fuzz/fuzz-manifest-libfuzzer CLANG=clang
+# libFuzzer build, made by test-fuzz-manifest.sh: make tests/fuzz/fuzz-manifest-libfuzzer CLANG=clang.
+# The decoder's sources (manifest.c, imgdir.c and the protobuf-c code, wherever they live) are
+# compiled by clang with coverage instrumentation; anything else they call comes uninstrumented
+# from libcudastore.a, as in the replay driver.
 CLANG = clang
-FUZZ_LIBFUZZER_SRCS = $(FUZZ_MANIFEST_SRCS) tests/log-stderr.c plugin/manifest.c plugin/imgdir.c plugin/cuda_ops.c
-tests/fuzz/fuzz-manifest-libfuzzer: $(FUZZ_LIBFUZZER_SRCS) proto/cudastore.pb-c.c
-	$(AM_V_CCLD)$(MKDIR_P) tests/fuzz && $(CLANG) $(DEFS) $(DEFAULT_INCLUDES) $(AM_CPPFLAGS) \
-	-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -o $@ \
-	$(addprefix $(top_srcdir)/,$(filter %.c,$(FUZZ_LIBFUZZER_SRCS))) proto/cudastore.pb-c.c $(PROTOBUF_C_LIBS) -ldl
+FUZZ_CLANG_FLAGS = $(DEFS) $(DEFAULT_INCLUDES) $(AM_CPPFLAGS) -g -O1 -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all -fsanitize=fuzzer,address,undefined
+FUZZ_DECODER_SRCS = $(addprefix $(top_srcdir)/,$(filter %/manifest.c %/imgdir.c,$(libcudastore_a_SOURCES))) \
+	$(filter %.pb-c.c,$(nodist_libcudastore_a_SOURCES))
+tests/fuzz/fuzz-manifest-libfuzzer: $(FUZZ_MANIFEST_SRCS) tests/log-stderr.c $(FUZZ_DECODER_SRCS) libcudastore.a
+	$(AM_V_CCLD)$(CLANG) $(FUZZ_CLANG_FLAGS) -o $@ $(top_srcdir)/tests/fuzz/fuzz-manifest.c \
+	$(top_srcdir)/tests/log-stderr.c $(FUZZ_DECODER_SRCS) libcudastore.a $(PROTOBUF_C_LIBS) -ldl -lpthread
 CLEANFILES += tests/fuzz/fuzz-manifest-libfuzzer
 TESTS += tests/fuzz/test-fuzz-manifest.sh
 dist_check_SCRIPTS += tests/fuzz/test-fuzz-manifest.sh

@@ -5,6 +5,9 @@
 SANITIZER_TESTS = tests/fuzz/fuzz-replay $(CS_UNIT_TESTS) $(CORE_TESTS) $(ENGINE_TESTS) tests/engine/test-bench-fake.sh \
 	$(EMU_TESTS) tests/emu/test-emu-criu.sh
 TESTS += tests/test-sanitizers.sh
+print-sanitizer-tests:
+	@echo $(SANITIZER_TESTS)
+.PHONY: print-sanitizer-tests
 dist_check_SCRIPTS += tests/test-sanitizers.sh
 clean-local: clean-sanitizers
 clean-sanitizers:

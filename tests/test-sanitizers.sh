@@ -60,6 +60,7 @@ step() { # step NAME LOGFILE command... : one TAP line; the log's tail on failur
 	else
 		not_ok "$name (exit $?, $((SECONDS - start)) s); last lines of $log:"
 		tail -n 30 "$log" | sed 's/^/#   /'
+		plan "$T_N"
 		exit 1
 	fi
 }
@@ -99,8 +100,9 @@ for trs in $(cd "$SAN/build" && find tests -name '*.trs' -newer .check-start | s
 		grep -E '^(not ok|Bail out)' "$SAN/build/$t.log" | head -n 5 | cut -c1-200 | sed 's/^/#   /'
 	fi
 done
-check "the sanitized suite ran (make check exit $rc, $ntests test programs, $((SECONDS - start)) s)" \
-	[ "$ntests" -gt 0 ]
+want=$(make -s -C "$SAN/build" print-sanitizer-tests | wc -w)
+check "the sanitized suite ran: $ntests of $want test programs, make check exit $rc, $((SECONDS - start)) s" \
+	[ "$rc" = 0 -a "$ntests" = "$want" ]
 
 # --- zero sanitizer reports: report files, and reports on stderr that a test's log caught ----
 reports=$( (find "$SAN/reports" -type f -size +0

@@ -36,6 +36,10 @@ why=$("$PY" -c 'import yaml, google.protobuf' 2>&1) ||
 	skip_all "zdtm needs python3-yaml and python3-protobuf for $PY: $(echo "$why" | tail -n1)"
 command -v iptables-restore >/dev/null || skip_all "zdtm's namespace flavors need iptables-restore (package iptables)"
 
+# one run at a time in this CRIU tree (other cudastore trees on this machine use it too)
+exec 9>"$T/.cudastore-zdtm.lock"
+flock -w 300 9 || bail "another cudastore zdtm run has held $T/.cudastore-zdtm.lock for 300 s"
+
 # --- zdtm's library, pycriu's generated modules and the tests we run ----------------------
 step() { # step DESCRIPTION LOG command...
 	local d=$1 log=$2 start=$SECONDS; shift 2

@@ -15,6 +15,7 @@ libxxhash-dev ca-certificates procps"
 # Debian 12's crun (1.8.1) is built without CRIU support, so it is not installed.
 PKGS="$PKGS runc podman busybox-static python3"
 missing=
+PKGS="$PKGS clang python3-yaml python3-protobuf iptables bc" # libFuzzer; CRIU's zdtm (docs/testing.md)
 for p in $PKGS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then
 	log "installing Debian packages:$missing"

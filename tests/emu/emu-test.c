@@ -62,6 +62,15 @@ static void track(struct emu_app *a, bool add)
 		}
 }
 
+int emu_apps_tracked(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < MAX_APPS; i++)
+		n += apps[i] != NULL;
+	return n;
+}
+
 static void sleep_ms(int ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
@@ -150,10 +159,15 @@ int emu_app_start(struct emu_app *a, const char *const *env, const char *const *
 				waitpid(child, &status, 0); /* the --daemon parent */
 				a->pid = read_pid(a->pidfile);
 			}
-			return a->pid > 0 ? 0 : -1;
+			if (a->pid > 0)
+				return 0;
+			a->pid = 0;
+			track(a, false); /* a is the caller's: never reach it from exit after it is gone */
+			return -1;
 		}
 		if (!daemon && waitpid(child, &status, WNOHANG) == child) {
 			a->pid = 0;
+			track(a, false);
 			printf("# workload exited before it was ready (status %#x)\n", status);
 			dump_log(a);
 			return -1;

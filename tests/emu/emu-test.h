@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cudastore/cuda_ops.h"
+#include "emu.h" /* EMU_VA_BASE */
 #include "../tap.h"
 
 /* build-tree path of a file: $top_builddir/rel */
@@ -37,6 +38,8 @@ int emu_app_start(struct emu_app *a, const char *const *env, const char *const *
 /* SIGTERM, wait (10 s), read the outfile into out; returns the exit status or -1. */
 int emu_app_stop(struct emu_app *a, char *out, size_t len);
 void emu_app_kill(struct emu_app *a);
+/* how many started apps the exit handler would kill (a failed start must leave none behind) */
+int emu_apps_tracked(void);
 /* Waits (up to ms) for a child app to die; returns its wait status or -1. */
 int emu_app_wait(struct emu_app *a, int ms);
 /* The app's memfd mappings: count and total bytes; name_out gets the one at addr (if any). */

@@ -25,7 +25,7 @@ static void one_cycle(int pid, int round)
 	cu.CheckpointProcessGetState(pid, &st);
 	tap_ok(st == CU_PROCESS_STATE_CHECKPOINTED, "round %d: CHECKPOINTED (%d)", round, st);
 	tap_ok(CU_OK(cu.CheckpointProcessRestore(pid, NULL)), "round %d: driver-managed restore", round);
-	n = emu_app_maps(pid, &bytes, 0x600000000000UL, name, sizeof(name));
+	n = emu_app_maps(pid, &bytes, EMU_VA_BASE, name, sizeof(name));
 	tap_ok(n == 2 && bytes == 2 * (10UL << 20) && name[0], "round %d: memory back at the same addresses (%d maps, %zu bytes, %s)",
 	       round, n, bytes, name);
 	tap_ok(CU_OK(cu.CheckpointProcessUnlock(pid, NULL)), "round %d: Unlock", round);

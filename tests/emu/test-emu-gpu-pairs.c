@@ -17,8 +17,8 @@
 #define U_E "GPU-eeeeeeee-0000-0000-0000-000000000005"
 #define U_F "GPU-ffffffff-0000-0000-0000-000000000006"
 #define U_Z "GPU-99999999-0000-0000-0000-000000000009"
-#define DEV0 0x600000000000UL
-#define DEV1 0x610000000000UL
+#define DEV0 EMU_VA_BASE
+#define DEV1 (EMU_VA_BASE + EMU_VA_STRIDE)
 
 static struct cs_cuda_ops cu;
 

@@ -73,15 +73,15 @@ static void memory(void)
 	tap_ok(cu.MemAlloc(&a, MiB) == CUDA_ERROR_INVALID_CONTEXT, "cuMemAlloc without a current context");
 	cu.DevicePrimaryCtxRetain(&ctx, 0);
 	cu.CtxSetCurrent(ctx);
-	tap_ok(CU_OK(cu.MemAlloc(&a, 3 * MiB)) && a == 0x600000000000ULL, "device 0 memory at its fixed base");
-	tap_ok(used_bytes(0x600000000000UL, name) == 4 * MiB && !strcmp(name, U0),
+	tap_ok(CU_OK(cu.MemAlloc(&a, 3 * MiB)) && a == EMU_VA_BASE, "device 0 memory at its fixed base");
+	tap_ok(used_bytes(EMU_VA_BASE, name) == 4 * MiB && !strcmp(name, U0),
 	       "one memfd \"cudastore-emu:<UUID>\" mapping of the used extent (%s)", name);
 	tap_ok(open_memfds() == 0, "no memfd fd left open");
 	for (size_t i = 0; i < 3 * MiB; i++)
 		in[i] = (unsigned char)(i * 7 + 3);
 	tap_ok(CU_OK(cu.MemcpyHtoD(a, in, 3 * MiB)) && CU_OK(cu.MemcpyDtoH(back, a, 3 * MiB)) &&
 		       !memcmp(in, back, 3 * MiB), "HtoD/DtoH round trip");
-	tap_ok(CU_OK(cu.MemAlloc(&b, 5 * MiB)) && used_bytes(0x600000000000UL, name) == 10 * MiB, "extent grows to 10 MiB");
+	tap_ok(CU_OK(cu.MemAlloc(&b, 5 * MiB)) && used_bytes(EMU_VA_BASE, name) == 10 * MiB, "extent grows to 10 MiB");
 	tap_ok(CU_OK(cu.MemcpyDtoD(b + 100, a, MiB)) && CU_OK(cu.MemcpyDtoH(back, b + 100, MiB)) &&
 		       !memcmp(in, back, MiB) && CU_OK(cu.MemcpyDtoH(back, a, 3 * MiB)) && !memcmp(in, back, 3 * MiB),
 	       "DtoD; growing kept the data");
@@ -92,15 +92,15 @@ static void memory(void)
 	tap_ok(cu.MemcpyHtoD(0x1234, in, 16) == CUDA_ERROR_INVALID_VALUE, "copy to a wild pointer");
 	tap_ok(cu.MemcpyDtoH(back, a + 3 * MiB - 8, 16) == CUDA_ERROR_INVALID_VALUE, "copy across an allocation's end");
 	tap_ok(cu.MemFree(a + 8) == CUDA_ERROR_INVALID_VALUE, "cuMemFree of an inner pointer");
-	tap_ok(CU_OK(cu.MemFree(a)) && used_bytes(0x600000000000UL, name) == 10 * MiB, "free of the first: extent stays");
-	tap_ok(CU_OK(cu.MemAlloc(&c, MiB)) && c == 0x600000000000ULL, "the hole is reused");
-	tap_ok(CU_OK(cu.MemFree(b)) && used_bytes(0x600000000000UL, name) == 2 * MiB, "free of the last: extent shrinks");
+	tap_ok(CU_OK(cu.MemFree(a)) && used_bytes(EMU_VA_BASE, name) == 10 * MiB, "free of the first: extent stays");
+	tap_ok(CU_OK(cu.MemAlloc(&c, MiB)) && c == EMU_VA_BASE, "the hole is reused");
+	tap_ok(CU_OK(cu.MemFree(b)) && used_bytes(EMU_VA_BASE, name) == 2 * MiB, "free of the last: extent shrinks");
 	tap_ok(cu.MemcpyDtoH(back, b, 16) == CUDA_ERROR_INVALID_VALUE, "freed memory: INVALID_VALUE");
 	tap_ok(cu.MemAlloc(&big, 100 * MiB) == CUDA_ERROR_OUT_OF_MEMORY, "more than the capacity: OUT_OF_MEMORY");
 	tap_ok(CU_OK(cu.MemGetInfo(&fr, &tot)) && tot == 64 * MiB && fr == 62 * MiB, "cuMemGetInfo");
 	cu.DevicePrimaryCtxRetain(&ctx, 1);
 	cu.CtxSetCurrent(ctx);
-	tap_ok(CU_OK(cu.MemAlloc(&a, MiB)) && a == 0x610000000000ULL && used_bytes(0x610000000000UL, name) == 4 * MiB,
+	tap_ok(CU_OK(cu.MemAlloc(&a, MiB)) && a == (EMU_VA_BASE + EMU_VA_STRIDE) && used_bytes((EMU_VA_BASE + EMU_VA_STRIDE), name) == 4 * MiB,
 	       "device 1 memory at its own base (2 MiB on each device)");
 	free(in);
 	free(back);

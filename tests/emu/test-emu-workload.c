@@ -71,6 +71,18 @@ int main(void)
 	snprintf(cmd, sizeof(cmd), "%s --size 12q 2>/dev/null",
 		 emu_test_path("tests/workload/cuda-workload", prog, sizeof(prog)));
 	tap_ok(WEXITSTATUS(system(cmd)) == 2, "bad --size is refused with exit 2");
+	{
+		const char *bad[] = { "--size", "12q", NULL };
+		struct emu_app gone;
+		int rc, left;
+
+		/* the exit handler must not keep a pointer to an app whose start failed */
+		rc = emu_app_start(&gone, NULL, bad);
+		left = emu_apps_tracked();
+		tap_ok(rc == -1 && left == 0,
+		       "a workload that exits before it is ready: start fails (%d), nothing left to kill at exit (%d)",
+		       rc, left);
+	}
 	tap_plan(tap_n);
 	return tap_done();
 }

@@ -128,6 +128,18 @@ int cs_options_set(struct cs_options *o, const char *key, const char *v, char *e
 	} else if (!strcmp(key, "tmpfs_map")) {
 		if (parse_bool(v, &o->tmpfs_map))
 			return cs_fail(-EINVAL, err, len, "tmpfs_map: '%s' is not yes or no", v);
+	} else if (!strcmp(key, "stripes")) {
+		if (parse_u64(v, 0, CS_ENGINE_STRIPES_MAX, &x))
+			return cs_fail(-EINVAL, err, len, "stripes: '%s' is not in 0..%u (0 = auto)", v,
+				       CS_ENGINE_STRIPES_MAX);
+		o->stripes = (unsigned)x;
+	} else if (!strcmp(key, "prefetch")) {
+		if (parse_bool(v, &o->prefetch))
+			return cs_fail(-EINVAL, err, len, "prefetch: '%s' is not yes or no", v);
+	} else if (!strcmp(key, "prefetch_mb")) {
+		if (parse_u64(v, 0, 1u << 22, &x))
+			return cs_fail(-EINVAL, err, len, "prefetch_mb: '%s' is not in 0..4194304", v);
+		o->prefetch_max = x << 20;
 	} else if (!strcmp(key, "skip_zero")) {
 		if (parse_bool(v, &o->skip_zero))
 			return cs_fail(-EINVAL, err, len, "skip_zero: '%s' is not yes or no", v);
@@ -161,6 +173,9 @@ static void defaults(struct cs_options *o)
 	o->pinned_max = CS_ENGINE_PINNED_DEF;
 	o->direct_io = true;
 	o->tmpfs_map = false;
+	o->stripes = 0;
+	o->prefetch = true;
+	o->prefetch_max = CS_PREFETCH_MAX_DEF;
 	o->skip_zero = true;
 	o->space_check = true;
 	o->rescue = CS_AUTO;
@@ -225,6 +240,9 @@ static const struct {
 	{ "CUDASTORE_PINNED_MB", "pinned_mb" },
 	{ "CUDASTORE_DIRECT_IO", "direct_io" },
 	{ "CUDASTORE_TMPFS_MAP", "tmpfs_map" },
+	{ "CUDASTORE_STRIPES", "stripes" },
+	{ "CUDASTORE_PREFETCH", "prefetch" },
+	{ "CUDASTORE_PREFETCH_MB", "prefetch_mb" },
 	{ "CUDASTORE_SKIP_ZERO", "skip_zero" },
 	{ "CUDASTORE_SPACE_CHECK", "space_check" },
 	{ "CUDASTORE_RESCUE", "rescue" },

@@ -33,6 +33,9 @@ struct cs_options {
 	uint64_t pinned_max; /* pinned bytes per GPU */
 	bool direct_io;
 	bool tmpfs_map; /* dump into tmpfs through a shared mapping */
+	unsigned stripes;	/* extent files per GPU; 0 = auto (engine.h) */
+	bool prefetch;		/* restore: read + verify extents at POST_FORKING (CRIU >= 4.2) */
+	uint64_t prefetch_max;	/* bytes of host memory the prefetch may hold */
 	bool skip_zero;
 	bool space_check;		/* refuse a dump that cannot fit, before the lock */
 	enum cs_tristate rescue;	/* host copy of GPU memory when writing extents fails */

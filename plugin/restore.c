@@ -146,7 +146,9 @@ static int copy_from_extents(struct cs_ctx *ctx, pid_t pid, const struct cs_gpu_
 						     .chunk_size = d->chunk_size,
 						     .nchunks = d->nchunks,
 						     .hash = d->hash,
-						     .zero = d->zero };
+						     .zero = d->zero,
+						     .nstripes = d->nstripes };
+		memcpy(regs[i].stripe_name, d->stripe, sizeof(regs[i].stripe_name));
 		*bytes += d->size;
 	}
 	cs_gpuop_engine_opts(ctx, &eo);

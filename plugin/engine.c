@@ -578,11 +578,15 @@ static void log_region(const struct eng_region *reg)
 	const struct cs_engine_region *r = reg->r;
 	double s = r->seconds > 0 ? r->seconds : 1e-9;
 	uint64_t i, zero = 0;
+	char pf[64] = "";
 
+	if (r->prefetched_bytes)
+		snprintf(pf, sizeof(pf), "; %llu bytes from the prefetch",
+			 (unsigned long long)r->prefetched_bytes);
 	for (i = 0; r->zero && i < r->nchunks; i++)
 		zero += r->zero[i] != 0;
 	cs_info("%s region %u (%s): %llu bytes in %.3f s (%.2f GB/s); %llu chunks, %llu zero; %llu bytes in "
-		"%u file%s; %s I/O; %u threads, %llu pinned bytes",
+		"%u file%s; %s I/O; %u threads, %llu pinned bytes%s",
 		reg->job->dump ? "dumped" : "restored", reg->index, r->name, (unsigned long long)r->size,
 		r->seconds, (double)r->size / s / 1e9, (unsigned long long)reg->nchunks,
 		(unsigned long long)zero, (unsigned long long)r->stored_bytes, reg->nfiles,
@@ -590,7 +594,7 @@ static void log_region(const struct eng_region *reg)
 		r->used_mapping	    ? "mapped (tmpfs)"
 		: r->used_direct_io ? "O_DIRECT"
 				    : "buffered",
-		reg->nthreads, (unsigned long long)r->pinned_bytes);
+		reg->nthreads, (unsigned long long)r->pinned_bytes, pf);
 }
 
 static int run(const struct cs_cuda_ops *ops, struct cs_engine_region *regions, unsigned n,

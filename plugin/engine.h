@@ -114,6 +114,8 @@ void cs_engine_region_free_meta(struct cs_engine_region *r);
 int cs_prefetch_start(struct cs_prefetch **out, const struct cs_engine_region *regions, unsigned n,
 		      unsigned threads, uint64_t max_bytes, char *err, size_t errlen);
 void cs_prefetch_settle(struct cs_prefetch *pf);
+/* like settle, but lets it read everything (up to max_bytes) first */
+void cs_prefetch_wait(struct cs_prefetch *pf);
 void cs_prefetch_free(struct cs_prefetch *pf);
 struct cs_prefetch_stats {
 	uint64_t ready_bytes; /* read and verified */

@@ -292,16 +292,27 @@ err:
 	return ret;
 }
 
-void cs_prefetch_settle(struct cs_prefetch *pf)
+static void pf_join(struct cs_prefetch *pf, bool stop)
 {
 	unsigned i;
 
 	if (!pf || pf->settled)
 		return;
-	atomic_store(&pf->stop, true);
+	if (stop)
+		atomic_store(&pf->stop, true);
 	for (i = 0; i < pf->nthreads; i++)
 		pthread_join(pf->tids[i], NULL);
 	pf->settled = true;
+}
+
+void cs_prefetch_settle(struct cs_prefetch *pf)
+{
+	pf_join(pf, true);
+}
+
+void cs_prefetch_wait(struct cs_prefetch *pf)
+{
+	pf_join(pf, false);
 }
 
 void cs_prefetch_free(struct cs_prefetch *pf)

@@ -73,14 +73,15 @@ static int clear_chunk(struct eng_thread *t, uint64_t idx)
 
 static int verify(struct eng_region *reg, uint64_t found, size_t len, uint64_t idx)
 {
+	const struct eng_file *f = eng_chunk_file(reg, idx);
+
 	if (found == reg->r->hash[idx])
 		return 0;
-	eng_fail(
-	    reg->job, -EBADMSG,
-	    "restore: checksum mismatch in %s, chunk %llu (offset %llu, %zu bytes): expected XXH3 %016" PRIx64
-	    ", found %016" PRIx64,
-	    reg->r->name, (unsigned long long)idx, (unsigned long long)eng_chunk_off(reg, idx), len,
-	    reg->r->hash[idx], found);
+	eng_fail(reg->job, -EBADMSG,
+		 "restore: checksum mismatch in %s, chunk %llu (offset %llu in the file, %llu on the "
+		 "device, %zu bytes): expected XXH3 %016" PRIx64 ", found %016" PRIx64,
+		 f->name, (unsigned long long)idx, (unsigned long long)eng_file_off(reg, idx),
+		 (unsigned long long)eng_chunk_off(reg, idx), len, reg->r->hash[idx], found);
 	return -EBADMSG;
 }
 

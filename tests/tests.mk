@@ -45,7 +45,8 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-guardian-dump-exit-hook.sh \
 	tests/e2e/test-guardian-restore.sh \
 	tests/e2e/test-signals-during-dump-and-restore.sh \
-	tests/e2e/test-seccomp-filter-stays-active.sh
+	tests/e2e/test-seccomp-filter-stays-active.sh \
+	tests/e2e/test-striped-tmpfs-prefetch.sh
 TESTS += $(E2E_GPU_TESTS)
 dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh tests/e2e/guardian.sh
 

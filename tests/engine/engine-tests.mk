@@ -27,7 +27,9 @@ ENGINE_TESTS = \
 	tests/engine/test-engine-hash-avx2-matches-sse2 \
 	tests/engine/test-engine-threads-block-signals \
 	tests/engine/test-engine-direct-align \
-	tests/engine/test-engine-extent-not-regular
+	tests/engine/test-engine-extent-not-regular \
+	tests/engine/test-engine-stripes \
+	tests/engine/test-engine-prefetch
 check_PROGRAMS += $(ENGINE_TESTS)
 TESTS += $(ENGINE_TESTS)
 
@@ -61,6 +63,13 @@ tests_engine_test_engine_cuda_fault_LDADD = $(ENGINE_TEST_LDADD)
 tests_engine_test_engine_hash_avx2_matches_sse2_SOURCES = tests/engine/test-engine-hash-avx2-matches-sse2.c
 tests_engine_test_engine_hash_avx2_matches_sse2_CFLAGS = $(ENGINE_TEST_CFLAGS)
 tests_engine_test_engine_hash_avx2_matches_sse2_LDADD = $(ENGINE_TEST_LDADD)
+
+tests_engine_test_engine_stripes_SOURCES = tests/engine/test-engine-stripes.c
+tests_engine_test_engine_stripes_CFLAGS = $(ENGINE_TEST_CFLAGS)
+tests_engine_test_engine_stripes_LDADD = $(ENGINE_TEST_LDADD)
+tests_engine_test_engine_prefetch_SOURCES = tests/engine/test-engine-prefetch.c
+tests_engine_test_engine_prefetch_CFLAGS = $(ENGINE_TEST_CFLAGS)
+tests_engine_test_engine_prefetch_LDADD = $(ENGINE_TEST_LDADD)
 
 # cs-bench end to end on the fake device, loaded as a libcuda through the normal loader
 check_PROGRAMS += tests/engine/libcuda-fake.so

@@ -31,7 +31,9 @@
 
 #define CS_PUBLIC    __attribute__((visibility("default")))
 #define CS_MAX_HOOKS 12			      /* CRIU 4.0 and 4.1 */
-#define CS_MAX_HOOKS_42 (CR_PLUGIN_HOOK__POST_FORKING + 1) /* CRIU 4.2 and later */
+#define CS_HOOK_POST_FORKING 12 /* CR_PLUGIN_HOOK__POST_FORKING of CRIU 4.2's header */
+#define CS_MAX_HOOKS_42 (CS_HOOK_POST_FORKING + 1) /* CRIU 4.2 and later */
+#define CS_HOOK_SLOTS (sizeof(CR_PLUGIN_DESC.hooks) / sizeof(CR_PLUGIN_DESC.hooks[0]))
 #define PLUGIN_NAME  "cudastore"
 
 extern void set_compel_interrupt_only_mode(void) __attribute__((weak));
@@ -233,14 +235,17 @@ CS_PUBLIC cr_plugin_desc_t CR_PLUGIN_DESC = {
 };
 
 _Static_assert(CS_MAX_HOOKS == CR_PLUGIN_HOOK__CHECKPOINT_DEVICES + 1, "max_hooks covers our hooks");
-_Static_assert(CS_MAX_HOOKS_42 == 13 && CR_PLUGIN_HOOK__MAX >= CS_MAX_HOOKS_42,
-	       "built against the CRIU 4.2 plugin header (POST_FORKING = 12)");
 
-/* runs in criu's dlopen, before criu reads max_hooks (see the top) */
+/*
+ * Runs in criu's dlopen, before criu reads max_hooks (see the top). A build against a 4.0/4.1
+ * header (hook table of 12) never offers POST_FORKING.
+ */
 __attribute__((constructor)) static void cs_pick_max_hooks(void)
 {
-	if (!collect_madv_guards)
+	void **hooks = CR_PLUGIN_DESC.hooks;
+
+	if (!collect_madv_guards || CS_HOOK_SLOTS < CS_MAX_HOOKS_42)
 		return;
 	CR_PLUGIN_DESC.max_hooks = CS_MAX_HOOKS_42;
-	CR_PLUGIN_DESC.hooks[CR_PLUGIN_HOOK__POST_FORKING] = cudastore_post_forking;
+	hooks[CS_HOOK_POST_FORKING] = (void *)cudastore_post_forking;
 }

@@ -11,6 +11,11 @@
  * chunk table (from the manifest it validated itself) expects the very hash that was verified,
  * and gives the memory back (MADV_DONTNEED) right after.
  *
+ * The threads run at the lowest CPU priority (nice 19) and in the idle I/O class: the window
+ * belongs to CRIU, which restores memory and files at the same time, and the prefetch must only
+ * use what CRIU leaves (on a 2-core VM, full-priority prefetch threads made the whole restore
+ * slower; docs/performance.md). At most half the CPUs get a prefetch thread.
+ *
  * Safety: the bytes that reach the GPU are the bytes that were hashed (our private memory; no
  * file page is trusted after the check), and a prefetch failure of any kind - a file missing,
  * short, replaced, a hash mismatch, no memory - only leaves chunks not ready, which the restore
@@ -23,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -129,11 +136,26 @@ static void pf_one(struct cs_prefetch *pf, struct pf_region *p, uint64_t i)
 	atomic_fetch_add(&pf->ready_bytes, len);
 }
 
+#define PF_IOPRIO_CLASS_IDLE 3 /* linux/ioprio.h */
+#define PF_IOPRIO_CLASS_SHIFT 13
+
+/* this thread only runs (and reads) when nothing else wants the CPU or the disk */
+static void pf_background(void)
+{
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+
+	setpriority(PRIO_PROCESS, (id_t)tid, 19);
+	syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS: a thread id */, tid,
+		PF_IOPRIO_CLASS_IDLE << PF_IOPRIO_CLASS_SHIFT);
+}
+
 static void *pf_main(void *arg)
 {
 	struct cs_prefetch *pf = arg;
 	struct pf_region *p;
 	uint64_t g, i;
+
+	pf_background();
 
 	while (!atomic_load_explicit(&pf->stop, memory_order_relaxed)) {
 		g = atomic_fetch_add(&pf->next, 1);
@@ -241,6 +263,7 @@ int cs_prefetch_start(struct cs_prefetch **out, const struct cs_engine_region *r
 {
 	struct cs_prefetch *pf;
 	unsigned i;
+	long cpus;
 	int ret;
 
 	*out = NULL;
@@ -276,6 +299,9 @@ int cs_prefetch_start(struct cs_prefetch **out, const struct cs_engine_region *r
 			      (unsigned long long)max_bytes, strerror(errno));
 		goto err;
 	}
+	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (cpus > 1 && threads > (unsigned long)cpus / 2)
+		threads = (unsigned)(cpus / 2);
 	if (threads < 1)
 		threads = 1;
 	if (threads > PF_THREADS_MAX)

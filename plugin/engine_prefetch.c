@@ -81,19 +81,35 @@ static size_t pf_len(const struct pf_region *p, uint64_t i)
 	return p->size - off < p->chunk ? (size_t)(p->size - off) : p->chunk;
 }
 
-static int pf_read(int fd, char *buf, size_t len, uint64_t off)
+/*
+ * Read len bytes at off in ENG_PIECE pieces, hashing each while it is in the cache; gives up
+ * (-ECANCELED) between pieces once the restore wants the prefetch to stop, so that a thread
+ * starved at nice 19 never holds the restore up by more than one piece.
+ */
+static int pf_read(struct cs_prefetch *pf, int fd, char *buf, size_t len, uint64_t off, uint64_t *hash)
 {
+	struct eng_hstate h;
 	size_t done = 0;
 
+	eng_hstate_reset(&h);
 	while (done < len) {
-		ssize_t n = pread(fd, buf + done, len - done, (off_t)(off + done));
+		size_t want = len - done < ENG_PIECE ? len - done : ENG_PIECE, got = 0;
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -ENODATA;
-		done += (size_t)n;
+		if (atomic_load_explicit(&pf->stop, memory_order_relaxed))
+			return -ECANCELED;
+		while (got < want) {
+			ssize_t n = pread(fd, buf + done + got, want - got, (off_t)(off + done + got));
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				return n < 0 ? -errno : -ENODATA;
+			got += (size_t)n;
+		}
+		eng_hstate_update(&h, buf + done, want);
+		done += want;
 	}
+	*hash = eng_hstate_digest(&h);
 	return 0;
 }
 
@@ -114,8 +130,9 @@ static void pf_one(struct cs_prefetch *pf, struct pf_region *p, uint64_t i)
 {
 	size_t len = pf_len(p, i), slot_len = (len + 4095) & ~(size_t)4095;
 	int fd = p->fd[i % p->nfiles];
-	uint64_t at;
+	uint64_t at, hash = 0;
 	char *dst;
+	int ret;
 
 	if (p->zero[i] || fd < 0)
 		return;
@@ -126,8 +143,10 @@ static void pf_one(struct cs_prefetch *pf, struct pf_region *p, uint64_t i)
 		return;
 	}
 	dst = pf->cache + at;
-	if (pf_read(fd, dst, len, i / p->nfiles * p->chunk) || eng_hash(dst, len) != p->hash[i]) {
-		atomic_fetch_add(&pf->bad_chunks, 1);
+	ret = pf_read(pf, fd, dst, len, i / p->nfiles * p->chunk, &hash);
+	if (ret || hash != p->hash[i]) {
+		if (ret != -ECANCELED)
+			atomic_fetch_add(&pf->bad_chunks, 1);
 		madvise(dst, slot_len, MADV_DONTNEED);
 		return;
 	}

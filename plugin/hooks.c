@@ -215,7 +215,8 @@ static int cudastore_resume_devices_late(int pid)
  */
 static int cudastore_post_forking(void)
 {
-	if (!pl || pl->disabled || pl->stage != CR_PLUGIN_STAGE__RESTORE || !pl->opt.prefetch)
+	if (!pl || pl->disabled || pl->stage != CR_PLUGIN_STAGE__RESTORE ||
+	    !cs_opt_prefetch_on(&pl->opt))
 		return -ENOTSUP;
 	cs_link_call(&pl->link, CS_W_PREFETCH, 0, 0, 0, criu_get_image_dir(), NULL);
 	return -ENOTSUP;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "errmsg.h"
 #include "cudastore/cuda_ops.h"
@@ -134,8 +135,8 @@ int cs_options_set(struct cs_options *o, const char *key, const char *v, char *e
 				       CS_ENGINE_STRIPES_MAX);
 		o->stripes = (unsigned)x;
 	} else if (!strcmp(key, "prefetch")) {
-		if (parse_bool(v, &o->prefetch))
-			return cs_fail(-EINVAL, err, len, "prefetch: '%s' is not yes or no", v);
+		if (parse_tristate(v, &o->prefetch))
+			return cs_fail(-EINVAL, err, len, "prefetch: '%s' is not auto, yes or no", v);
 	} else if (!strcmp(key, "prefetch_mb")) {
 		if (parse_u64(v, 0, 1u << 22, &x))
 			return cs_fail(-EINVAL, err, len, "prefetch_mb: '%s' is not in 0..4194304", v);
@@ -174,7 +175,7 @@ static void defaults(struct cs_options *o)
 	o->direct_io = true;
 	o->tmpfs_map = false;
 	o->stripes = 0;
-	o->prefetch = true;
+	o->prefetch = CS_AUTO;
 	o->prefetch_max = CS_PREFETCH_MAX_DEF;
 	o->skip_zero = true;
 	o->space_check = true;
@@ -276,6 +277,17 @@ int cs_options_load(struct cs_options *o, char *err, size_t len)
 		}
 	}
 	return 0;
+}
+
+/*
+ * The prefetch competes with CRIU for CPU and I/O while CRIU restores memory: on the 2-core
+ * development VMs it made whole restores slower (docs/performance.md), so auto needs 4 CPUs.
+ */
+bool cs_opt_prefetch_on(const struct cs_options *o)
+{
+	if (o->prefetch != CS_AUTO)
+		return o->prefetch == CS_YES && o->prefetch_max;
+	return o->prefetch_max && sysconf(_SC_NPROCESSORS_ONLN) >= CS_PREFETCH_AUTO_CPUS;
 }
 
 const char *cs_opt_mode_name(enum cs_opt_mode m)

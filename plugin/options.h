@@ -34,7 +34,8 @@ struct cs_options {
 	bool direct_io;
 	bool tmpfs_map; /* dump into tmpfs through a shared mapping */
 	unsigned stripes;	/* extent files per GPU; 0 = auto (engine.h) */
-	bool prefetch;		/* restore: read + verify extents at POST_FORKING (CRIU >= 4.2) */
+	enum cs_tristate prefetch; /* restore: read + verify extents at POST_FORKING (CRIU >= 4.2);
+				    * AUTO: when the machine has at least 4 CPUs */
 	uint64_t prefetch_max;	/* bytes of host memory the prefetch may hold */
 	bool skip_zero;
 	bool space_check;		/* refuse a dump that cannot fit, before the lock */
@@ -51,5 +52,8 @@ int cs_options_load(struct cs_options *o, char *err, size_t errlen);
 /* Parse one "key = value" setting (used by the file and environment parsers, and tests). */
 int cs_options_set(struct cs_options *o, const char *key, const char *value, char *err, size_t errlen);
 const char *cs_opt_mode_name(enum cs_opt_mode m);
+/* prefetch yes, or auto on a machine of at least CS_PREFETCH_AUTO_CPUS online CPUs */
+#define CS_PREFETCH_AUTO_CPUS 4
+bool cs_opt_prefetch_on(const struct cs_options *o);
 
 #endif /* CUDASTORE_OPTIONS_H */

@@ -134,7 +134,7 @@ int cs_prefetch_begin(const struct cs_ctx *ctx, int dirfd)
 	sigset_t all, old;
 	int ret;
 
-	if (st.started || dirfd < 0 || !ctx->opt.prefetch || !ctx->opt.prefetch_max) {
+	if (st.started || dirfd < 0 || !cs_opt_prefetch_on(&ctx->opt)) {
 		if (dirfd >= 0)
 			close(dirfd);
 		return st.started ? -EALREADY : 0;
@@ -167,6 +167,8 @@ struct cs_prefetch *cs_prefetch_take(void)
 	if (st.scanning) {
 		pthread_join(st.tid, NULL);
 		st.scanning = false;
+		if (st.pf && getenv("CUDASTORE_TEST_PREFETCH_COMPLETE"))
+			cs_prefetch_wait(st.pf); /* tests: read everything first (deterministic counts) */
 		if (st.pf) {
 			cs_prefetch_settle(st.pf);
 			cs_prefetch_get_stats(st.pf, &ps);

@@ -515,6 +515,8 @@ static void region_close(struct eng_region *reg, bool failed)
 	r->pinned_bytes = atomic_load(&reg->pinned);
 	r->used_direct_io = direct;
 	r->prefetched_bytes = atomic_load(&reg->prefetched);
+	eng_prefetch_release(reg->job->opts->prefetch, reg->pf);
+	reg->pf = NULL;
 	free(reg->threads);
 	reg->threads = NULL;
 	pthread_mutex_destroy(&reg->lock);

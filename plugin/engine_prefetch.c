@@ -403,6 +403,18 @@ struct pf_region *eng_prefetch_find(struct cs_prefetch *pf, const struct cs_engi
 	return NULL;
 }
 
+/* the restore of this region is over (done or failed): give back what it did not take */
+void eng_prefetch_release(struct cs_prefetch *pf, struct pf_region *p)
+{
+	if (!pf || !p)
+		return;
+	for (uint64_t i = 0; i < p->nchunks; i++) {
+		if (!atomic_exchange(&p->ready[i], 0))
+			continue;
+		madvise(pf->cache + p->slot[i], (pf_len(p, i) + 4095) & ~(size_t)4095, MADV_DONTNEED);
+	}
+}
+
 /*
  * Copy chunk idx into buf if it was prefetched and verified against the hash the restore
  * expects (want); then its memory goes back to the kernel. true: buf holds the chunk.
@@ -414,9 +426,8 @@ bool eng_prefetch_take(struct cs_prefetch *pf, struct pf_region *p, uint64_t idx
 	char *src;
 
 	if (!p || idx >= p->nchunks || pf_len(p, idx) != len || p->hash[idx] != want ||
-	    !atomic_load_explicit(&p->ready[idx], memory_order_acquire))
+	    !atomic_exchange_explicit(&p->ready[idx], 0, memory_order_acquire)) /* taken once */
 		return false;
-	atomic_store(&p->ready[idx], 0); /* taken once */
 	src = pf->cache + p->slot[idx];
 	memcpy(buf, src, len);
 	madvise(src, slot_len, MADV_DONTNEED);

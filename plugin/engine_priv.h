@@ -169,6 +169,7 @@ struct pf_region;
 struct pf_region *eng_prefetch_find(struct cs_prefetch *pf, const struct cs_engine_region *r);
 bool eng_prefetch_take(struct cs_prefetch *pf, struct pf_region *p, uint64_t idx, void *buf, size_t len,
 		       uint64_t want);
+void eng_prefetch_release(struct cs_prefetch *pf, struct pf_region *p);
 
 /* engine_dump.c / engine_restore.c: the worker loops; errors go through eng_fail() */
 void eng_dump_loop(struct eng_thread *t);

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "cudastore/cuda_ops.h"
+#include "imgindex.h"
 #include "manifest.h"
 #include "options.h"
 
@@ -57,6 +58,11 @@ struct cs_ctx {
 	bool inventory_added;	/* criu was asked to record us in its inventory */
 	bool inventory_pending; /* ask criu to (answer to the current PAUSE) */
 	unsigned lock_timeout_ms; /* for the current PAUSE, from criu's --timeout alarm */
+	bool imgdir_owned; /* dump: stale cudastore files of an earlier dump removed (imgset.h) */
+	/* dump: this dump's id and the manifests written so far; restore: the images' index */
+	struct cs_index index;
+	bool index_loaded; /* restore: index read (or found absent) */
+	int index_err;	   /* restore: 0, -ENOENT (format 1.0 images) or why it is unusable */
 	uint64_t planned_bytes; /* GPU memory of the processes already admitted to this dump */
 	unsigned nproc;
 	struct cs_proc proc[CS_MAX_PROCS];

@@ -5,6 +5,8 @@ libcudastore_a_SOURCES += \
 	plugin/dump.c plugin/dump.h \
 	plugin/errmsg.h \
 	plugin/gpuop.c plugin/gpuop.h \
+	plugin/imgindex.c plugin/imgindex.h \
+	plugin/imgset.c plugin/imgset.h \
 	plugin/log.h \
 	plugin/options.c plugin/options.h \
 	plugin/plan.c plugin/plan.h \

@@ -13,6 +13,7 @@
 #include "dump.h"
 #include "gpuop.h"
 #include "imgdir.h"
+#include "imgset.h"
 #include "log.h"
 #include "plan.h"
 #include "procfs.h"
@@ -74,6 +75,13 @@ int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd)
 
 	if (p) /* PAUSE can run twice for one pid (criu retries seizing) */
 		return p->phase == CS_PHASE_FAILED ? -EAGAIN : 0;
+	/* PAUSE runs for every task, first of all hooks: the dump owns the directory from here */
+	if (ctx->stage == CS_STAGE_DUMP && !ctx->imgdir_owned) {
+		ret = cs_imgset_dump_begin(ctx, dirfd);
+		if (ret)
+			return ret;
+		ctx->imgdir_owned = true;
+	}
 	res = ctx->cuda.CheckpointProcessGetRestoreThreadId(pid, &tid);
 	if (res != CUDA_SUCCESS)
 		return -ENOTSUP; /* not a CUDA process */
@@ -311,9 +319,12 @@ static void fill_header(struct cs_ctx *ctx, struct cs_proc *p, struct cs_manifes
 	m->driver_version = ctx->cuda.driver_version;
 	m->created_unix_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	snprintf(m->plugin_version, sizeof(m->plugin_version), "%s", PACKAGE_VERSION);
+	m->has_dump_id = ctx->imgdir_owned;
+	memcpy(m->dump_id, ctx->index.dump_id, sizeof(m->dump_id));
 }
 
-static int write_manifest(struct cs_proc *p, int dirfd, const struct cs_manifest *m)
+/* the manifest, then its entry in the dump's index (imgset.h) */
+static int write_manifest(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, const struct cs_manifest *m)
 {
 	char name[CS_NAME_MAX];
 	int ret;
@@ -322,6 +333,8 @@ static int write_manifest(struct cs_proc *p, int dirfd, const struct cs_manifest
 	ret = cs_manifest_write(dirfd, name, m);
 	if (ret)
 		cs_err("pid %d: writing manifest %s failed: %s", p->pid, name, strerror(-ret));
+	else
+		ret = cs_imgset_dump_add(ctx, dirfd, p->ns_pid);
 	return ret;
 }
 
@@ -347,7 +360,7 @@ static int checkpoint_custom(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, s
 	ret = copy_out(ctx, p, &view, dirfd, m);
 	if (!ret) {
 		cs_stats_end(st, p->pid, "copy-out", m->total_bytes);
-		ret = write_manifest(p, dirfd, m);
+		ret = write_manifest(ctx, p, dirfd, m);
 	}
 	if (ret) {
 		if (rescue(ctx, p, &view))
@@ -385,7 +398,7 @@ static int checkpoint_driver(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, s
 	p->phase = CS_PHASE_CHECKPOINTED;
 	cs_stats_end(st, p->pid, "checkpoint", 0);
 	fill_header(ctx, p, m, CS_MODE_DRIVER);
-	return write_manifest(p, dirfd, m);
+	return write_manifest(ctx, p, dirfd, m);
 }
 
 int cs_dump_checkpoint(struct cs_ctx *ctx, pid_t pid, int dirfd)
@@ -408,7 +421,7 @@ int cs_dump_checkpoint(struct cs_ctx *ctx, pid_t pid, int dirfd)
 		if (!m)
 			return -ENOMEM;
 		fill_header(ctx, p, m, CS_MODE_DRIVER);
-		ret = write_manifest(p, dirfd, m);
+		ret = write_manifest(ctx, p, dirfd, m);
 		free(m);
 		return ret;
 	}

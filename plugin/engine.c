@@ -270,12 +270,12 @@ static void *thread_main(void *arg)
  * no more than there are chunks; threads: no more than buffers or chunks. Thread i gets
  * buffers i and i + nthreads (when that exists): two = double buffering.
  */
-static void plan_counts(const struct cs_engine_opts *o, uint64_t nchunks, size_t buf_size, bool dump,
-			bool memfs, uint64_t *nthreads_out, uint64_t *nbufs_out)
+static void plan_counts(const struct cs_engine_opts *o, size_t pinned_max, uint64_t nchunks,
+			size_t buf_size, bool dump, bool memfs, uint64_t *nthreads_out, uint64_t *nbufs_out)
 {
 	uint64_t nbufs, nthreads;
 
-	nbufs = buf_size ? o->pinned_max / buf_size : 0;
+	nbufs = buf_size ? pinned_max / buf_size : 0;
 	nthreads = o->threads;
 	/*
 	 * Restore is bound by read + verify on the CPU, and a buffer is free again as soon as its
@@ -333,7 +333,7 @@ void cs_engine_plan(const struct cs_engine_opts *o, uint64_t size, bool dump, in
 	uint64_t nchunks = (size + o->chunk_size - 1) / o->chunk_size, nt, nb;
 	bool memfs = eng_dir_is_memfs(dirfd);
 
-	plan_counts(o, nchunks, plan_buf_size(size, o->chunk_size), dump, memfs, &nt, &nb);
+	plan_counts(o, o->pinned_max, nchunks, plan_buf_size(size, o->chunk_size), dump, memfs, &nt, &nb);
 	*threads = (unsigned)nt;
 	*stripes = plan_stripes(o, nchunks, nt, memfs);
 }
@@ -348,17 +348,30 @@ static int region_plan(struct eng_region *reg)
 	const struct cs_engine_opts *o = reg->job->opts;
 	uint64_t size = reg->r->size;
 	uint64_t nbufs, nthreads;
+	size_t pinned_max = o->pinned_max;
 	unsigned i;
 
 	reg->nchunks = (size + reg->chunk - 1) / reg->chunk;
 	reg->buf_size = plan_buf_size(size, reg->chunk);
-	if (reg->buf_size > o->pinned_max) {
+	if (reg->buf_size > pinned_max && reg->job->dump) {
 		eng_fail(reg->job, -EINVAL,
 			 "region %u (%s): chunk size %u needs more pinned memory than the bound of %zu bytes",
-			 reg->index, reg->r->name, reg->chunk, o->pinned_max);
+			 reg->index, reg->r->name, reg->chunk, pinned_max);
 		return -EINVAL;
 	}
-	plan_counts(o, reg->nchunks, reg->buf_size, reg->job->dump, reg->memfs, &nthreads, &nbufs);
+	if (reg->buf_size > pinned_max) {
+		/*
+		 * The images were dumped with chunks larger than this host's pinned bound. The bound is
+		 * a local tuning option and must never make good images unrestorable: use one
+		 * chunk-sized buffer (one copy thread) for this region instead (engine.h).
+		 */
+		cs_warn("engine: %s: the images use %u-byte chunks, more than the pinned bound of %zu bytes "
+			"(pinned_mb); restoring this GPU with one %zu-byte pinned buffer",
+			reg->r->name, reg->chunk, pinned_max, reg->buf_size);
+		pinned_max = reg->buf_size;
+	}
+	plan_counts(o, pinned_max, reg->nchunks, reg->buf_size, reg->job->dump, reg->memfs, &nthreads,
+		    &nbufs);
 	reg->nthreads = (unsigned)nthreads;
 	reg->nbufs = (unsigned)nbufs;
 	reg->threads = calloc(nthreads, sizeof(*reg->threads));

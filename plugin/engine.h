@@ -15,7 +15,10 @@
  * Restore verifies every hash before the chunk reaches the device; a mismatch stops the copy
  * with -EBADMSG and names the file, chunk and offset.
  *
- * Invariants: pinned memory per region never exceeds opts->pinned_max; the extent file size
+ * Invariants: pinned memory per region never exceeds opts->pinned_max, except on a restore of
+ * images whose chunk is larger than that bound: the images decide the chunk size and the bound
+ * is a local tuning option, so that region gets exactly one chunk buffer (and one thread), with
+ * a warning, instead of failing (docs/design.md, "Copy engine"); the extent file size
  * is exactly region->size after a successful dump; restore never writes to the images.
  */
 #ifndef CUDASTORE_ENGINE_H

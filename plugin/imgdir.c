@@ -5,6 +5,7 @@
  * Every function takes the directory as an fd and a name that must pass cs_name_is_safe(), so
  * a name read from an image can never reach outside the directory or through a link.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -110,6 +111,86 @@ int cs_imgdir_remove(int dirfd, const char *name)
 	if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
 		return -errno;
 	return 0;
+}
+
+static const char *skip_digits(const char *p)
+{
+	const char *s = p;
+
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return p > s ? p : NULL;
+}
+
+/* cudastore-<n>.img, cudastore-<n>.json, cudastore-<n>-gpu<i>.ext, its stripes
+ * cudastore-<n>-gpu<i>.s<k>.ext (format 1.2, cs_engine_stripe_name), cudastore-index.img, each
+ * maybe with ".tmp" */
+bool cs_name_is_ours(const char *name)
+{
+	const char *p;
+
+	if (strncmp(name, CS_NAME_PREFIX, strlen(CS_NAME_PREFIX)))
+		return false;
+	if (!strncmp(name, CS_NAME_INDEX, strlen(CS_NAME_INDEX))) {
+		p = name + strlen(CS_NAME_INDEX);
+		return !*p || !strcmp(p, CS_TMP_SUFFIX);
+	}
+	p = skip_digits(name + strlen(CS_NAME_PREFIX));
+	if (!p)
+		return false;
+	if (!strncmp(p, "-gpu", 4)) {
+		p = skip_digits(p + 4);
+		if (p && !strncmp(p, ".s", 2))
+			p = skip_digits(p + 2);
+		if (!p || strncmp(p, ".ext", 4))
+			return false;
+		p += 4;
+	} else if (!strncmp(p, ".img", 4)) {
+		p += 4;
+	} else if (!strncmp(p, ".json", 5)) {
+		p += 5;
+	} else {
+		return false;
+	}
+	return !*p || !strcmp(p, CS_TMP_SUFFIX);
+}
+
+/* Names come from the directory itself (no '/'), so unlinkat() relative to dirfd stays inside it. */
+int cs_imgdir_remove_ours(int dirfd, unsigned *removed)
+{
+	struct dirent *de;
+	int fd, ret = 0;
+	DIR *d;
+
+	*removed = 0;
+	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	while ((errno = 0, de = readdir(d))) {
+		struct stat st;
+
+		if (!cs_name_is_ours(de->d_name))
+			continue;
+		if (de->d_type == DT_DIR ||
+		    (de->d_type == DT_UNKNOWN && !fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
+		     S_ISDIR(st.st_mode)))
+			continue;
+		if (unlinkat(dirfd, de->d_name, 0) < 0 && errno != ENOENT) {
+			ret = -errno;
+			break;
+		}
+		(*removed)++;
+	}
+	if (!ret && errno)
+		ret = -errno;
+	closedir(d);
+	return ret;
 }
 
 int cs_imgdir_pwrite_full(int fd, const void *buf, size_t len, uint64_t off)

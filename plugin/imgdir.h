@@ -11,6 +11,7 @@
  *   cudastore-<nspid>.img          manifest (protobuf-c, framed; see docs/image-format.md)
  *   cudastore-<nspid>-gpu<i>.ext   extent of the i-th device in the manifest
  *   cudastore-<nspid>.json         machine-readable summary of phases and timings
+ *   cudastore-index.img            the manifests the dump owns (format 1.1, imgindex.h)
  */
 #ifndef CUDASTORE_IMGDIR_H
 #define CUDASTORE_IMGDIR_H
@@ -21,12 +22,16 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#define CS_NAME_MAX 64
+#define CS_NAME_MAX    64
+#define CS_NAME_PREFIX "cudastore-"	   /* every file name of ours starts so */
+#define CS_NAME_INDEX  "cudastore-index.img" /* the dump's index (imgindex.h) */
 
 void cs_name_manifest(char out[CS_NAME_MAX], int nspid);
 void cs_name_extent(char out[CS_NAME_MAX], int nspid, unsigned index);
 void cs_name_summary(char out[CS_NAME_MAX], int nspid);
 bool cs_name_is_safe(const char *name);
+/* A name cs_name_*() builds (or its ".tmp" during an atomic write): a file the plugin owns. */
+bool cs_name_is_ours(const char *name);
 
 /* Create name exclusively (O_CREAT|O_EXCL, 0600). extra: e.g. O_DIRECT. fd or -errno. */
 int cs_imgdir_create(int dirfd, const char *name, int extra_flags);
@@ -34,6 +39,8 @@ int cs_imgdir_create(int dirfd, const char *name, int extra_flags);
 int cs_imgdir_open_ro(int dirfd, const char *name, int extra_flags, struct stat *st);
 /* Remove name if present (0 if it did not exist). */
 int cs_imgdir_remove(int dirfd, const char *name);
+/* Remove every entry that cs_name_is_ours(), except directories; *removed counts them. */
+int cs_imgdir_remove_ours(int dirfd, unsigned *removed);
 /* Write buf to name atomically: "<name>.tmp", fsync, rename over name, fsync the directory. */
 int cs_imgdir_write_atomic(int dirfd, const char *name, const void *buf, size_t len);
 /* Read the whole of name (at most max bytes) into a malloc'ed buffer. 0 or -errno (-EFBIG). */

@@ -142,6 +142,11 @@ static void cs_enc_header(struct cs_enc *e, const struct cs_manifest *m)
 	pm->devices = e->pdp;
 	pm->total_bytes = m->total_bytes;
 	pm->stored_bytes = m->stored_bytes;
+	if (m->has_dump_id) {
+		pm->has_dump_id = 1;
+		pm->dump_id.len = sizeof(m->dump_id);
+		pm->dump_id.data = (uint8_t *)m->dump_id;
+	}
 }
 
 static int cs_enc_frame(const CsManifest *pm, void **buf, size_t *len)
@@ -332,7 +337,7 @@ static int cs_pb_check_dev_ids(const CsDevice *pd, size_t i, char *err, size_t e
 	return 0;
 }
 
-/* format 1.1: the stripe files (1..n of them besides `extent`), safe names, at most one per chunk */
+/* format 1.2: the stripe files (1..n of them besides `extent`), safe names, at most one per chunk */
 static int cs_pb_check_dev_stripes(const CsDevice *pd, size_t i, char *err, size_t errlen)
 {
 	uint64_t n = cs_nchunks(pd->size, pd->chunk_size);
@@ -503,6 +508,9 @@ static int cs_pb_check(const CsManifest *pm, char *err, size_t errlen)
 	int ret;
 
 	ret = cs_pb_check_version(pm, err, errlen);
+	if (!ret && pm->has_dump_id && pm->dump_id.len != CS_DUMP_ID_BYTES)
+		ret = cs_bad(err, errlen, "manifest dump_id is %zu bytes, must be %d", pm->dump_id.len,
+			     CS_DUMP_ID_BYTES);
 	if (!ret)
 		ret = cs_pb_check_mode(pm, err, errlen);
 	if (!ret)
@@ -565,6 +573,9 @@ static int cs_pb_copy(const CsManifest *pm, struct cs_manifest *m)
 	snprintf(m->plugin_version, sizeof(m->plugin_version), "%s", pm->plugin_version);
 	m->total_bytes = pm->total_bytes;
 	m->stored_bytes = pm->stored_bytes;
+	m->has_dump_id = pm->has_dump_id;
+	if (pm->has_dump_id)
+		memcpy(m->dump_id, pm->dump_id.data, sizeof(m->dump_id));
 	for (size_t i = 0; i < pm->n_devices; i++) {
 		m->ndev = (unsigned)i + 1; /* so that cs_manifest_free() sees a partial copy */
 		if (cs_pb_copy_dev(pm->devices[i], &m->dev[i]))

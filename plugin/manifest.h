@@ -21,7 +21,8 @@
 #include "imgdir.h"
 
 #define CS_FORMAT_MAJOR	      1
-#define CS_FORMAT_MINOR	      1 /* 1.1: extents striped over several files */
+#define CS_FORMAT_MINOR	      2 /* 1.1: dump_id, cudastore-index.img (imgindex.h); 1.2: striped extents */
+#define CS_DUMP_ID_BYTES      16
 #define CS_MAX_DEVICES	      64
 #define CS_MAX_DEVICE_BYTES   (1ull << 42) /* 4 TiB per GPU */
 #define CS_MAX_MANIFEST_BYTES (64u << 20)
@@ -58,6 +59,8 @@ struct cs_manifest {
 	struct cs_manifest_dev dev[CS_MAX_DEVICES];
 	uint64_t total_bytes;  /* sum of dev[].size */
 	uint64_t stored_bytes; /* sum of dev[].stored_bytes */
+	bool has_dump_id;      /* format 1.1: the dump that wrote it (absent in 1.0 images) */
+	uint8_t dump_id[CS_DUMP_ID_BYTES];
 };
 
 /* Serialize (frame + protobuf) into a malloc'ed buffer. 0 or -errno. */

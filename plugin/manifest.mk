@@ -9,7 +9,8 @@ CS_UNIT_TESTS = \
 	tests/unit/test-manifest-fuzz-never-crashes \
 	tests/unit/test-manifest-check-extents \
 	tests/unit/test-imgdir-confinement \
-	tests/unit/test-imgdir-atomic-write
+	tests/unit/test-imgdir-atomic-write \
+	tests/unit/test-index-owns-manifests
 check_PROGRAMS += $(CS_UNIT_TESTS)
 TESTS += $(CS_UNIT_TESTS)
 
@@ -28,3 +29,5 @@ tests_unit_test_imgdir_confinement_SOURCES = tests/unit/test-imgdir-confinement.
 tests_unit_test_imgdir_confinement_LDADD = $(CS_UNIT_LDADD)
 tests_unit_test_imgdir_atomic_write_SOURCES = tests/unit/test-imgdir-atomic-write.c $(CS_UNIT_COMMON)
 tests_unit_test_imgdir_atomic_write_LDADD = $(CS_UNIT_LDADD)
+tests_unit_test_index_owns_manifests_SOURCES = tests/unit/test-index-owns-manifests.c $(CS_UNIT_COMMON)
+tests_unit_test_index_owns_manifests_LDADD = $(CS_UNIT_LDADD)

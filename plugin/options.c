@@ -1,19 +1,43 @@
 // SPDX-License-Identifier: MIT
-/* options.c - defaults, config file and CUDASTORE_* environment into struct cs_options */
+/*
+ * options.c - defaults, config file and CUDASTORE_* environment into struct cs_options.
+ *
+ * Everything that can make an option unusable is found here, at init, before criu touches a
+ * process (docs/usage.md, "Validation"): a bad value, a combination the copy engine cannot run
+ * (cs_options_check), a CUDASTORE_* variable the plugin does not know (a typo would otherwise be
+ * ignored silently), and a config file that is not a regular file owned by root and writable by
+ * root only (it names the libraries criu loads).
+ */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "errmsg.h"
 #include "cudastore/cuda_ops.h"
 #include "engine.h"
+#include "log.h"
 #include "options.h"
 
-#define DEFAULT_CONFIG "/etc/cudastore/cudastore.conf"
+#ifndef CS_DEFAULT_CONFIG
+#define CS_DEFAULT_CONFIG "/etc/cudastore/cudastore.conf"
+#endif
+
+extern char **environ;
+
+/* set by cs_options_load_traced for the duration of one load (the cudastore command) */
+static cs_options_trace_fn trace_fn;
+static void *trace_arg;
+
+static void trace(const char *key, const char *value, const char *where)
+{
+	if (trace_fn)
+		trace_fn(trace_arg, key, value, where);
+}
 
 static int parse_u64(const char *v, uint64_t min, uint64_t max, uint64_t *out)
 {
@@ -195,6 +219,41 @@ static char *trim(char *s)
 	return s;
 }
 
+/* The file decides which libraries criu (root) loads: root's own regular file, writable by root only. */
+static int check_file(FILE *f, const char *path, char *err, size_t len)
+{
+	struct stat st;
+
+	if (fstat(fileno(f), &st))
+		return cs_fail(-EINVAL, err, len, "cannot stat config file %s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return cs_fail(
+		    -EINVAL, err, len,
+		    "config file %s is not a regular file (mode %06o): name a file in CUDASTORE_CONFIG", path,
+		    (unsigned)st.st_mode);
+	if (st.st_uid != 0 && st.st_uid != geteuid())
+		return cs_fail(-EINVAL, err, len,
+			       "config file %s is owned by uid %u, not root; it decides which libraries criu "
+			       "loads: chown root %s",
+			       path, (unsigned)st.st_uid, path);
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return cs_fail(-EINVAL, err, len,
+			       "config file %s is group- or world-writable (mode %04o); it decides which "
+			       "libraries criu loads: chmod go-w %s",
+			       path, (unsigned)st.st_mode & 07777, path);
+	return 0;
+}
+
+static void note_file_key(struct cs_options *o, const char *key)
+{
+	if (!strcmp(key, "chunk_mb"))
+		o->from_file |= CS_OPT_FROM_FILE_CHUNK;
+	else if (!strcmp(key, "pinned_mb"))
+		o->from_file |= CS_OPT_FROM_FILE_PINNED;
+	else if (!strcmp(key, "threads"))
+		o->from_file |= CS_OPT_FROM_FILE_THREADS;
+}
+
 static int load_file(struct cs_options *o, const char *path, bool must_exist, char *err, size_t len)
 {
 	char line[4352], msg[512];
@@ -206,7 +265,8 @@ static int load_file(struct cs_options *o, const char *path, bool must_exist, ch
 			return 0;
 		return cs_fail(-EINVAL, err, len, "cannot read config file %s: %s", path, strerror(errno));
 	}
-	while (fgets(line, sizeof(line), f)) {
+	ret = check_file(f, path, err, len);
+	while (!ret && fgets(line, sizeof(line), f)) {
 		char *s = trim(line), *eq;
 
 		lineno++;
@@ -218,14 +278,22 @@ static int load_file(struct cs_options *o, const char *path, bool must_exist, ch
 			break;
 		}
 		*eq = '\0';
-		if (cs_options_set(o, trim(s), trim(eq + 1), msg, sizeof(msg))) {
+		s = trim(s);
+		if (cs_options_set(o, s, trim(eq + 1), msg, sizeof(msg))) {
 			ret = cs_fail(-EINVAL, err, len, "%s:%d: %s", path, lineno, msg);
 			break;
 		}
+		snprintf(msg, sizeof(msg), "%s:%d", path, lineno);
+		trace(trim(s), trim(eq + 1), msg);
+		note_file_key(o, s);
 	}
+	if (!ret && ferror(f))
+		ret = cs_fail(-EINVAL, err, len, "cannot read config file %s: %s", path, strerror(errno));
 	fclose(f);
-	if (!ret)
+	if (!ret) {
 		snprintf(o->source, sizeof(o->source), "defaults + %s", path);
+		snprintf(o->config_path, sizeof(o->config_path), "%s", path);
+	}
 	return ret;
 }
 
@@ -252,6 +320,142 @@ static const struct {
 	{ "CUDASTORE_DEVICE_MAP", "device_map" },
 };
 
+/*
+ * CUDASTORE_* variables that are not options but are legitimately set around criu: the config
+ * file's name, the driver emulator's settings (read by the emulated libcuda inside criu during
+ * make check), and those of the build and test scripts (docs/usage.md, "ENVIRONMENT").
+ */
+static const char *const env_allowed[] = {
+	"CUDASTORE_CONFIG", /* this file: the config file */
+	"CUDASTORE_CACHE",  /* scripts/provide-criu.sh: source and build cache */
+	"CUDASTORE_CMD",    /* tests of the cudastore command: the binary under test */
+};
+static const char *const env_allowed_prefix[] = {
+	"CUDASTORE_EMU_",  /* tests/emu: the driver emulator (docs/testing.md) */
+	"CUDASTORE_TEST_", /* test-only settings, e.g. CUDASTORE_TEST_LOGLEVEL (tests/log-stderr.c) */
+};
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+static bool env_known(const char *name, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < NELEM(env_keys); i++)
+		if (strlen(env_keys[i].env) == n && !strncmp(name, env_keys[i].env, n))
+			return true;
+	for (i = 0; i < NELEM(env_allowed); i++)
+		if (strlen(env_allowed[i]) == n && !strncmp(name, env_allowed[i], n))
+			return true;
+	for (i = 0; i < NELEM(env_allowed_prefix); i++)
+		if (n > strlen(env_allowed_prefix[i]) &&
+		    !strncmp(name, env_allowed_prefix[i], strlen(env_allowed_prefix[i])))
+			return true;
+	return false;
+}
+
+/* the option variable that name most likely misspells (shares all but two characters), or NULL */
+static const char *env_guess(const char *name, size_t n)
+{
+	size_t i, k, m;
+
+	for (i = 0; i < NELEM(env_keys); i++) {
+		const char *e = env_keys[i].env;
+
+		m = strlen(e);
+		for (k = 0; k < n && k < m && name[k] == e[k]; k++)
+			;
+		if (k + 2 >= (n > m ? n : m))
+			return e;
+	}
+	return NULL;
+}
+
+/* A CUDASTORE_* variable that is neither an option nor allowed is a mistake: refuse it. */
+static int check_env_names(char *err, size_t len)
+{
+	char **e;
+
+	for (e = environ; e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		size_t n = eq ? (size_t)(eq - *e) : strlen(*e);
+		const char *guess;
+
+		if (strncmp(*e, "CUDASTORE_", strlen("CUDASTORE_")) || env_known(*e, n))
+			continue;
+		guess = env_guess(*e, n);
+		return cs_fail(
+		    -EINVAL, err, len,
+		    "unknown environment variable %.*s%s%s%s (the CUDASTORE_* variables are listed "
+		    "in docs/usage.md): unset it",
+		    (int)n, *e, guess ? " (did you mean " : "", guess ? guess : "", guess ? "?)" : "");
+	}
+	return 0;
+}
+
+static const char *origin(const struct cs_options *o, const char *env, unsigned file_bit, char *buf,
+			  size_t len)
+{
+	if (getenv(env))
+		snprintf(buf, len, "%s", env);
+	else if (o->from_file & file_bit)
+		snprintf(buf, len, "%s", o->config_path);
+	else
+		snprintf(buf, len, "default");
+	return buf;
+}
+
+int cs_options_check(const struct cs_options *o, char *err, size_t len)
+{
+	char a[320], b[320], u1[CS_UUID_STRLEN], u2[CS_UUID_STRLEN];
+	unsigned i, j;
+
+	/* the copy engine needs one chunk buffer of pinned memory at least (cs_engine_opts_check) */
+	if (o->pinned_max < o->chunk_size)
+		return cs_fail(-EINVAL, err, len,
+			       "pinned_mb %llu (%s) is less than one chunk, chunk_mb %u (%s): the copy "
+			       "engine needs one chunk of pinned memory per GPU. Raise pinned_mb or lower "
+			       "chunk_mb",
+			       (unsigned long long)(o->pinned_max >> 20),
+			       origin(o, "CUDASTORE_PINNED_MB", CS_OPT_FROM_FILE_PINNED, a, sizeof(a)),
+			       o->chunk_size >> 20,
+			       origin(o, "CUDASTORE_CHUNK_MB", CS_OPT_FROM_FILE_CHUNK, b, sizeof(b)));
+	for (i = 0; i < o->ndevice_map; i++) {
+		for (j = 0; j < i; j++) {
+			if (!memcmp(&o->device_map[i].from, &o->device_map[j].from, sizeof(CUuuid))) {
+				cs_uuid_format(&o->device_map[i].from, u1);
+				return cs_fail(-EINVAL, err, len,
+					       "device_map names GPU %s twice as a source: give one "
+					       "destination per checkpointed GPU",
+					       u1);
+			}
+			if (!memcmp(&o->device_map[i].to, &o->device_map[j].to, sizeof(CUuuid))) {
+				cs_uuid_format(&o->device_map[i].to, u1);
+				cs_uuid_format(&o->device_map[j].from, u2);
+				cs_uuid_format(&o->device_map[i].from, a);
+				return cs_fail(-EINVAL, err, len,
+					       "device_map sends GPU %s and GPU %s both to GPU %s: each GPU "
+					       "can take one",
+					       u2, a, u1);
+			}
+		}
+	}
+	return 0;
+}
+
+/* Not an error: the engine runs as many copy threads as the pinned bound has chunk buffers. */
+static void note_threads(const struct cs_options *o)
+{
+	uint64_t bufs = o->pinned_max / o->chunk_size;
+
+	if (bufs < o->threads)
+		cs_info(
+		    "pinned_mb %llu holds %llu chunk buffer(s) of %u MiB: dumps run %llu copy thread(s) per "
+		    "GPU, not threads = %u (pinned_mb >= threads x 2 x chunk_mb uses them all)",
+		    (unsigned long long)(o->pinned_max >> 20), (unsigned long long)bufs, o->chunk_size >> 20,
+		    (unsigned long long)bufs, o->threads);
+}
+
 int cs_options_load(struct cs_options *o, char *err, size_t len)
 {
 	const char *path = getenv("CUDASTORE_CONFIG");
@@ -261,7 +465,7 @@ int cs_options_load(struct cs_options *o, char *err, size_t len)
 
 	defaults(o);
 	snprintf(o->source, sizeof(o->source), "defaults");
-	ret = load_file(o, path && *path ? path : DEFAULT_CONFIG, path && *path, err, len);
+	ret = load_file(o, path && *path ? path : CS_DEFAULT_CONFIG, path && *path, err, len);
 	if (ret)
 		return ret;
 	for (i = 0; i < sizeof(env_keys) / sizeof(env_keys[0]); i++) {
@@ -271,12 +475,37 @@ int cs_options_load(struct cs_options *o, char *err, size_t len)
 			continue;
 		if (cs_options_set(o, env_keys[i].key, v, msg, sizeof(msg)))
 			return cs_fail(-EINVAL, err, len, "%s: %s", env_keys[i].env, msg);
+		trace(env_keys[i].key, v, env_keys[i].env);
 		if (strlen(o->source) + strlen(env_keys[i].env) + 3 < sizeof(o->source)) {
 			strcat(o->source, " + ");
 			strcat(o->source, env_keys[i].env);
 		}
 	}
-	return 0;
+	ret = check_env_names(err, len);
+	if (!ret)
+		ret = cs_options_check(o, err, len);
+	if (!ret)
+		note_threads(o);
+	return ret;
+}
+
+int cs_options_load_traced(struct cs_options *o, cs_options_trace_fn fn, void *arg, char *err, size_t len)
+{
+	int ret;
+
+	trace_fn = fn;
+	trace_arg = arg;
+	ret = cs_options_load(o, err, len);
+	trace_fn = NULL;
+	trace_arg = NULL;
+	return ret;
+}
+
+const char *cs_options_config_path(void)
+{
+	const char *path = getenv("CUDASTORE_CONFIG");
+
+	return path && *path ? path : CS_DEFAULT_CONFIG;
 }
 
 /*

@@ -3,7 +3,7 @@
  * options.h - every knob of the plugin, parsed once into one struct.
  *
  * Sources, later ones win: built-in defaults, the config file ($CUDASTORE_CONFIG, else
- * /etc/cudastore/cudastore.conf; "key = value" lines, '#' comments), then CUDASTORE_*
+ * CS_DEFAULT_CONFIG = /etc/cudastore/cudastore.conf; "key = value" lines, '#' comments), then CUDASTORE_*
  * environment variables. Container runtimes often start criu with a clean environment,
  * so everything settable by environment is settable in the file too. docs/usage.md lists
  * every option.
@@ -45,12 +45,34 @@ struct cs_options {
 	unsigned ndevice_map;
 	struct cs_device_pair device_map[CS_MAX_DEVICES];
 	char source[320]; /* where the options came from, for the log */
+	char config_path[256]; /* the config file read, or empty */
+	unsigned from_file;    /* CS_OPT_FROM_FILE_*: which of those keys the file set (messages) */
 };
 
-/* Defaults, then file, then environment. Returns 0 or -EINVAL with a message in err. */
+#define CS_OPT_FROM_FILE_CHUNK	 1u
+#define CS_OPT_FROM_FILE_PINNED	 2u
+#define CS_OPT_FROM_FILE_THREADS 4u
+
+/*
+ * Defaults, then file, then environment; then every check of cs_options_check(). Returns 0 or
+ * -EINVAL with a message in err. Refused as well: a CUDASTORE_* variable that is neither an
+ * option nor on the documented allow-list, and a config file that is not a regular file owned
+ * by root (or the caller) and writable by its owner only.
+ */
 int cs_options_load(struct cs_options *o, char *err, size_t errlen);
+/* Combinations that cannot work (pinned bound below one chunk, device map not one-to-one). */
+int cs_options_check(const struct cs_options *o, char *err, size_t errlen);
 /* Parse one "key = value" setting (used by the file and environment parsers, and tests). */
 int cs_options_set(struct cs_options *o, const char *key, const char *value, char *err, size_t errlen);
+/*
+ * cs_options_load, calling fn(arg, key, value, where) for every value taken from the file
+ * (where = "PATH:LINE") or the environment (where = the variable's name), in the order
+ * applied; the cudastore command uses it to show where each value came from.
+ */
+typedef void (*cs_options_trace_fn)(void *arg, const char *key, const char *value, const char *where);
+int cs_options_load_traced(struct cs_options *o, cs_options_trace_fn fn, void *arg, char *err, size_t errlen);
+/* The config file cs_options_load reads: $CUDASTORE_CONFIG, else the default under /etc. */
+const char *cs_options_config_path(void);
 const char *cs_opt_mode_name(enum cs_opt_mode m);
 /* prefetch yes, or auto on a machine of at least CS_PREFETCH_AUTO_CPUS online CPUs */
 #define CS_PREFETCH_AUTO_CPUS 4

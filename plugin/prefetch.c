@@ -2,9 +2,10 @@
 /*
  * prefetch.c - the helper's restore prefetch (contract in prefetch.h).
  *
- * The scanner thread reads every "cudastore-<nspid>.img" in the images directory with the
- * same validation a restore uses (cs_manifest_read, cs_manifest_check_extents), collects the
- * devices of the custom-mode ones and starts the engine's prefetch over them, bounded by the
+ * The scanner thread reads the manifests a restore would read - those cudastore-index.img lists
+ * with its dump_id, or every "cudastore-<nspid>.img" of format 1.0 images without an index
+ * (imgset.h) - with the same validation a restore uses (cs_manifest_read,
+ * cs_imgset_check_manifest, cs_manifest_check_extents), collects the devices of the custom-mode ones and starts the engine's prefetch over them, bounded by the
  * prefetch_mb option and by half of the memory available now. Every failure here is logged at
  * debug level and only means "no prefetch": the RESTORE request reads and checks everything
  * itself, as it always did.
@@ -20,6 +21,8 @@
 #include <unistd.h>
 
 #include "imgdir.h"
+#include "imgindex.h"
+#include "imgset.h"
 #include "log.h"
 #include "manifest.h"
 #include "prefetch.h"
@@ -67,34 +70,58 @@ static unsigned add_regions(struct cs_manifest *m, struct cs_engine_region *regs
 	return n;
 }
 
+/* read, validate and keep the manifest name (idx: the dump's index, or NULL for 1.0 images) */
+static void take_manifest(const struct cs_index *idx, const char *name, struct cs_manifest *ms, unsigned *nm,
+			  struct cs_engine_region *regs, unsigned *nr)
+{
+	struct cs_manifest *m = &ms[*nm];
+	char err[512];
+
+	if (cs_manifest_read(st.dirfd, name, m, err, sizeof(err)) ||
+	    cs_imgset_check_manifest(idx, m, name, err, sizeof(err)) ||
+	    cs_manifest_check_extents(st.dirfd, m, err, sizeof(err))) {
+		cs_debug("prefetch: skipping %s: %s", name, err);
+		cs_manifest_free(m);
+		return;
+	}
+	(*nm)++;
+	if (m->mode == CS_MODE_CUSTOM)
+		*nr = add_regions(m, regs, *nr);
+}
+
 static void scan(struct cs_manifest *ms, unsigned *nm, struct cs_engine_region *regs, unsigned *nr)
 {
-	char err[512];
+	struct cs_index *idx = calloc(1, sizeof(*idx));
+	char err[512] = "", name[CS_NAME_MAX];
 	struct dirent *e;
-	int fd = dup(st.dirfd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d;
+	int fd, ret;
 
+	ret = idx ? cs_index_read(st.dirfd, idx, err, sizeof(err)) : -ENOMEM;
+	if (!ret) { /* format 1.1+: exactly the manifests of this dump */
+		for (unsigned i = 0; i < idx->n && *nm < PF_MAX_MANIFESTS; i++) {
+			cs_name_manifest(name, idx->ns_pid[i]);
+			take_manifest(idx, name, ms, nm, regs, nr);
+		}
+		free(idx);
+		return;
+	}
+	free(idx);
+	if (ret != -ENOENT) { /* the restore will say what is wrong with the index */
+		cs_debug("prefetch: no usable index: %s", err);
+		return;
+	}
+	fd = openat(st.dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* 1.0: every manifest */
+	d = fd >= 0 ? fdopendir(fd) : NULL;
 	if (!d) {
 		if (fd >= 0)
 			close(fd);
 		cs_debug("prefetch: cannot list the images directory: %s", strerror(errno));
 		return;
 	}
-	while ((e = readdir(d)) && *nm < PF_MAX_MANIFESTS) {
-		struct cs_manifest *m = &ms[*nm];
-
-		if (!is_manifest_name(e->d_name))
-			continue;
-		if (cs_manifest_read(st.dirfd, e->d_name, m, err, sizeof(err)) ||
-		    cs_manifest_check_extents(st.dirfd, m, err, sizeof(err))) {
-			cs_debug("prefetch: skipping %s: %s", e->d_name, err);
-			cs_manifest_free(m);
-			continue;
-		}
-		(*nm)++;
-		if (m->mode == CS_MODE_CUSTOM)
-			*nr = add_regions(m, regs, *nr);
-	}
+	while ((e = readdir(d)) && *nm < PF_MAX_MANIFESTS)
+		if (is_manifest_name(e->d_name))
+			take_manifest(NULL, e->d_name, ms, nm, regs, nr);
 	closedir(d);
 }
 

@@ -9,6 +9,7 @@
 #include "devices.h"
 #include "gpuop.h"
 #include "imgdir.h"
+#include "imgset.h"
 #include "log.h"
 #include "procfs.h"
 #include "relay.h"
@@ -274,12 +275,18 @@ static int unlock_running(struct cs_ctx *ctx, pid_t pid)
 static int load_images(struct cs_ctx *ctx, pid_t pid, int dirfd, struct cs_manifest *m)
 {
 	char name[CS_NAME_MAX], err[512];
+	pid_t ns_pid = cs_procfs_ns_pid(pid);
 	int ret;
 
-	cs_name_manifest(name, cs_procfs_ns_pid(pid));
+	cs_name_manifest(name, ns_pid);
+	/* only the manifests of the dump that wrote these images (imgset.h) */
+	if (cs_imgset_restore_lookup(ctx, dirfd, ns_pid) == -ENOTSUP)
+		return -ENOTSUP;
 	ret = cs_manifest_read(dirfd, name, m, err, sizeof(err));
 	if (ret == -ENOENT)
 		return -ENOTSUP;
+	if (!ret)
+		ret = cs_imgset_restore_check(ctx, m, name, err, sizeof(err));
 	if (!ret && m->mode == CS_MODE_CUSTOM)
 		ret = cs_manifest_check_extents(dirfd, m, err, sizeof(err));
 	if (ret)
@@ -301,8 +308,17 @@ int cs_restore_process(struct cs_ctx *ctx, pid_t pid, int dirfd)
 	if (!m)
 		return -ENOMEM;
 	ret = load_images(ctx, pid, dirfd, m);
-	if (ret == -ENOTSUP)
-		goto out;
+	if (ret == -ENOTSUP) {
+		/* no manifest: a CUDA process the driver reports checkpointed must not run (imgset.h) */
+		char name[CS_NAME_MAX];
+
+		cs_name_manifest(name, cs_procfs_ns_pid(pid));
+		ret = cs_imgset_no_manifest(ctx, pid, name);
+		if (ret == -ENOTSUP)
+			goto out;
+		why = "its manifest is missing";
+		goto err_kill;
+	}
 	if (ret) {
 		why = "invalid images";
 		goto err_kill;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "procfs.h"
@@ -88,20 +89,38 @@ static int wait_one(pid_t tid, int *status)
 	}
 }
 
-/* A SIGSTOP was queued before we let it run: it stops at once; take it now, not mid-call. */
+/*
+ * A SIGSTOP was queued before we let it run: it stops on it at once (every other thread is
+ * stopped, none can take it); take it now, not in the middle of a driver call. Bounded, in case
+ * it went elsewhere after all.
+ */
 static int take_sigstop(struct cs_rthread *rt)
 {
-	int status, ret;
+	int status, ret, i;
 
-	while (!rt->resend_stop) {
-		ret = wait_one(rt->tid, &status);
-		if (!ret)
-			ret = pass_stop(rt, status);
+	for (i = 0; i < 2000 && !rt->resend_stop; i++) {
+		pid_t w = waitpid(rt->tid, &status, __WALL | WNOHANG);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (w == 0) {
+			usleep(1000);
+			continue;
+		}
+		if (WIFEXITED(status) || WIFSIGNALED(status))
+			return -ESRCH;
+		ret = WIFSTOPPED(status) ? pass_stop(rt, status) : 0;
 		if (ret)
 			return ret;
 	}
-	cs_debug("restore thread %d: holding back the process's pending SIGSTOP until it is stopped",
-		 rt->tid);
+	if (rt->resend_stop)
+		cs_debug("restore thread %d: holding back the process's pending SIGSTOP until it is "
+			 "stopped", rt->tid);
+	else
+		cs_warn("restore thread %d: a SIGSTOP is queued for its process but it did not stop on it",
+			rt->tid);
 	return 0;
 }
 
@@ -114,6 +133,10 @@ int cs_rthread_run(struct cs_rthread *rt, pid_t tid)
 	memset(rt, 0, sizeof(*rt));
 	rt->tid = tid;
 	ret = cs_procfs_thread_status(tid, &st);
+	if (ret == -ENOENT) {
+		cs_debug("restore thread %d is gone; leaving it alone", tid);
+		return 0;
+	}
 	if (ret) {
 		cs_err("restore thread %d: cannot read /proc/%d/status: %s", tid, tid, strerror(-ret));
 		return ret;

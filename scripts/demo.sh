@@ -2,15 +2,18 @@
 # demo.sh - set up a fresh Debian 12 machine (packages, CRIU from source, build), then
 # checkpoint and restore a GPU workload through CRIU with the cudastore plugin: on the real
 # GPU when one is present, otherwise on the driver emulator. The workload verifies every byte
-# of its GPU memory after the restore; timings and image sizes are printed.
+# of its GPU memory after the restore; timings and image sizes are printed, the images are
+# checked with `cudastore verify` before the restore and shown with `cudastore inspect` at the end.
 #
 # Usage (as root): scripts/demo.sh [--size 256m] [--buffers 2] [--devices 1] [--zero-percent 50]
-#                                  [--dir DIR] [--emulator] [--mode auto|custom|driver]
+#                                  [--dir DIR] [--keep] [--emulator] [--mode auto|custom|driver]
+#   --dir DIR  write the images to DIR (kept)
+#   --keep     keep the images (and the plugin log) in the temporary directory after the demo
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TOP=$PWD
 
-SIZE=256m BUFFERS=2 DEVICES=1 ZERO=50 DIR= FORCE_EMU= MODE=auto
+SIZE=256m BUFFERS=2 DEVICES=1 ZERO=50 DIR= FORCE_EMU= MODE=auto KEEP=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--size) SIZE=$2; shift 2 ;;
@@ -18,15 +21,16 @@ while [ $# -gt 0 ]; do
 	--devices) DEVICES=$2; shift 2 ;;
 	--zero-percent) ZERO=$2; shift 2 ;;
 	--dir) DIR=$2; shift 2 ;;
+	--keep) KEEP=1; shift ;;
 	--emulator) FORCE_EMU=1; shift ;;
 	--mode) MODE=$2; shift 2 ;;
-	-h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,12p' "$0"; exit 0 ;;
 	*) echo "demo: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
 
 scripts/setup-debian.sh
-make -j"$(nproc)" tests/emu/lib/libcuda.so.1 tests/emu/lib/libnvidia-ml.so.1 tests/workload/cuda-workload >/dev/null
+make -j"$(nproc)" cudastore tests/emu/lib/libcuda.so.1 tests/emu/lib/libnvidia-ml.so.1 tests/workload/cuda-workload >/dev/null
 
 CRIU=/usr/local/sbin/criu
 WORK=$(mktemp -d /tmp/cudastore-demo.XXXXXX)
@@ -45,7 +49,19 @@ else
 fi
 
 pid=
-cleanup() { [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; [ -z "$DIR" ] && rm -rf "$WORK"; true; }
+cleanup() {
+	[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
+	if [ -n "$DIR" ]; then
+		rm -rf "$WORK"
+		echo "demo: the images are kept in $IMG"
+	elif [ -n "$KEEP" ]; then
+		echo "demo: the images are kept in $IMG (--keep); remove $WORK when done"
+	else
+		rm -rf "$WORK"
+		echo "demo: the images in $IMG were removed (--keep or --dir DIR keeps them)"
+	fi
+	true
+}
 trap cleanup EXIT
 
 tests/workload/cuda-workload --daemon --devices "$DEVICES" --buffers "$BUFFERS" --size "$SIZE" \
@@ -63,9 +79,12 @@ fi
 t1=$(date +%s.%N)
 echo "demo: criu dump done in $(awk "BEGIN{printf \"%.2f\", $t1 - $t0}") s; plugin log:"
 grep 'cudastore:' "$IMG/dump.log" | sed 's/^.*cudastore:/    /'
-echo "demo: images:"
+echo "demo: images in $IMG:"
 ls -ls "$IMG" | grep -v '^total' | awk '{printf "    %-34s %12d bytes, %10d allocated\n", $NF, $6, $1*1024}'
 for i in $(seq 200); do [ -d "/proc/$pid" ] || break; sleep 0.05; done
+
+echo "demo: cudastore verify $IMG (what a restore checks, without touching a GPU):"
+./cudastore verify "$IMG" | sed 's/^/    /'
 
 t0=$(date +%s.%N)
 if ! "$CRIU" restore -d -D "$IMG" -o restore.log -v4 -L "$WORK/plugins"; then
@@ -81,4 +100,6 @@ for i in $(seq 600); do [ -s "$WORK/out" ] && break; sleep 0.1; done
 verdict=$(head -n1 "$WORK/out" 2>/dev/null || echo "no verdict")
 pid=
 echo "demo: workload verified every byte of its GPU memory after restore: $verdict"
+echo "demo: cudastore inspect $IMG:"
+./cudastore inspect "$IMG" | sed 's/^/    /'
 [ "$verdict" = PASS ]

@@ -3,11 +3,20 @@
 # the whole test suite: unit tests, the driver emulator's tests and the end-to-end scenarios
 # through real CRIU. Prints "N passed, N failed[, N skipped]" at the end; exit 0 only if all passed.
 # Every test runs under a deadline (CS_TEST_TIMEOUT, default 600 s; tests/run-bounded.sh).
+#
+# Usage (as root): scripts/run-tests.sh [-h|--help]
+# Prints each test's PASS/FAIL/SKIP line, the failed tests' logs, then the summary. To run only
+# some tests after the setup: make check TESTS="tests/e2e/test-....sh" (docs/testing.md).
 set -uo pipefail
+case "${1:-}" in
+-h | --help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+"") ;;
+*) echo "run-tests: unknown argument '$1' (see scripts/run-tests.sh --help)" >&2; exit 2 ;;
+esac
 cd "$(dirname "$0")/.."
 scripts/setup-debian.sh || exit 1
 
-out=/tmp/cudastore-check.out
+out=$(mktemp /tmp/cudastore-check.XXXXXX) # make check's whole output (kept for reading)
 start=$(date +%s)
 # a hung test fails on its own deadline; this one only guards make itself
 timeout -k 30 3000 make -j"$(nproc)" check >"$out" 2>&1

@@ -9,7 +9,7 @@ log() { echo "setup: $*" >&2; }
 [ "$(id -u)" = 0 ] || { echo "setup: run as root (apt-get, CRIU install)" >&2; exit 1; }
 
 PKGS="build-essential autoconf automake pkg-config libprotobuf-c-dev protobuf-c-compiler
-libxxhash-dev ca-certificates procps"
+libxxhash-dev ca-certificates procps python3"
 missing=
 for p in $PKGS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then

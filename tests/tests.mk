@@ -1,4 +1,11 @@
 # end-to-end tests through real CRIU, and tests of the plugin core
+
+# the config file every test reads unless it names its own (AM_TESTS_ENVIRONMENT; e2e tests write
+# one per test in lib.sh): a stray /etc/cudastore/cudastore.conf never changes what the suite does
+check_DATA = tests/cudastore-test.conf
+CLEANFILES += tests/cudastore-test.conf
+tests/cudastore-test.conf: Makefile
+	$(AM_V_GEN)$(MKDIR_P) tests && echo '# make check: built-in defaults only' >$@ && chmod 0644 $@
 check_PROGRAMS += tests/e2e/cpu-tree
 tests_e2e_cpu_tree_SOURCES = tests/e2e/cpu-tree.c
 
@@ -44,10 +51,23 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-guardian-dump-after-complete.sh \
 	tests/e2e/test-guardian-dump-exit-hook.sh \
 	tests/e2e/test-guardian-restore.sh \
+	tests/e2e/test-sigstop-during-restore.sh \
 	tests/e2e/test-signals-during-dump-and-restore.sh \
 	tests/e2e/test-seccomp-filter-stays-active.sh \
+	tests/e2e/test-rescue-copy-failure-frees-memory.sh \
+	tests/e2e/test-bad-option-combination-refused-at-init.sh \
+	tests/e2e/test-restore-big-chunks-with-small-pinned-bound.sh \
+	tests/e2e/test-missing-manifest-refused.sh \
+	tests/e2e/test-reused-images-dir-stale-files.sh \
+	tests/e2e/test-stray-etc-config-ignored.sh \
+	tests/e2e/test-format-1.0-images-restore.sh \
 	tests/e2e/test-striped-tmpfs-prefetch.sh
 TESTS += $(E2E_GPU_TESTS)
+# Both run emulated CUDA processes as pid 1 of a pid namespace, and the emulator names its socket
+# by the ns pid in the one network namespace: never run them at the same time (make -j check).
+# (through a variable, so automake still generates the test's own rule)
+E2E_NS1_AFTER = tests/e2e/test-reused-images-dir-stale-files.sh.log
+$(E2E_NS1_AFTER): tests/e2e/test-container-pid-namespace.sh.log
 dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh tests/e2e/guardian.sh
 
 # GPU-host tools (built by make-gpu-artifacts.sh; not run by make check)

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* Options come from defaults, then the config file, then CUDASTORE_* variables; bad values are
- * refused with a message naming the key, the value and the allowed range. */
+ * refused with a message naming the key, the value and the allowed range. Combinations the copy
+ * engine cannot run, CUDASTORE_* variables the plugin does not know, and config files that are
+ * not root's own regular files are refused when the options are loaded (init), too. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "options.h"
@@ -18,6 +21,120 @@ static void write_file(const char *path, const char *text)
 		tap_bail("cannot write %s", path);
 }
 
+static int load_with(const char *file_text, const char *path, struct cs_options *o, char *err, size_t len)
+{
+	write_file(path, file_text);
+	return cs_options_load(o, err, len);
+}
+
+/* Combinations the engine cannot run fail at init, before any process is touched (issue 10, 3). */
+static void combinations(const char *path)
+{
+	struct cs_options o;
+	char err[512];
+
+	setenv("CUDASTORE_CONFIG", path, 1);
+	setenv("CUDASTORE_PINNED_MB", "8", 1);
+	tap_ok(load_with("", path, &o, err, sizeof(err)) == -EINVAL && strstr(err, "pinned_mb") &&
+		       strstr(err, "chunk_mb"),
+	       "pinned_mb 8 below one default 16 MiB chunk refused at load: %s", err);
+	unsetenv("CUDASTORE_PINNED_MB");
+	tap_ok(load_with("chunk_mb = 512\npinned_mb = 256\n", path, &o, err, sizeof(err)) == -EINVAL &&
+		       strstr(err, "512") && strstr(err, "256"),
+	       "chunk_mb 512 with pinned_mb 256 refused at load: %s", err);
+	setenv("CUDASTORE_CHUNK_MB", "512", 1);
+	tap_ok(load_with("pinned_mb = 256\n", path, &o, err, sizeof(err)) == -EINVAL && strstr(err, "CUDASTORE_CHUNK_MB"),
+	       "the message names where the bad combination came from: %s", err);
+	unsetenv("CUDASTORE_CHUNK_MB");
+	tap_ok(load_with("chunk_mb = 64\npinned_mb = 64\nthreads = 32\n", path, &o, err, sizeof(err)) == 0 &&
+		       o.pinned_max == (64ull << 20),
+	       "one chunk of pinned memory is enough (fewer copy threads run): %s", err);
+	tap_ok(load_with("device_map = GPU-aaaaaaaa-0000-4000-8000-000000000000=GPU-bbbbbbbb-0000-4000-8000-000000000001,"
+			 "GPU-aaaaaaaa-0000-4000-8000-000000000000=GPU-cccccccc-0000-4000-8000-000000000002\n",
+			 path, &o, err, sizeof(err)) == -EINVAL &&
+		       strstr(err, "twice"),
+	       "a device map naming one source GPU twice is refused: %s", err);
+	tap_ok(load_with("device_map = GPU-aaaaaaaa-0000-4000-8000-000000000000=GPU-cccccccc-0000-4000-8000-000000000002,"
+			 "GPU-bbbbbbbb-0000-4000-8000-000000000001=GPU-cccccccc-0000-4000-8000-000000000002\n",
+			 path, &o, err, sizeof(err)) == -EINVAL &&
+		       strstr(err, "GPU-cccccccc"),
+	       "a device map sending two GPUs to one is refused: %s", err);
+	write_file(path, "");
+}
+
+/* A CUDASTORE_* variable the plugin does not know is an error, like an unknown key (issue 10, 8). */
+static void environment(const char *path)
+{
+	struct cs_options o;
+	char err[512];
+
+	setenv("CUDASTORE_CONFIG", path, 1);
+	setenv("CUDASTORE_THREAD", "4", 1);
+	tap_ok(cs_options_load(&o, err, sizeof(err)) == -EINVAL && strstr(err, "CUDASTORE_THREAD") &&
+		       strstr(err, "unknown"),
+	       "CUDASTORE_THREAD (a typo) is refused: %s", err);
+	unsetenv("CUDASTORE_THREAD");
+	setenv("CUDASTORE_", "1", 1);
+	tap_ok(cs_options_load(&o, err, sizeof(err)) == -EINVAL, "a bare CUDASTORE_ is refused: %s", err);
+	unsetenv("CUDASTORE_");
+	setenv("CUDASTORE_EMU_DEVICES", "2", 1);
+	setenv("CUDASTORE_CACHE", "/var/cache/cudastore", 1);
+	setenv("CUDASTORE_TEST_LOGLEVEL", "1", 1);
+	setenv("CUDASTORE_TEST_STALL", "copy-out", 1);
+	tap_ok(cs_options_load(&o, err, sizeof(err)) == 0,
+	       "variables of the emulator, the tests and the scripts (allow-list) are accepted: %s", err);
+	unsetenv("CUDASTORE_EMU_DEVICES");
+	unsetenv("CUDASTORE_CACHE");
+	unsetenv("CUDASTORE_TEST_LOGLEVEL");
+	unsetenv("CUDASTORE_TEST_STALL");
+	setenv("CUDASTORE_THREADS", "4", 1);
+	tap_ok(cs_options_load(&o, err, sizeof(err)) == 0 && o.threads == 4, "known variables still work");
+	unsetenv("CUDASTORE_THREADS");
+	setenv("cudastore_threads", "4", 1);
+	tap_ok(cs_options_load(&o, err, sizeof(err)) == 0 && o.threads != 4,
+	       "names are case-sensitive: cudastore_threads is not ours and is ignored");
+	unsetenv("cudastore_threads");
+}
+
+/* The config file decides which libraries criu loads: only root's own regular file is read. */
+static void file_checks(const char *path)
+{
+	char dir[] = "/tmp/cs-optdir-XXXXXX", err[512];
+	struct cs_options o;
+
+	write_file(path, "threads = 3\n");
+	setenv("CUDASTORE_CONFIG", path, 1);
+	chmod(path, 0664);
+	tap_ok(cs_options_load(&o, err, sizeof(err)) == -EINVAL && strstr(err, path) && strstr(err, "writable"),
+	       "a group-writable config file is refused: %s", err);
+	chmod(path, 0602);
+	tap_ok(cs_options_load(&o, err, sizeof(err)) == -EINVAL && strstr(err, "writable"),
+	       "a world-writable config file is refused: %s", err);
+	chmod(path, 0644);
+	tap_ok(cs_options_load(&o, err, sizeof(err)) == 0 && o.threads == 3, "a 0644 config file is read: %s", err);
+	if (geteuid() == 0) {
+		tap_ok(chown(path, 65534, 65534) == 0 && cs_options_load(&o, err, sizeof(err)) == -EINVAL &&
+			       strstr(err, "owned by uid 65534"),
+		       "a config file not owned by root is refused: %s", err);
+		if (chown(path, 0, 0))
+			tap_bail("chown back");
+	} else {
+		tap_skip(1, "not root: cannot give the file to another user");
+	}
+	if (!mkdtemp(dir))
+		tap_bail("mkdtemp");
+	setenv("CUDASTORE_CONFIG", dir, 1);
+	tap_ok(cs_options_load(&o, err, sizeof(err)) == -EINVAL && strstr(err, dir) && strstr(err, "not a regular file"),
+	       "CUDASTORE_CONFIG naming a directory is an error: %s", err);
+	rmdir(dir);
+	if (symlink(path, dir))
+		tap_bail("symlink");
+	tap_ok(cs_options_load(&o, err, sizeof(err)) == 0 && o.threads == 3,
+	       "a link to root's file is followed (the file itself is checked): %s", err);
+	unlink(dir);
+	setenv("CUDASTORE_CONFIG", path, 1);
+}
+
 int main(void)
 {
 	char path[] = "/tmp/cs-opt-XXXXXX", err[512];
@@ -27,7 +144,7 @@ int main(void)
 	if (fd < 0)
 		tap_bail("mkstemp");
 	close(fd);
-	tap_plan(18);
+	tap_plan(35);
 
 	setenv("CUDASTORE_CONFIG", "/nonexistent/cudastore.conf", 1);
 	tap_ok(cs_options_load(&o, err, sizeof(err)) == -EINVAL && strstr(err, "/nonexistent/cudastore.conf"),
@@ -81,6 +198,10 @@ int main(void)
 	setenv("CUDASTORE_TMPFS_MAP", "yes", 1);
 	tap_ok(cs_options_load(&o, err, sizeof(err)) == 0 && o.tmpfs_map, "CUDASTORE_TMPFS_MAP=yes turns the mapping on");
 	unsetenv("CUDASTORE_TMPFS_MAP");
+
+	combinations(path);
+	environment(path);
+	file_checks(path);
 	unlink(path);
 	return tap_done();
 }

@@ -34,19 +34,24 @@ static uint64_t step(uint64_t h, uint64_t n)
 	return h * 0xff51afd7ed558ccdull;
 }
 
+/* Write DIR/<role> through a temporary file and rename(): a reader never sees it empty. */
 static void publish(const char *dir, const char *role, uint64_t count)
 {
-	char path[4096], buf[32];
+	char path[4096], tmp[4100], buf[32];
 	int fd, n;
 
+	/* write aside and rename: a reader never sees the file empty (truncated, not yet written) */
 	snprintf(path, sizeof(path), "%s/%s", dir, role);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return;
 	n = snprintf(buf, sizeof(buf), "%llu\n", (unsigned long long)count);
 	if (write(fd, buf, (size_t)n) != n)
 		perror("write");
 	close(fd);
+	if (rename(tmp, path))
+		perror("rename");
 }
 
 /* Advance until SIGTERM; return 0 if the chain still matches the count. */

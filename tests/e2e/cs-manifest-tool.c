@@ -5,6 +5,8 @@
  *   cs-manifest-tool FILE show                  print the fields, one "key value" per line
  *   cs-manifest-tool FILE set-extent I NAME     rename device I's extent (no safety check)
  *   cs-manifest-tool FILE set-major N           claim format major version N
+ *   cs-manifest-tool FILE make-1.0              drop the format 1.1 fields (dump_id): the manifest
+ *                                               a cudastore before format 1.1 wrote
  *   cs-manifest-tool FILE grow I DIR            grow device I by one chunk of zeros, keeping the
  *                                               manifest self-consistent (file, hashes, totals)
  * The frame is rewritten with a correct checksum, so only the plugin's semantic checks can
@@ -129,9 +131,11 @@ int main(int argc, char **argv)
 	if (!m)
 		return 2;
 	if (!strcmp(argv[2], "show")) {
-		printf("major %u\nmode %d\nns_pid %d\ndevices %zu\ntotal_bytes %llu\nstored_bytes %llu\n",
-		       m->format_major, m->mode, m->ns_pid, m->n_devices, (unsigned long long)m->total_bytes,
-		       (unsigned long long)m->stored_bytes);
+		printf("major %u\nminor %u\nmode %d\nns_pid %d\ndevices %zu\ntotal_bytes %llu\nstored_bytes "
+		       "%llu\ndump_id %s\n",
+		       m->format_major, m->format_minor, m->mode, m->ns_pid, m->n_devices,
+		       (unsigned long long)m->total_bytes, (unsigned long long)m->stored_bytes,
+		       m->has_dump_id ? "yes" : "none");
 		for (i = 0; i < m->n_devices; i++)
 			printf("device %zu ordinal %d size %llu extent %s chunk %u stored %llu\n", i,
 			       m->devices[i]->ordinal, (unsigned long long)m->devices[i]->size,
@@ -147,6 +151,8 @@ int main(int argc, char **argv)
 		m->devices[atoi(argv[3])]->extent = argv[4];
 	else if (!strcmp(argv[2], "set-major") && argc == 4)
 		m->format_major = (uint32_t)atoi(argv[3]);
+	else if (!strcmp(argv[2], "make-1.0") && argc == 3)
+		m->has_dump_id = 0, m->format_minor = 0;
 	else if (!strcmp(argv[2], "grow") && argc == 5 && (size_t)atoi(argv[3]) < m->n_devices)
 		grow(m, (unsigned)atoi(argv[3]), argv[4]);
 	else

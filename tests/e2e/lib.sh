@@ -43,6 +43,16 @@ setup_work() {
 	mkdir -p "$PLUGINDIR"
 	cp "$PLUGIN_SO" "$PLUGINDIR/"
 	cp "$top_builddir/cudastore-helper" "$PLUGINDIR/" # the plugin runs it from beside itself
+	# every test pins its own config file: nothing in /etc changes what the suite does
+	CONFIG=$WORK/cudastore.conf
+	echo "# config of ${0##*/}" >"$CONFIG"
+	chmod 600 "$CONFIG"
+	export CUDASTORE_CONFIG=$CONFIG
+}
+
+# set_config "key = value"...: this test's config file holds exactly these lines
+set_config() {
+	printf '%s\n' "# config of ${0##*/}" "$@" >"$CONFIG"
 }
 
 # use the driver emulator for both the workload and the plugin (inside criu)
@@ -125,4 +135,24 @@ tr_count() {
 	else
 		awk -v n="$2" '$3 == n' "$1" | wc -l
 	fi
+}
+
+# ---- the cudastore command (cli/) ----------------------------------------------------------
+CUDASTORE_CMD=${top_builddir:-.}/cudastore
+# json_get FILE EXPR: a Python expression over the parsed JSON document d (fails on bad JSON)
+json_get() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+
+# flip_byte FILE [OFFSET]: xor one byte in place (default: the middle of the file), same size
+flip_byte() {
+	local f=$1 off=${2:-} b
+	[ -n "$off" ] || off=$(( $(stat -c %s "$f") / 2 + 12345 ))
+	b=$(dd if="$f" bs=1 skip="$off" count=1 2>/dev/null | od -An -tu1 | tr -d ' ')
+	printf "$(printf '\\%03o' $(( (b ^ 0x5a) & 255 )))" | dd of="$f" bs=1 seek="$off" conv=notrunc 2>/dev/null
+}
+
+# gone PID...: none of them runs any more (dead, or a zombie waiting to be reaped)
+gone() {
+	local p
+	for p in "$@"; do alive "$p" && return 1; done
+	return 0
 }

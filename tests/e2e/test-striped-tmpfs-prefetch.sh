@@ -1,5 +1,5 @@
 #!/bin/bash
-# Images in a tmpfs: each GPU's extent is striped over several files (format 1.1), all 0600; the
+# Images in a tmpfs: each GPU's extent is striped over several files (format 1.2), all 0600; the
 # restore prefetches (POST_FORKING, CRIU >= 4.2) and takes chunks from it; a flipped byte that
 # the prefetch saw first is still refused (nothing it read reaches the GPU unverified); with
 # prefetch=no the restore reads everything itself; every restore byte-exact.

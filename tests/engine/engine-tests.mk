@@ -28,6 +28,7 @@ ENGINE_TESTS = \
 	tests/engine/test-engine-threads-block-signals \
 	tests/engine/test-engine-direct-align \
 	tests/engine/test-engine-extent-not-regular \
+	tests/engine/test-engine-restore-big-chunks \
 	tests/engine/test-engine-stripes \
 	tests/engine/test-engine-prefetch
 check_PROGRAMS += $(ENGINE_TESTS)
@@ -63,6 +64,9 @@ tests_engine_test_engine_cuda_fault_LDADD = $(ENGINE_TEST_LDADD)
 tests_engine_test_engine_hash_avx2_matches_sse2_SOURCES = tests/engine/test-engine-hash-avx2-matches-sse2.c
 tests_engine_test_engine_hash_avx2_matches_sse2_CFLAGS = $(ENGINE_TEST_CFLAGS)
 tests_engine_test_engine_hash_avx2_matches_sse2_LDADD = $(ENGINE_TEST_LDADD)
+tests_engine_test_engine_restore_big_chunks_SOURCES = tests/engine/test-engine-restore-big-chunks.c
+tests_engine_test_engine_restore_big_chunks_CFLAGS = $(ENGINE_TEST_CFLAGS)
+tests_engine_test_engine_restore_big_chunks_LDADD = $(ENGINE_TEST_LDADD)
 
 tests_engine_test_engine_stripes_SOURCES = tests/engine/test-engine-stripes.c
 tests_engine_test_engine_stripes_CFLAGS = $(ENGINE_TEST_CFLAGS)

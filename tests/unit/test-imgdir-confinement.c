@@ -143,19 +143,59 @@ static void remove_(int dirfd)
 	       "remove of an absent file is 0");
 }
 
+/* A dump removes the files an earlier dump left: exactly the plugin's names, never a directory. */
+static void remove_ours(int dirfd)
+{
+	static const char *const ours[] = { "cudastore-2.img", "cudastore-2-gpu0.ext", "cudastore-2-gpu13.ext",
+					    "cudastore-2.json", "cudastore-2.img.tmp", "cudastore-77-gpu1.ext.tmp",
+					    "cudastore-index.img", "cudastore-index.img.tmp",
+					    "cudastore-2-gpu0.s1.ext", "cudastore-2-gpu3.s31.ext.tmp" };
+	static const char *const others[] = { "cudastore-dump.log", "cudastore-2.img.bak", "cudastore-.img",
+					      "cudastore-2-gpu.ext", "cudastore-x.json", "xcudastore-2.img",
+					      "inventory.img", "cudastore-index.json", "cudastore-2-gpu0.s.ext",
+					      "cudastore-2-gpu0.sx.ext", "cudastore-2-gpu0.s1.img" };
+	unsigned removed = 0, i;
+	bool ok = true;
+
+	for (i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+		ok &= cs_name_is_ours(ours[i]);
+	for (i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		ok &= !cs_name_is_ours(others[i]);
+	tap_ok(ok, "cs_name_is_ours: the names cs_name_*() build (and .tmp), nothing else");
+	for (i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+		close(openat(dirfd, ours[i], O_CREAT | O_WRONLY | O_CLOEXEC, 0600));
+	for (i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		close(openat(dirfd, others[i], O_CREAT | O_WRONLY | O_CLOEXEC, 0600));
+	mkdirat(dirfd, "cudastore-9.img", 0700);
+	symlinkat("/nonexistent", dirfd, "cudastore-8.json");
+	ok = cs_imgdir_remove_ours(dirfd, &removed) == 0 && removed >= 9; /* earlier parts may leave more */
+	for (i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+		ok &= faccessat(dirfd, ours[i], F_OK, AT_SYMLINK_NOFOLLOW) != 0;
+	for (i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+		ok &= faccessat(dirfd, others[i], F_OK, 0) == 0;
+		unlinkat(dirfd, others[i], 0);
+	}
+	ok &= faccessat(dirfd, "cudastore-9.img", F_OK, 0) == 0 &&
+	      faccessat(dirfd, "cudastore-8.json", F_OK, AT_SYMLINK_NOFOLLOW) != 0;
+	unlinkat(dirfd, "cudastore-9.img", AT_REMOVEDIR);
+	tap_ok(ok, "remove_ours removed the 8 files and the link of ours (%u in all), kept other files and a directory",
+	       removed);
+}
+
 int main(void)
 {
 	char path[4096];
 	uint64_t free_bytes = 0;
 	int dirfd, ret;
 
-	tap_plan(6 + 2 + 4 + 5 + 2 + 1);
+	tap_plan(6 + 2 + 4 + 5 + 2 + 1 + 2);
 	names();
 	dirfd = unit_tmpdir(path, sizeof(path));
 	unsafe_names_refused(dirfd, path);
 	create(dirfd, path);
 	open_ro(dirfd, path);
 	remove_(dirfd);
+	remove_ours(dirfd);
 	ret = cs_imgdir_free_bytes(dirfd, &free_bytes);
 	tap_ok(ret == 0 && free_bytes > 0, "free bytes: %llu", (unsigned long long)free_bytes);
 	close(dirfd);

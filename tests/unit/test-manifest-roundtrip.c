@@ -36,7 +36,7 @@ static void roundtrip_memory(unsigned ndev)
 	free(b);
 }
 
-/* format 1.1: a device striped over 3 files keeps its file names and count */
+/* format 1.2: a device striped over 3 files keeps its file names and count */
 static void roundtrip_stripes(void)
 {
 	struct cs_manifest *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
@@ -54,10 +54,10 @@ static void roundtrip_stripes(void)
 	tap_ok(!ret && unit_manifest_equal(a, b, why, sizeof(why)) &&
 		   unit_manifest_invariants(b, why, sizeof(why)),
 	       "striped device: decoded equal, invariants kept (%d %s %s)", ret, err, why);
-	tap_ok(!ret && b->format_minor == 1 && b->dev[0].nstripes == 3 && b->dev[1].nstripes == 1 &&
+	tap_ok(!ret && b->format_minor == 2 && b->dev[0].nstripes == 3 && b->dev[1].nstripes == 1 &&
 		   !strcmp(b->dev[0].stripe[2], "cudastore-4242-gpu0.s2.ext") &&
 		   !strcmp(b->dev[1].stripe[0], b->dev[1].extent),
-	       "format 1.1 written; 3 files (%s) and 1 file (%s)", b->dev[0].stripe[2], b->dev[1].stripe[0]);
+	       "format 1.2 written; 3 files (%s) and 1 file (%s)", b->dev[0].stripe[2], b->dev[1].stripe[0]);
 	free(buf);
 	cs_manifest_free(a);
 	cs_manifest_free(b);

@@ -231,6 +231,9 @@ bool unit_manifest_equal(const struct cs_manifest *a, const struct cs_manifest *
 	UNIT_DIFF(strcmp(a->plugin_version, b->plugin_version), "plugin_version");
 	UNIT_DIFF(a->ndev != b->ndev, "ndev %u != %u", a->ndev, b->ndev);
 	UNIT_DIFF(a->total_bytes != b->total_bytes || a->stored_bytes != b->stored_bytes, "totals");
+	UNIT_DIFF(a->has_dump_id != b->has_dump_id ||
+		      (a->has_dump_id && memcmp(a->dump_id, b->dump_id, sizeof(a->dump_id))),
+		  "dump_id");
 	for (unsigned i = 0; i < a->ndev; i++)
 		if (!unit_dev_equal(&a->dev[i], &b->dev[i], i, why, n))
 			return false;

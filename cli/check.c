@@ -1,0 +1,873 @@
+// SPDX-License-Identifier: MIT
+/*
+ * check.c - cudastore check: what a dump on this machine would do, and why.
+ *
+ * Read-only: it loads the options (options.c, traced to show where each value came from),
+ * dlopens libcuda and NVML the way the plugin does (cuda_ops.c) and asks them questions
+ * (versions, GPUs, which processes use GPU memory, their checkpoint state), runs
+ * "criu --version", and looks into the plugin directory criu would use, dlopening our
+ * plugin only to count the hooks it registers (no plugin code runs). It locks, checkpoints
+ * and writes nothing. It runs outside criu, so it may call libcuda itself.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "criu-plugin.h"
+
+#include "cli.h"
+#include "imgdir.h"
+#include "manifest.h"
+#include "options.h"
+
+#define SUB	    "check"
+#define MAX_PROCS   256
+#define PLUGIN_FILE "cudastore_plugin.so"
+
+#ifndef CS_CRIU_PLUGINDIR
+#define CS_CRIU_PLUGINDIR "/usr/lib/criu"
+#endif
+
+static const char *const option_keys[] = {
+	"mode",	     "libcuda",	  "libnvml",	 "chunk_mb", "threads",	      "pinned_mb",	 "direct_io",
+	"tmpfs_map", "skip_zero", "space_check", "rescue",   "leave_running", "lock_timeout_ms", "device_map",
+	"helper"
+};
+#define NKEYS (sizeof(option_keys) / sizeof(option_keys[0]))
+
+struct gpu {
+	char uuid[CS_UUID_STRLEN];
+	char name[128];
+	uint64_t total, used;
+	bool used_known;
+};
+
+struct proc {
+	int pid;
+	uint64_t bytes;
+	unsigned ngpu;
+	char gpus[8][CS_UUID_STRLEN];
+	const char *state;
+};
+
+struct report {
+	/* verdict */
+	unsigned nproblems;
+	char problems[16][512];
+	/* options */
+	struct cs_options o;
+	char opt_err[512];
+	char opt_where[NKEYS][300];
+	unsigned nunknown_env;
+	char unknown_env[16][128];
+	/* libcuda */
+	struct cs_cuda_ops cuda;
+	bool cuda_ok;
+	char cuda_err[512], cuda_file[512];
+	const char *custom_reason;
+	const char *auto_mode;
+	/* GPUs */
+	int ngpu;
+	struct gpu gpu[CS_MAX_DEVICES];
+	char gpu_err[256];
+	/* NVML, processes */
+	bool nvml_ok;
+	char nvml_err[512];
+	unsigned nproc;
+	struct proc proc[MAX_PROCS];
+	uint64_t gpu_bytes;
+	/* criu */
+	char criu[512], criu_version[64];
+	int criu_major;
+	const char *plugindir;
+	char plugin_path[600], plugin_err[512], plugin_name[64], helper[600];
+	int plugin_hooks;
+	unsigned nothers;
+	char others[16][256];
+	char conflict[600];
+	/* images dir */
+	const char *images;
+	bool images_ok;
+	uint64_t images_free;
+	char images_err[256];
+};
+
+static void problem(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(struct report *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->nproblems == sizeof(r->problems) / sizeof(r->problems[0]))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->problems[r->nproblems++], sizeof(r->problems[0]), fmt, ap);
+	va_end(ap);
+}
+
+/* ---- options ---- */
+
+static void on_option(void *arg, const char *key, const char *value, const char *where)
+{
+	struct report *r = arg;
+	size_t i;
+
+	for (i = 0; i < NKEYS; i++)
+		if (!strcmp(option_keys[i], key))
+			snprintf(r->opt_where[i], sizeof(r->opt_where[i]), "%s", where);
+}
+
+static const char *tri(enum cs_tristate t)
+{
+	return t == CS_AUTO ? "auto" : t == CS_YES ? "yes" : "no";
+}
+
+static void option_value(const struct cs_options *o, size_t k, char *buf, size_t len)
+{
+	char a[CS_UUID_STRLEN], b[CS_UUID_STRLEN];
+	size_t off = 0;
+	unsigned i;
+
+	switch (k) {
+	case 0:
+		snprintf(buf, len, "%s", cs_opt_mode_name(o->mode));
+		break;
+	case 1:
+		snprintf(buf, len, "%s", o->libcuda[0] ? o->libcuda : "libcuda.so.1");
+		break;
+	case 2:
+		snprintf(buf, len, "%s", o->libnvml[0] ? o->libnvml : "libnvidia-ml.so.1");
+		break;
+	case 3:
+		snprintf(buf, len, "%u", o->chunk_size >> 20);
+		break;
+	case 4:
+		snprintf(buf, len, "%u", o->threads);
+		break;
+	case 5:
+		snprintf(buf, len, "%llu", (unsigned long long)(o->pinned_max >> 20));
+		break;
+	case 6:
+		snprintf(buf, len, "%s", o->direct_io ? "yes" : "no");
+		break;
+	case 7:
+		snprintf(buf, len, "%s", o->tmpfs_map ? "yes" : "no");
+		break;
+	case 8:
+		snprintf(buf, len, "%s", o->skip_zero ? "yes" : "no");
+		break;
+	case 9:
+		snprintf(buf, len, "%s", o->space_check ? "yes" : "no");
+		break;
+	case 10:
+		snprintf(buf, len, "%s", tri(o->rescue));
+		break;
+	case 11:
+		snprintf(buf, len, "%s", tri(o->leave_running));
+		break;
+	case 12:
+		snprintf(buf, len, "%u", o->lock_timeout_ms);
+		break;
+	case 14:
+		snprintf(buf, len, "%s", o->helper[0] ? o->helper : "(beside the plugin, else installed)");
+		break;
+	default:
+		buf[0] = '\0';
+		for (i = 0; i < o->ndevice_map && off + 2 * CS_UUID_STRLEN + 2 < len; i++) {
+			cs_uuid_format(&o->device_map[i].from, a);
+			cs_uuid_format(&o->device_map[i].to, b);
+			off += (size_t)snprintf(buf + off, len - off, "%s%s=%s", i ? "," : "", a, b);
+		}
+	}
+}
+
+/* name == "CUDASTORE_" + upper-case key (options.c's environment names) */
+static bool env_is_key(const char *name, const char *key)
+{
+	size_t i;
+
+	for (i = 0; key[i]; i++)
+		if (name[10 + i] != toupper((unsigned char)key[i]))
+			return false;
+	return !name[10 + i];
+}
+
+/* CUDASTORE_<KEY> for a key the plugin does not know is silently ignored by it: flag it */
+static void unknown_env(struct report *r)
+{
+	extern char **environ;
+	char name[128];
+	size_t k, len;
+	char **e;
+
+	for (e = environ; *e; e++) {
+		if (strncmp(*e, "CUDASTORE_", 10))
+			continue;
+		len = strcspn(*e, "=");
+		if (len >= sizeof(name))
+			len = sizeof(name) - 1;
+		memcpy(name, *e, len);
+		name[len] = '\0';
+		/* not options: the config file's name, the emulator's and the tests' settings */
+		if (!strcmp(name, "CUDASTORE_CONFIG") || !strncmp(name, "CUDASTORE_EMU_", 14) ||
+		    !strncmp(name, "CUDASTORE_TEST_", 15))
+			continue;
+		for (k = 0; k < NKEYS && !env_is_key(name, option_keys[k]); k++)
+			;
+		if (k == NKEYS && r->nunknown_env < 16)
+			snprintf(r->unknown_env[r->nunknown_env++], sizeof(r->unknown_env[0]), "%s", name);
+	}
+}
+
+static void check_options(struct report *r)
+{
+	if (cs_options_load_traced(&r->o, on_option, r, r->opt_err, sizeof(r->opt_err)))
+		problem(r, "the plugin would refuse its configuration: %s. Fix it (see cudastore.conf(5))",
+			r->opt_err);
+	unknown_env(r);
+}
+
+/* ---- libcuda, GPUs ---- */
+
+static void check_cuda(struct report *r)
+{
+	Dl_info di;
+	int i, n = 0;
+
+	if (cs_cuda_load(&r->cuda, r->o.libcuda[0] ? r->o.libcuda : NULL, r->cuda_err, sizeof(r->cuda_err))) {
+		problem(r,
+			"no usable libcuda: %s. Install the NVIDIA driver, or set libcuda = PATH in "
+			"cudastore.conf",
+			r->cuda_err);
+		return;
+	}
+	r->cuda_ok = true;
+	if (dladdr((void *)r->cuda.DriverGetVersion, &di) && di.dli_fname)
+		snprintf(r->cuda_file, sizeof(r->cuda_file), "%s", di.dli_fname);
+	else
+		snprintf(r->cuda_file, sizeof(r->cuda_file), "%s", r->cuda.path);
+	if (!r->cuda.has_checkpoint)
+		r->custom_reason = "the driver has no checkpoint API (cuCheckpointProcess*, CUDA 12.8+)";
+	else if (r->cuda.driver_version < CUDASTORE_CUDA_13_4)
+		r->custom_reason = "the driver is older than CUDA 13.4 (R615)";
+	else if (!r->cuda.has_custom_storage)
+		r->custom_reason = "the driver reports 13.4 but has no cuCheckpointOperationComplete";
+	else
+		r->custom_reason = "the driver is CUDA 13.4 or newer with cuCheckpointOperationComplete";
+	r->auto_mode = r->cuda.has_custom_storage ? "custom" : "driver";
+	if (!r->cuda.has_checkpoint)
+		problem(r,
+			"libcuda %s (CUDA %d) has no checkpoint API: a dump needs a CUDA 12.8+ driver; "
+			"CustomStorage needs 13.4 (R615+)",
+			r->cuda_file, r->cuda.driver_version);
+	else if (r->o.mode == CS_OPT_MODE_CUSTOM && !r->cuda.has_custom_storage)
+		problem(r, "mode = custom but %s; set mode = auto or driver, or install a CUDA 13.4 driver",
+			r->custom_reason);
+
+	if (r->cuda.Init(0) != CUDA_SUCCESS || r->cuda.DeviceGetCount(&n) != CUDA_SUCCESS) {
+		snprintf(r->gpu_err, sizeof(r->gpu_err),
+			 "cuInit/cuDeviceGetCount failed: no GPU usable here");
+		return;
+	}
+	for (i = 0; i < n && i < CS_MAX_DEVICES; i++) {
+		struct gpu *g = &r->gpu[r->ngpu];
+		CUdevice dev;
+		CUuuid u;
+		size_t total = 0;
+
+		if (r->cuda.DeviceGet(&dev, i) != CUDA_SUCCESS)
+			continue;
+		if (r->cuda.DeviceGetUuid(&u, dev) == CUDA_SUCCESS)
+			cs_uuid_format(&u, g->uuid);
+		if (r->cuda.DeviceGetName(g->name, sizeof(g->name), dev) != CUDA_SUCCESS)
+			snprintf(g->name, sizeof(g->name), "?");
+		if (r->cuda.DeviceTotalMem(&total, dev) == CUDA_SUCCESS)
+			g->total = total;
+		r->ngpu++;
+	}
+}
+
+static struct proc *proc_of(struct report *r, int pid)
+{
+	unsigned i;
+
+	for (i = 0; i < r->nproc; i++)
+		if (r->proc[i].pid == pid)
+			return &r->proc[i];
+	if (r->nproc == MAX_PROCS)
+		return NULL;
+	r->proc[r->nproc].pid = pid;
+	return &r->proc[r->nproc++];
+}
+
+static const char *state_name(CUprocessState s)
+{
+	static const char *names[] = { "running", "locked",	   "checkpointed",
+				       "failed",  "checkpointing", "restoring" };
+
+	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
+}
+
+/* GPU memory per GPU and per process, from NVML (the plugin's plan.c uses the same calls) */
+static void check_nvml(struct report *r)
+{
+	nvmlProcessInfo_t *buf = calloc(1024, sizeof(*buf));
+	struct cs_nvml_ops nv;
+	unsigned int n = 0, i, k, cnt;
+	char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
+	nvmlDevice_t dev;
+	int j;
+
+	if (!buf)
+		return;
+	if (cs_nvml_load(&nv, r->o.libnvml[0] ? r->o.libnvml : NULL, r->nvml_err, sizeof(r->nvml_err))) {
+		free(buf);
+		return;
+	}
+	if (nv.Init() != NVML_SUCCESS) {
+		snprintf(r->nvml_err, sizeof(r->nvml_err), "nvmlInit failed");
+		goto out;
+	}
+	r->nvml_ok = true;
+	if (nv.DeviceGetCount(&n) != NVML_SUCCESS)
+		n = 0;
+	for (i = 0; i < n; i++) {
+		struct gpu *g = NULL;
+
+		if (nv.DeviceGetHandleByIndex(i, &dev) != NVML_SUCCESS ||
+		    nv.DeviceGetUUID(dev, uuid, sizeof(uuid)) != NVML_SUCCESS)
+			continue;
+		for (j = 0; j < r->ngpu; j++)
+			if (!strcmp(r->gpu[j].uuid, uuid))
+				g = &r->gpu[j];
+		cnt = 1024;
+		if (nv.DeviceGetComputeRunningProcesses(dev, &cnt, buf) != NVML_SUCCESS)
+			continue;
+		if (g)
+			g->used_known = true;
+		for (k = 0; k < cnt && k < 1024; k++) {
+			struct proc *p = proc_of(r, (int)buf[k].pid);
+			uint64_t b = buf[k].usedGpuMemory == ~0ull ? 0 : buf[k].usedGpuMemory;
+
+			if (!p)
+				continue;
+			p->bytes += b;
+			r->gpu_bytes += b;
+			if (g)
+				g->used += b;
+			if (p->ngpu < 8)
+				snprintf(p->gpus[p->ngpu++], CS_UUID_STRLEN, "%.40s", uuid);
+		}
+	}
+	nv.Shutdown();
+out:
+	cs_nvml_unload(&nv);
+	free(buf);
+	for (i = 0; i < r->nproc; i++) {
+		CUprocessState st;
+
+		r->proc[i].state = "?";
+		if (r->cuda_ok && r->cuda.has_checkpoint &&
+		    r->cuda.CheckpointProcessGetState(r->proc[i].pid, &st) == CUDA_SUCCESS)
+			r->proc[i].state = state_name(st);
+	}
+}
+
+/* ---- criu and its plugin directory ---- */
+
+static bool find_criu(struct report *r, const char *given)
+{
+	static const char *const extra[] = { "/usr/local/sbin", "/usr/sbin", "/sbin" };
+	const char *path = getenv("PATH");
+	char buf[4096], *save = NULL, *d;
+	size_t i;
+
+	if (given) {
+		snprintf(r->criu, sizeof(r->criu), "%s", given);
+		return access(given, X_OK) == 0;
+	}
+	snprintf(buf, sizeof(buf), "%s", path ? path : "");
+	for (d = strtok_r(buf, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		snprintf(r->criu, sizeof(r->criu), "%s/criu", d);
+		if (!access(r->criu, X_OK))
+			return true;
+	}
+	for (i = 0; i < sizeof(extra) / sizeof(extra[0]); i++) {
+		snprintf(r->criu, sizeof(r->criu), "%s/criu", extra[i]);
+		if (!access(r->criu, X_OK))
+			return true;
+	}
+	r->criu[0] = '\0';
+	return false;
+}
+
+/* "criu --version" -> "Version: 4.2.1" */
+static void criu_version(struct report *r)
+{
+	char out[1024], *v;
+	ssize_t n, got = 0;
+	int p[2], status;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC))
+		return;
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
+	if (!pid) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(p[1], STDOUT_FILENO);
+		if (null >= 0)
+			dup2(null, STDERR_FILENO);
+		execl(r->criu, "criu", "--version", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	while (got < (ssize_t)sizeof(out) - 1 &&
+	       (n = read(p[0], out + got, sizeof(out) - 1 - (size_t)got)) > 0)
+		got += n;
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	out[got] = '\0';
+	v = strstr(out, "Version: ");
+	if (!v)
+		return;
+	v += 9;
+	v[strcspn(v, "\n ")] = '\0';
+	snprintf(r->criu_version, sizeof(r->criu_version), "%s", v);
+	r->criu_major = atoi(v);
+}
+
+/* The plugin runs every driver call in cudastore-helper: beside it, else the installed one. */
+static void find_helper(struct report *r)
+{
+	const char *slash = strrchr(r->plugin_path, '/');
+
+	if (r->o.helper[0])
+		snprintf(r->helper, sizeof(r->helper), "%s", r->o.helper);
+	else if (slash)
+		snprintf(r->helper, sizeof(r->helper), "%.*s/cudastore-helper", (int)(slash - r->plugin_path),
+			 r->plugin_path);
+	if (r->helper[0] && access(r->helper, X_OK) == 0)
+		return;
+	if (!r->o.helper[0]) {
+		snprintf(r->helper, sizeof(r->helper), "%s", CS_HELPER_PATH);
+		if (access(r->helper, X_OK) == 0)
+			return;
+	}
+	snprintf(r->plugin_err, sizeof(r->plugin_err),
+		 "loads, but cudastore-helper is missing (beside it and at %s): every dump would fail; "
+		 "install cudastore completely",
+		 CS_HELPER_PATH);
+	r->helper[0] = '\0';
+}
+
+/*
+ * Count the hooks our plugin registers; no plugin code runs (no init; its one constructor only
+ * looks for criu 4.2's marker symbol, absent here, so the count is that of CRIU 4.0/4.1: criu
+ * 4.2 also gets POST_FORKING, hooks.c).
+ */
+static void load_plugin(struct report *r)
+{
+	const cr_plugin_desc_t *d;
+	void *h;
+	int i;
+
+	h = dlopen(r->plugin_path, RTLD_LAZY | RTLD_LOCAL);
+	if (!h) {
+		snprintf(r->plugin_err, sizeof(r->plugin_err), "cannot be loaded: %s", dlerror());
+		return;
+	}
+	d = dlsym(h, "CR_PLUGIN_DESC");
+	if (!d) {
+		snprintf(r->plugin_err, sizeof(r->plugin_err), "has no CR_PLUGIN_DESC: not a CRIU plugin");
+		goto out;
+	}
+	snprintf(r->plugin_name, sizeof(r->plugin_name), "%s", d->name ? d->name : "?");
+	for (i = 0; i < CR_PLUGIN_HOOK__MAX && i < (int)d->max_hooks; i++)
+		r->plugin_hooks += d->hooks[i] != NULL;
+	if (!r->plugin_hooks)
+		snprintf(r->plugin_err, sizeof(r->plugin_err), "registers no hooks");
+	else
+		find_helper(r);
+out:
+	dlclose(h);
+}
+
+static void check_plugindir(struct report *r)
+{
+	struct dirent *de;
+	DIR *d;
+
+	d = opendir(r->plugindir);
+	if (!d) {
+		snprintf(r->plugin_err, sizeof(r->plugin_err), "plugin directory %s: %s", r->plugindir,
+			 strerror(errno));
+		problem(r,
+			"criu's plugin directory %s cannot be read (%s): install cudastore there "
+			"(make install), or pass its directory to criu with --libdir/-L and here with "
+			"--plugin-dir",
+			r->plugindir, strerror(errno));
+		return;
+	}
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+
+		if (len < 4 || strcmp(de->d_name + len - 3, ".so"))
+			continue;
+		if (!strcmp(de->d_name, PLUGIN_FILE)) {
+			snprintf(r->plugin_path, sizeof(r->plugin_path), "%s/%s", r->plugindir, de->d_name);
+			continue;
+		}
+		if (r->nothers < 16)
+			snprintf(r->others[r->nothers++], sizeof(r->others[0]), "%s", de->d_name);
+		if (!strcmp(de->d_name, "cuda_plugin.so"))
+			snprintf(r->conflict, sizeof(r->conflict), "%s/%s", r->plugindir, de->d_name);
+	}
+	closedir(d);
+	if (!r->plugin_path[0]) {
+		snprintf(r->plugin_err, sizeof(r->plugin_err), "not found");
+		problem(r,
+			"%s is not in criu's plugin directory %s: install it there (make install), or "
+			"pass its directory to criu with --libdir/-L and here with --plugin-dir",
+			PLUGIN_FILE, r->plugindir);
+	} else {
+		load_plugin(r);
+		if (r->plugin_err[0])
+			problem(r, "%s %s: reinstall cudastore", r->plugin_path, r->plugin_err);
+	}
+	if (r->conflict[0])
+		problem(r,
+			"%s is CRIU's own CUDA plugin: it claims every CUDA process before cudastore "
+			"sees it. Remove it from %s (or give criu a plugin directory without it)",
+			r->conflict, r->plugindir);
+}
+
+static void check_criu(struct report *r, const char *given)
+{
+	if (!find_criu(r, given)) {
+		problem(r, "criu %s: install CRIU 4.0 or newer (scripts/provide-criu.sh builds 4.2.1)",
+			given ? "is not executable" : "not found in PATH, /usr/local/sbin or /usr/sbin");
+	} else {
+		criu_version(r);
+		if (!r->criu_version[0])
+			problem(r, "'%s --version' printed no version: is it criu?", r->criu);
+		else if (r->criu_major < 4)
+			problem(r,
+				"criu %s at %s is too old: the plugin needs CRIU 4.0+ (device hooks); "
+				"scripts/provide-criu.sh builds 4.2.1",
+				r->criu_version, r->criu);
+	}
+	check_plugindir(r);
+}
+
+static void check_images(struct report *r)
+{
+	int fd;
+
+	if (!r->images)
+		return;
+	fd = open(r->images, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || cs_imgdir_free_bytes(fd, &r->images_free)) {
+		snprintf(r->images_err, sizeof(r->images_err), "%s", strerror(errno));
+		problem(r, "images directory %s: %s; create it or pick another", r->images, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	close(fd);
+	r->images_ok = true;
+	if (r->images_free < r->gpu_bytes && r->o.space_check) {
+		char a[32], b[32];
+
+		problem(r,
+			"the images directory %s has %s free but the CUDA processes use %s of GPU "
+			"memory: the dump would be refused (space_check). Free space or use a bigger "
+			"directory",
+			r->images, cli_bytes(r->images_free, a, sizeof(a)),
+			cli_bytes(r->gpu_bytes, b, sizeof(b)));
+	}
+}
+
+/* ---- output ---- */
+
+static void print_text(const struct report *r)
+{
+	char a[32], b[32], v[4096];
+	unsigned i, k;
+	int j;
+
+	printf("options (config file %s):\n", cs_options_config_path());
+	if (r->opt_err[0])
+		printf("  ERROR: %s\n", r->opt_err);
+	for (i = 0; i < NKEYS; i++) {
+		option_value(&r->o, i, v, sizeof(v));
+		printf("  %-16s = %-20s (%s)\n", option_keys[i], v,
+		       r->opt_where[i][0] ? r->opt_where[i] : "default");
+	}
+	for (i = 0; i < r->nunknown_env; i++)
+		printf("  %-16s   not an option: the plugin ignores it (see cudastore.conf(5))\n",
+		       r->unknown_env[i]);
+	printf("libcuda:\n");
+	if (!r->cuda_ok) {
+		printf("  NOT LOADED: %s\n", r->cuda_err);
+	} else {
+		printf("  library:        %s\n", r->cuda_file);
+		printf("  driver:         CUDA %d.%d (%d)\n", r->cuda.driver_version / 1000,
+		       r->cuda.driver_version % 1000 / 10, r->cuda.driver_version);
+		printf("  checkpoint API: %s\n", r->cuda.has_checkpoint ? "yes" : "no");
+		printf("  CustomStorage:  %s: %s\n", r->cuda.has_custom_storage ? "yes" : "no",
+		       r->custom_reason);
+		printf("  mode:           %s; auto picks %s\n", cs_opt_mode_name(r->o.mode), r->auto_mode);
+	}
+	printf("GPUs:%s%s\n", r->gpu_err[0] ? " " : "", r->gpu_err);
+	for (j = 0; j < r->ngpu; j++) {
+		const struct gpu *g = &r->gpu[j];
+
+		printf("  %d  %s  %s  ", j, g->uuid, g->name);
+		if (g->used_known)
+			printf("%s used of %s\n", cli_bytes(g->used, a, sizeof(a)),
+			       cli_bytes(g->total, b, sizeof(b)));
+		else
+			printf("%s (use unknown: no NVML)\n", cli_bytes(g->total, b, sizeof(b)));
+	}
+	printf("CUDA processes:%s%s\n",
+	       r->nvml_ok ? "" : " unknown, no NVML: ", r->nvml_ok ? "" : r->nvml_err);
+	if (r->nvml_ok && !r->nproc)
+		printf("  none\n");
+	for (i = 0; i < r->nproc; i++) {
+		printf("  pid %d: %s on", r->proc[i].pid, cli_bytes(r->proc[i].bytes, a, sizeof(a)));
+		for (k = 0; k < r->proc[i].ngpu; k++)
+			printf(" %s", r->proc[i].gpus[k]);
+		printf(", state %s\n", r->proc[i].state);
+	}
+	printf("criu:\n");
+	printf("  binary:         %s%s%s\n", r->criu[0] ? r->criu : "not found",
+	       r->criu_version[0] ? ", version " : "", r->criu_version);
+	printf("  plugin dir:     %s\n", r->plugindir);
+	if (r->plugin_path[0] && !r->plugin_err[0])
+		printf("  plugin:         %s (%s, %d hooks; helper %s)\n", r->plugin_path, r->plugin_name,
+		       r->plugin_hooks, r->helper);
+	else
+		printf("  plugin:         %s %s\n", PLUGIN_FILE, r->plugin_err);
+	for (i = 0; i < r->nothers; i++)
+		printf("  other plugin:   %s%s\n", r->others[i],
+		       !strcmp(r->others[i], "cuda_plugin.so") ? "  CONFLICT: claims every CUDA process"
+							       : "");
+	if (r->images) {
+		printf("images directory %s:\n", r->images);
+		if (r->images_ok)
+			printf("  %s free, %s of GPU memory in use\n",
+			       cli_bytes(r->images_free, a, sizeof(a)),
+			       cli_bytes(r->gpu_bytes, b, sizeof(b)));
+		else
+			printf("  ERROR: %s\n", r->images_err);
+	}
+	if (!r->nproblems) {
+		printf("verdict: a dump would work (mode %s)\n",
+		       r->o.mode == CS_OPT_MODE_AUTO ? r->auto_mode : cs_opt_mode_name(r->o.mode));
+		return;
+	}
+	printf("verdict: a dump would NOT work:\n");
+	for (i = 0; i < r->nproblems; i++)
+		printf("  - %s\n", r->problems[i]);
+}
+
+static void print_json(const struct report *r)
+{
+	char v[4096];
+	struct jw w;
+	unsigned i, k;
+	int j;
+
+	jw_init(&w, stdout);
+	jw_obj(&w, NULL);
+	jw_bool(&w, "ok", !r->nproblems);
+	jw_arr(&w, "problems");
+	for (i = 0; i < r->nproblems; i++)
+		jw_str(&w, NULL, r->problems[i]);
+	jw_end_arr(&w);
+	jw_obj(&w, "options");
+	jw_str(&w, "config_file", cs_options_config_path());
+	jw_str(&w, "error", r->opt_err[0] ? r->opt_err : NULL);
+	jw_obj(&w, "values");
+	for (i = 0; i < NKEYS; i++) {
+		option_value(&r->o, i, v, sizeof(v));
+		jw_obj(&w, option_keys[i]);
+		jw_str(&w, "value", v);
+		jw_str(&w, "source", r->opt_where[i][0] ? r->opt_where[i] : "default");
+		jw_end_obj(&w);
+	}
+	jw_end_obj(&w);
+	jw_arr(&w, "unknown_environment");
+	for (i = 0; i < r->nunknown_env; i++)
+		jw_str(&w, NULL, r->unknown_env[i]);
+	jw_end_arr(&w);
+	jw_end_obj(&w);
+	jw_obj(&w, "libcuda");
+	jw_bool(&w, "loaded", r->cuda_ok);
+	if (r->cuda_ok) {
+		jw_str(&w, "path", r->cuda_file);
+		jw_int(&w, "driver_version", r->cuda.driver_version);
+		jw_bool(&w, "checkpoint_api", r->cuda.has_checkpoint);
+		jw_bool(&w, "custom_storage", r->cuda.has_custom_storage);
+		jw_str(&w, "custom_storage_reason", r->custom_reason);
+		jw_str(&w, "auto_mode", r->auto_mode);
+	} else {
+		jw_str(&w, "error", r->cuda_err);
+	}
+	jw_end_obj(&w);
+	jw_str(&w, "mode", cs_opt_mode_name(r->o.mode));
+	jw_str(&w, "dump_mode",
+	       !r->cuda_ok		       ? NULL
+	       : r->o.mode == CS_OPT_MODE_AUTO ? r->auto_mode
+					       : cs_opt_mode_name(r->o.mode));
+	jw_arr(&w, "gpus");
+	for (j = 0; j < r->ngpu; j++) {
+		jw_obj(&w, NULL);
+		jw_int(&w, "ordinal", j);
+		jw_str(&w, "uuid", r->gpu[j].uuid);
+		jw_str(&w, "name", r->gpu[j].name);
+		jw_u64(&w, "total_bytes", r->gpu[j].total);
+		if (r->gpu[j].used_known)
+			jw_u64(&w, "used_bytes", r->gpu[j].used);
+		jw_end_obj(&w);
+	}
+	jw_end_arr(&w);
+	jw_bool(&w, "nvml", r->nvml_ok);
+	jw_arr(&w, "processes");
+	for (i = 0; i < r->nproc; i++) {
+		jw_obj(&w, NULL);
+		jw_int(&w, "pid", r->proc[i].pid);
+		jw_u64(&w, "gpu_bytes", r->proc[i].bytes);
+		jw_str(&w, "state", r->proc[i].state);
+		jw_arr(&w, "gpus");
+		for (k = 0; k < r->proc[i].ngpu; k++)
+			jw_str(&w, NULL, r->proc[i].gpus[k]);
+		jw_end_arr(&w);
+		jw_end_obj(&w);
+	}
+	jw_end_arr(&w);
+	jw_obj(&w, "criu");
+	jw_str(&w, "path", r->criu[0] ? r->criu : NULL);
+	jw_str(&w, "version", r->criu_version[0] ? r->criu_version : NULL);
+	jw_str(&w, "plugin_dir", r->plugindir);
+	jw_str(&w, "plugin", r->plugin_path[0] ? r->plugin_path : NULL);
+	jw_int(&w, "plugin_hooks", r->plugin_hooks);
+	jw_str(&w, "helper", r->helper[0] ? r->helper : NULL);
+	jw_str(&w, "plugin_error", r->plugin_err[0] ? r->plugin_err : NULL);
+	jw_arr(&w, "other_plugins");
+	for (i = 0; i < r->nothers; i++)
+		jw_str(&w, NULL, r->others[i]);
+	jw_end_arr(&w);
+	jw_str(&w, "conflicting_plugin", r->conflict[0] ? r->conflict : NULL);
+	jw_end_obj(&w);
+	if (r->images) {
+		jw_obj(&w, "images_dir");
+		jw_str(&w, "path", r->images);
+		jw_bool(&w, "usable", r->images_ok);
+		jw_u64(&w, "free_bytes", r->images_free);
+		jw_u64(&w, "gpu_bytes_in_use", r->gpu_bytes);
+		jw_bool(&w, "fits", r->images_ok && r->images_free >= r->gpu_bytes);
+		jw_end_obj(&w);
+	}
+	jw_end_obj(&w);
+	jw_finish(&w);
+}
+
+static int usage(FILE *f, int rc)
+{
+	fprintf(f,
+		"Usage: cudastore check [--json] [--images-dir DIR] [--plugin-dir DIR] [--criu PATH]\n"
+		"\n"
+		"Show what a dump on this machine would do and why: libcuda (path, driver version,\n"
+		"checkpoint API, CustomStorage and the mode auto picks), the GPUs and their memory in\n"
+		"use, the CUDA processes, the options in effect with where each value came from\n"
+		"(default, config file and line, environment variable), criu (path, version), the\n"
+		"plugin directory criu would use with the hooks our plugin registers and any\n"
+		"conflicting plugin, and the room in the images directory.\n"
+		"\n"
+		"  --images-dir DIR  compare the free space of DIR with the GPU memory in use\n"
+		"  --plugin-dir DIR  the directory criu loads plugins from (default %s;\n"
+		"                    give the directory you pass to criu with -L/--libdir)\n"
+		"  --criu PATH       the criu binary (default: PATH, /usr/local/sbin, /usr/sbin)\n"
+		"  --json            print the result as JSON on stdout\n"
+		"  -v                show the plugin modules' log lines on stderr\n"
+		"  -h, --help        this text\n"
+		"\n"
+		"Changes nothing. Exit status: 0 a dump would work, 1 it would not (each reason is\n"
+		"listed with what to do), 2 usage error.\n",
+		CS_CRIU_PLUGINDIR);
+	return rc;
+}
+
+int cli_check(int argc, char **argv)
+{
+	static const struct option lopts[] = { { "json", no_argument, NULL, 'j' },
+					       { "images-dir", required_argument, NULL, 'D' },
+					       { "plugin-dir", required_argument, NULL, 'L' },
+					       { "criu", required_argument, NULL, 'c' },
+					       { "help", no_argument, NULL, 'h' },
+					       { NULL, 0, NULL, 0 } };
+	const char *criu = NULL;
+	struct report *r;
+	bool json = false;
+	int c, rc;
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return CLI_USAGE;
+	r->plugindir = CS_CRIU_PLUGINDIR;
+	while ((c = getopt_long(argc, argv, "+jD:L:c:hv", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'D':
+			r->images = optarg;
+			break;
+		case 'L':
+			r->plugindir = optarg;
+			break;
+		case 'c':
+			criu = optarg;
+			break;
+		case 'v':
+			cli_verbose++;
+			break;
+		case 'h':
+			free(r);
+			return usage(stdout, CLI_OK);
+		default:
+			free(r);
+			return cli_usage_err(SUB, "unknown option");
+		}
+	}
+	if (optind != argc) {
+		free(r);
+		return cli_usage_err(SUB, "unexpected argument '%s'", argv[optind]);
+	}
+	check_options(r);
+	check_cuda(r);
+	check_nvml(r);
+	check_criu(r, criu);
+	check_images(r);
+	if (json)
+		print_json(r);
+	else
+		print_text(r);
+	rc = r->nproblems ? CLI_FAIL : CLI_OK;
+	free(r);
+	return rc;
+}

@@ -1,0 +1,23 @@
+# fragment: see Makefile.am
+# ===== the cudastore command (cli/cli.h): check, inspect, verify ================================
+# Built from the plugin's own modules in libcudastore.a (manifest, imgdir, engine, options).
+bin_PROGRAMS += cudastore
+cudastore_SOURCES = \
+	cli/cli.h \
+	cli/main.c \
+	cli/out.c \
+	cli/images.c \
+	cli/hostops.c \
+	cli/check.c \
+	cli/inspect.c \
+	cli/verify.c
+cudastore_CPPFLAGS = $(AM_CPPFLAGS) -DCS_CRIU_PLUGINDIR='"$(criuplugindir)"'
+cudastore_LDADD = libcudastore.a $(PROTOBUF_C_LIBS) -lpthread -ldl
+
+# its tests: usage without root; the rest through real CRIU on the driver emulator
+CLI_TESTS = \
+	tests/cli/test-cli-usage.sh \
+	tests/e2e/test-cli-verify-agrees-with-restore.sh \
+	tests/e2e/test-cli-check-on-emulated-13.0-and-13.4.sh
+TESTS += $(CLI_TESTS)
+dist_check_SCRIPTS += $(CLI_TESTS)

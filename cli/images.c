@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+/* images.c - which processes an images directory holds: the cudastore-<nspid>.img manifests */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "imgdir.h"
+
+int cli_open_dir(const char *sub, const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0) {
+		int e = errno;
+
+		cli_err(sub, "cannot open the images directory %s: %s%s", dir, strerror(e),
+			e == EACCES ? " (run as root, or as the owner of the images: they are 0600)" : "");
+		return -e;
+	}
+	return fd;
+}
+
+/* "cudastore-<digits>.img" with the name cs_name_manifest would build for that pid */
+static int nspid_of(const char *name)
+{
+	char want[CS_NAME_MAX];
+	char *end;
+	long v;
+
+	if (strncmp(name, "cudastore-", 10))
+		return -1;
+	v = strtol(name + 10, &end, 10);
+	if (end == name + 10 || strcmp(end, ".img") || v <= 0 || v > 0x3fffffff)
+		return -1;
+	cs_name_manifest(want, (int)v);
+	return strcmp(want, name) ? -1 : (int)v;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+int cli_list_manifests(int dirfd, int **pids, unsigned *n)
+{
+	struct dirent *de;
+	unsigned cap = 0;
+	int *v = NULL, fd, pid;
+	DIR *d;
+
+	*pids = NULL;
+	*n = 0;
+	fd = dup(dirfd);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	rewinddir(d);
+	while ((de = readdir(d))) {
+		pid = nspid_of(de->d_name);
+		if (pid < 0)
+			continue;
+		if (*n == cap) {
+			int *nv = realloc(v, (cap ? cap * 2 : 16) * sizeof(*v));
+
+			if (!nv) {
+				free(v);
+				closedir(d);
+				return -ENOMEM;
+			}
+			v = nv;
+			cap = cap ? cap * 2 : 16;
+		}
+		v[(*n)++] = pid;
+	}
+	closedir(d);
+	if (*n)
+		qsort(v, *n, sizeof(*v), cmp_int);
+	*pids = v;
+	return 0;
+}

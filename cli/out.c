@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MIT
+/* out.c - the cudastore command's output: messages, JSON, sizes, progress bar, plugin log lines */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+int cli_verbose;
+
+/* The plugin's modules log through print_on_level (log.h); here they go to stderr with -v. */
+void print_on_level(unsigned int loglevel, const char *format, ...) __attribute__((format(printf, 2, 3)));
+void print_on_level(unsigned int loglevel, const char *format, ...)
+{
+	va_list ap;
+
+	if (!cli_verbose || (int)loglevel > 2 + cli_verbose)
+		return;
+	va_start(ap, format);
+	vfprintf(stderr, format, ap);
+	va_end(ap);
+}
+
+void cli_err(const char *sub, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "cudastore %s: ", sub);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_usage_err(const char *sub, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "cudastore %s: ", sub);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'cudastore %s --help'.\n", sub);
+	return CLI_USAGE;
+}
+
+/* ---- JSON ---- */
+
+void jw_init(struct jw *w, FILE *f)
+{
+	memset(w, 0, sizeof(*w));
+	w->f = f;
+	w->first[0] = true;
+}
+
+static void jw_escaped(FILE *f, const char *s);
+
+static void jw_key(struct jw *w, const char *key)
+{
+	if (!w->first[w->depth])
+		fputc(',', w->f);
+	w->first[w->depth] = false;
+	if (key) {
+		jw_escaped(w->f, key);
+		fputc(':', w->f);
+	}
+}
+
+static void jw_escaped(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void jw_open(struct jw *w, const char *key, char c)
+{
+	jw_key(w, key);
+	fputc(c, w->f);
+	if (w->depth < 31)
+		w->depth++;
+	w->first[w->depth] = true;
+}
+
+void jw_obj(struct jw *w, const char *key)
+{
+	jw_open(w, key, '{');
+}
+
+void jw_arr(struct jw *w, const char *key)
+{
+	jw_open(w, key, '[');
+}
+
+void jw_end_obj(struct jw *w)
+{
+	fputc('}', w->f);
+	if (w->depth)
+		w->depth--;
+}
+
+void jw_end_arr(struct jw *w)
+{
+	fputc(']', w->f);
+	if (w->depth)
+		w->depth--;
+}
+
+void jw_str(struct jw *w, const char *key, const char *v)
+{
+	jw_key(w, key);
+	if (v)
+		jw_escaped(w->f, v);
+	else
+		fputs("null", w->f);
+}
+
+void jw_int(struct jw *w, const char *key, long long v)
+{
+	jw_key(w, key);
+	fprintf(w->f, "%lld", v);
+}
+
+void jw_u64(struct jw *w, const char *key, uint64_t v)
+{
+	jw_key(w, key);
+	fprintf(w->f, "%llu", (unsigned long long)v);
+}
+
+void jw_dbl(struct jw *w, const char *key, double v)
+{
+	jw_key(w, key);
+	fprintf(w->f, "%.6f", v);
+}
+
+void jw_bool(struct jw *w, const char *key, bool v)
+{
+	jw_key(w, key);
+	fputs(v ? "true" : "false", w->f);
+}
+
+void jw_finish(struct jw *w)
+{
+	fputc('\n', w->f);
+	fflush(w->f);
+}
+
+/* ---- sizes, time, progress ---- */
+
+const char *cli_bytes(uint64_t b, char *buf, size_t len)
+{
+	static const char *unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)b;
+	unsigned i = 0;
+
+	while (v >= 1024 && i < 4) {
+		v /= 1024;
+		i++;
+	}
+	if (i == 0)
+		snprintf(buf, len, "%llu B", (unsigned long long)b);
+	else
+		snprintf(buf, len, "%.2f %s", v, unit[i]);
+	return buf;
+}
+
+double cli_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void cli_progress_begin(struct cli_progress *p, uint64_t total)
+{
+	p->on = isatty(STDERR_FILENO) && total;
+	p->total = total;
+	p->t0 = cli_now();
+}
+
+void cli_progress_update(struct cli_progress *p, uint64_t done, const char *what)
+{
+	char bar[41];
+	double s = cli_now() - p->t0;
+	unsigned i, fill;
+
+	if (!p->on)
+		return;
+	fill = (unsigned)(done * 40 / p->total);
+	for (i = 0; i < 40; i++)
+		bar[i] = i < fill ? '#' : '.';
+	bar[40] = '\0';
+	fprintf(stderr, "\r%-32.32s [%s] %3u%% %7.1f MB/s", what, bar, (unsigned)(done * 100 / p->total),
+		s > 0 ? done / s / 1e6 : 0.0);
+	fflush(stderr);
+}
+
+void cli_progress_end(struct cli_progress *p)
+{
+	if (p->on)
+		fprintf(stderr, "\r%*s\r", 78, "");
+	p->on = false;
+}

@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: MIT
+/*
+ * verify.c - cudastore verify DIR [PID]: would a restore accept these images?
+ *
+ * It runs what a restore runs before the images reach a GPU, with the plugin's own code:
+ * cs_manifest_read (frame, checksum, every field and bound, safe and unique extent names),
+ * cs_manifest_check_extents (each extent a regular file of the manifest's size), then the
+ * copy engine's restore (cs_engine_restore) with host-only ops (hostops.c): chunk table and
+ * zero-flag consistency, and the XXH3-64 of every stored chunk, read by the engine's
+ * threads with O_DIRECT where the filesystem allows it. A failure names the file, chunk and
+ * offset exactly as the restore would log it. The images are opened read-only.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "engine.h"
+#include "manifest.h"
+#include "options.h"
+
+#define SUB "verify"
+
+struct vresult {
+	int nspid;
+	char manifest[CS_NAME_MAX];
+	bool ok;
+	enum cs_mode mode;
+	unsigned ndev;
+	uint64_t total_bytes, stored_bytes, chunks, zero_chunks;
+	double seconds;
+	char err[1024];
+	char file[CS_NAME_MAX]; /* the file the error is about */
+	long long chunk;	/* -1: none */
+	long long offset;	/* -1: none */
+};
+
+struct vprog {
+	struct cli_progress bar;
+	pthread_mutex_t lock;
+	uint64_t done[CS_MAX_DEVICES];
+	const char *name;
+};
+
+static void on_progress(void *arg, unsigned region, uint64_t done, uint64_t total)
+{
+	struct vprog *vp = arg;
+	uint64_t sum = 0;
+	unsigned i;
+
+	pthread_mutex_lock(&vp->lock);
+	if (region < CS_MAX_DEVICES)
+		vp->done[region] = done;
+	for (i = 0; i < CS_MAX_DEVICES; i++)
+		sum += vp->done[i];
+	cli_progress_update(&vp->bar, sum, vp->name);
+	pthread_mutex_unlock(&vp->lock);
+}
+
+/* The engine's message names the file, chunk and offset; keep them apart for --json. */
+static void locate(struct vresult *r)
+{
+	const char *p;
+	size_t i;
+
+	p = strstr(r->err, "cudastore-");
+	if (p) {
+		for (i = 0; i + 1 < sizeof(r->file) && p[i] && p[i] != ',' && p[i] != ':' && p[i] != ' ' &&
+			    p[i] != ')';
+		     i++)
+			r->file[i] = p[i];
+		r->file[i] = '\0';
+	}
+	p = strstr(r->err, "chunk ");
+	if (p && p[6] >= '0' && p[6] <= '9')
+		r->chunk = strtoll(p + 6, NULL, 10);
+	p = strstr(r->err, "offset ");
+	if (p && p[7] >= '0' && p[7] <= '9')
+		r->offset = strtoll(p + 7, NULL, 10);
+}
+
+static int verify_extents(int dirfd, const struct cs_manifest *m, const struct cs_options *o,
+			  struct vresult *r)
+{
+	struct cs_engine_region regs[CS_MAX_DEVICES];
+	struct cs_engine_opts eo;
+	struct cs_cuda_ops ops;
+	struct vprog vp;
+	double t0 = cli_now();
+	unsigned i;
+	uint64_t c;
+	int ret;
+
+	memset(regs, 0, sizeof(regs));
+	memset(&vp, 0, sizeof(vp));
+	pthread_mutex_init(&vp.lock, NULL);
+	vp.name = r->manifest;
+	for (i = 0; i < m->ndev; i++) {
+		const struct cs_manifest_dev *d = &m->dev[i];
+
+		regs[i] = (struct cs_engine_region){ .size = d->size,
+						     .dirfd = dirfd,
+						     .name = d->extent,
+						     .chunk_size = d->chunk_size,
+						     .nchunks = d->nchunks,
+						     .hash = d->hash,
+						     .zero = d->zero,
+						     .nstripes = d->nstripes };
+		memcpy(regs[i].stripe_name, d->stripe, sizeof(regs[i].stripe_name));
+		r->chunks += d->nchunks;
+		for (c = 0; c < d->nchunks; c++)
+			r->zero_chunks += d->zero[c] != 0;
+	}
+	/* the engine settings a restore uses (cs_gpuop_engine_opts) */
+	cs_engine_opts_default(&eo);
+	eo.chunk_size = o->chunk_size;
+	eo.threads = o->threads;
+	eo.pinned_max = o->pinned_max;
+	eo.direct_io = o->direct_io;
+	eo.skip_zero = o->skip_zero;
+	eo.progress = on_progress;
+	eo.progress_arg = &vp;
+	cli_hostops(&ops);
+	cli_progress_begin(&vp.bar, m->total_bytes);
+	ret = cs_engine_restore(&ops, regs, m->ndev, &eo, r->err, sizeof(r->err));
+	cli_progress_end(&vp.bar);
+	pthread_mutex_destroy(&vp.lock);
+	r->seconds = cli_now() - t0;
+	if (ret && !strncmp(r->err, "restore: ", 9))
+		memmove(r->err, r->err + 9, strlen(r->err + 9) + 1);
+	return ret;
+}
+
+static void verify_one(int dirfd, int nspid, const struct cs_options *o, struct vresult *r)
+{
+	struct cs_manifest *m = calloc(1, sizeof(*m));
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->nspid = nspid;
+	r->chunk = r->offset = -1;
+	cs_name_manifest(r->manifest, nspid);
+	if (!m) {
+		snprintf(r->err, sizeof(r->err), "out of memory");
+		return;
+	}
+	ret = cs_manifest_read(dirfd, r->manifest, m, r->err, sizeof(r->err));
+	if (ret) {
+		if (ret == -ENOENT)
+			snprintf(r->err, sizeof(r->err), "%s: no such file", r->manifest);
+		snprintf(r->file, sizeof(r->file), "%s", r->manifest);
+		goto out;
+	}
+	r->mode = m->mode;
+	r->ndev = m->ndev;
+	r->total_bytes = m->total_bytes;
+	r->stored_bytes = m->stored_bytes;
+	if (m->mode == CS_MODE_CUSTOM) {
+		ret = cs_manifest_check_extents(dirfd, m, r->err, sizeof(r->err));
+		if (!ret)
+			ret = verify_extents(dirfd, m, o, r);
+		if (ret) {
+			locate(r);
+			goto out;
+		}
+	}
+	r->ok = true;
+out:
+	cs_manifest_free(m);
+	free(m);
+}
+
+static void print_text(const char *dir, const struct vresult *r)
+{
+	char a[32], b[32];
+
+	if (!r->ok) {
+		printf("%s/%s: FAILED: %s\n", dir, r->manifest, r->err);
+		return;
+	}
+	if (r->mode == CS_MODE_DRIVER) {
+		printf("%s/%s: OK (driver-managed: the GPU data is in CRIU's own images, which criu "
+		       "checks on restore)\n",
+		       dir, r->manifest);
+		return;
+	}
+	printf("%s/%s: OK (%u GPU(s), %s, %s stored; %llu chunks, %llu all-zero; %.2f s, %.0f MB/s)\n", dir,
+	       r->manifest, r->ndev, cli_bytes(r->total_bytes, a, sizeof(a)),
+	       cli_bytes(r->stored_bytes, b, sizeof(b)), (unsigned long long)r->chunks,
+	       (unsigned long long)r->zero_chunks, r->seconds,
+	       r->seconds > 0 ? r->stored_bytes / r->seconds / 1e6 : 0.0);
+}
+
+static void print_json(struct jw *w, const struct vresult *r)
+{
+	jw_obj(w, NULL);
+	jw_int(w, "ns_pid", r->nspid);
+	jw_str(w, "manifest", r->manifest);
+	jw_bool(w, "ok", r->ok);
+	if (r->ok || r->ndev) {
+		jw_str(w, "mode", r->mode == CS_MODE_CUSTOM ? "custom" : "driver");
+		jw_int(w, "devices", r->ndev);
+		jw_u64(w, "total_bytes", r->total_bytes);
+		jw_u64(w, "stored_bytes", r->stored_bytes);
+		jw_u64(w, "chunks", r->chunks);
+		jw_u64(w, "zero_chunks", r->zero_chunks);
+		jw_dbl(w, "seconds", r->seconds);
+	}
+	if (!r->ok) {
+		jw_str(w, "error", r->err);
+		jw_str(w, "file", r->file[0] ? r->file : NULL);
+		if (r->chunk >= 0)
+			jw_int(w, "chunk", r->chunk);
+		if (r->offset >= 0)
+			jw_int(w, "offset", r->offset);
+	}
+	jw_end_obj(w);
+}
+
+static int usage(FILE *f, int rc)
+{
+	fprintf(f, "Usage: cudastore verify [--json] [-v] DIR [PID]\n"
+		   "\n"
+		   "Check, offline and without a GPU, everything a restore checks before it touches a\n"
+		   "process: the manifest's frame and fields, the extent files' names, types and sizes,\n"
+		   "the zero flags, and the XXH3-64 checksum of every chunk. PID (the process's pid in\n"
+		   "its own pid namespace, as in cudastore-PID.img) limits it to one process.\n"
+		   "\n"
+		   "  --json     print the result as JSON on stdout\n"
+		   "  -v         show the engine's log lines on stderr\n"
+		   "  -h, --help this text\n"
+		   "\n"
+		   "Reads the files with the restore's engine settings (threads, pinned_mb, direct_io from\n"
+		   "the configuration; see cudastore.conf(5)). Progress is shown when stderr is a terminal.\n"
+		   "Exit status: 0 a restore would pass these checks, 1 it would not (the file, chunk and\n"
+		   "offset are named), 2 usage error.\n");
+	return rc;
+}
+
+int cli_verify(int argc, char **argv)
+{
+	static const struct option lopts[] = { { "json", no_argument, NULL, 'j' },
+					       { "help", no_argument, NULL, 'h' },
+					       { NULL, 0, NULL, 0 } };
+	struct cs_options o;
+	struct vresult *res = NULL;
+	bool json = false, all_ok = true;
+	unsigned n = 0, i;
+	int *pids = NULL, dirfd, c, ret, one;
+	char err[512];
+	struct jw w;
+
+	while ((c = getopt_long(argc, argv, "+jhv", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'v':
+			cli_verbose++;
+			break;
+		case 'h':
+			return usage(stdout, CLI_OK);
+		default:
+			return cli_usage_err(SUB, "unknown option");
+		}
+	}
+	if (optind >= argc || argc - optind > 2)
+		return cli_usage_err(SUB, "expected an images directory and at most one PID");
+	one = 0;
+	if (argc - optind == 2) {
+		char *end;
+
+		one = (int)strtol(argv[optind + 1], &end, 10);
+		if (*end || one <= 0)
+			return cli_usage_err(SUB, "'%s' is not a pid", argv[optind + 1]);
+	}
+	ret = cs_options_load(&o, err, sizeof(err));
+	if (ret) {
+		cli_err(SUB,
+			"the configuration a restore would use is invalid: %s; fix it (or point "
+			"CUDASTORE_CONFIG elsewhere) and run again",
+			err);
+		return CLI_USAGE;
+	}
+	dirfd = cli_open_dir(SUB, argv[optind]);
+	if (dirfd < 0)
+		return CLI_USAGE;
+	if (one) {
+		pids = malloc(sizeof(*pids));
+		if (pids) {
+			pids[0] = one;
+			n = 1;
+		}
+	} else if (cli_list_manifests(dirfd, &pids, &n)) {
+		cli_err(SUB, "cannot list %s: %s", argv[optind], strerror(errno));
+		close(dirfd);
+		return CLI_USAGE;
+	}
+	if (!n) {
+		cli_err(SUB,
+			"%s holds no cudastore images (no cudastore-PID.img): nothing to restore "
+			"here; is it the directory given to criu dump -D?",
+			argv[optind]);
+		close(dirfd);
+		free(pids);
+		return CLI_FAIL;
+	}
+	res = calloc(n, sizeof(*res));
+	if (!res) {
+		close(dirfd);
+		free(pids);
+		return CLI_USAGE;
+	}
+	for (i = 0; i < n; i++) {
+		verify_one(dirfd, pids[i], &o, &res[i]);
+		all_ok &= res[i].ok;
+		if (!json)
+			print_text(argv[optind], &res[i]);
+	}
+	if (json) {
+		jw_init(&w, stdout);
+		jw_obj(&w, NULL);
+		jw_str(&w, "dir", argv[optind]);
+		jw_bool(&w, "ok", all_ok);
+		jw_arr(&w, "processes");
+		for (i = 0; i < n; i++)
+			print_json(&w, &res[i]);
+		jw_end_arr(&w);
+		jw_end_obj(&w);
+		jw_finish(&w);
+	} else if (!all_ok) {
+		printf("verify: FAILED: a restore of %s would refuse these images (nothing was "
+		       "modified); dump again, or restore from an intact copy\n",
+		       argv[optind]);
+	} else {
+		printf("verify: OK: a restore would accept the images of %u process(es)\n", n);
+	}
+	close(dirfd);
+	free(pids);
+	free(res);
+	return all_ok ? CLI_OK : CLI_FAIL;
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * imgindex.h - cudastore-index.img: the manifests one dump owns (format 1.1, docs/image-format.md).
+ *
+ * On disk: the manifest's 16-byte frame with the magic "CSIX" (u32 LE payload length, at most
+ * CS_INDEX_MAX_BYTES, u64 LE XXH3-64 of the payload), then a protobuf-c CsIndex: format version,
+ * the dump's 16-byte dump_id (also in every manifest it wrote) and the ns pid of every manifest.
+ * cs_index_decode() refuses a bad frame, a newer major, a missing or wrong-sized dump_id, more
+ * than CS_MAX_PROCS pids, a pid <= 0 and a pid listed twice, naming the field.
+ */
+#ifndef CUDASTORE_IMGINDEX_H
+#define CUDASTORE_IMGINDEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "imgdir.h"
+#include "manifest.h"
+
+#define CS_INDEX_NAME	   CS_NAME_INDEX
+#define CS_INDEX_MAX_PIDS  256 /* == CS_MAX_PROCS (context.h) */
+#define CS_INDEX_MAX_BYTES (64u << 10)
+
+struct cs_index {
+	uint8_t dump_id[CS_DUMP_ID_BYTES];
+	unsigned n;
+	int32_t ns_pid[CS_INDEX_MAX_PIDS];
+};
+
+bool cs_index_has(const struct cs_index *x, int32_t ns_pid);
+/* frame + protobuf into a malloc'ed buffer; 0 or -errno */
+int cs_index_encode(const struct cs_index *x, void **buf, size_t *len);
+/* 0 or -errno with the reason in err; x is zeroed first */
+int cs_index_decode(const void *buf, size_t len, struct cs_index *x, char *err, size_t errlen);
+/* encode + cs_imgdir_write_atomic (0600) */
+int cs_index_write(int dirfd, const struct cs_index *x);
+/* -ENOENT (no err) when the file does not exist: images of format 1.0 */
+int cs_index_read(int dirfd, struct cs_index *x, char *err, size_t errlen);
+
+#endif /* CUDASTORE_IMGINDEX_H */

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: MIT
+/* imgset.c - which cudastore files belong to this dump; processes the images lack (imgset.h) */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "errmsg.h"
+#include "imgdir.h"
+#include "imgset.h"
+#include "log.h"
+#include "rthread.h"
+
+int cs_imgset_dump_begin(struct cs_ctx *ctx, int dirfd)
+{
+	unsigned removed = 0;
+	int ret;
+
+	memset(&ctx->index, 0, sizeof(ctx->index));
+	if (getrandom(ctx->index.dump_id, sizeof(ctx->index.dump_id), 0) != sizeof(ctx->index.dump_id)) {
+		ret = -errno;
+		cs_err("cannot draw a random dump id: %s", strerror(-ret));
+		return ret;
+	}
+	ret = cs_imgdir_remove_ours(dirfd, &removed);
+	if (ret) {
+		cs_err("cannot remove the cudastore files of an earlier dump from the images directory: %s. "
+		       "A dump must not leave them next to its own: remove them, or dump into an empty "
+		       "directory",
+		       strerror(-ret));
+		return ret;
+	}
+	if (removed)
+		cs_info("removed %u cudastore file(s) of an earlier dump from the images directory", removed);
+	return 0;
+}
+
+int cs_imgset_dump_add(struct cs_ctx *ctx, int dirfd, pid_t ns_pid)
+{
+	int ret;
+
+	if (!cs_index_has(&ctx->index, ns_pid)) {
+		if (ctx->index.n >= CS_INDEX_MAX_PIDS)
+			return -E2BIG;
+		ctx->index.ns_pid[ctx->index.n++] = ns_pid;
+	}
+	ret = cs_index_write(dirfd, &ctx->index);
+	if (ret)
+		cs_err("ns pid %d: cannot write %s in the images directory: %s", ns_pid, CS_INDEX_NAME,
+		       strerror(-ret));
+	return ret;
+}
+
+static void format_id(const uint8_t id[CS_DUMP_ID_BYTES], char out[2 * CS_DUMP_ID_BYTES + 1])
+{
+	for (unsigned i = 0; i < CS_DUMP_ID_BYTES; i++)
+		snprintf(out + 2 * i, 3, "%02x", id[i]);
+}
+
+int cs_imgset_restore_lookup(struct cs_ctx *ctx, int dirfd, pid_t ns_pid)
+{
+	char err[512] = "", name[CS_NAME_MAX];
+
+	if (!ctx->index_loaded) {
+		ctx->index_loaded = true;
+		ctx->index_err = cs_index_read(dirfd, &ctx->index, err, sizeof(err));
+		if (ctx->index_err == -ENOENT)
+			cs_debug("no %s: images of format 1.0; every cudastore-<nspid>.img is read",
+				 CS_INDEX_NAME);
+		else if (ctx->index_err)
+			cs_err(
+			    "the images' index is unusable: %s. No process with a manifest can get its GPU "
+			    "state back from these images",
+			    err);
+	}
+	if (ctx->index_err || cs_index_has(&ctx->index, ns_pid))
+		return 0;
+	cs_name_manifest(name, ns_pid);
+	if (!faccessat(dirfd, name, F_OK, AT_SYMLINK_NOFOLLOW))
+		cs_info("ignoring %s: not a file of this dump (%s does not list ns pid %d); a stale file of "
+			"another dump",
+			name, CS_INDEX_NAME, ns_pid);
+	return -ENOTSUP;
+}
+
+int cs_imgset_check_manifest(const struct cs_index *idx, const struct cs_manifest *m, const char *name,
+			     char *err, size_t errlen)
+{
+	char a[2 * CS_DUMP_ID_BYTES + 1], b[2 * CS_DUMP_ID_BYTES + 1];
+
+	if (!idx) {
+		if (!m->has_dump_id)
+			return 0; /* format 1.0 images */
+		format_id(m->dump_id, a);
+		cs_seterr(err, errlen,
+			  "%s was written by dump %s, which also wrote %s, and that file is missing: images "
+			  "incomplete",
+			  name, a, CS_INDEX_NAME);
+		return -EBADMSG;
+	}
+	if (m->has_dump_id && !memcmp(m->dump_id, idx->dump_id, sizeof(m->dump_id)))
+		return 0;
+	format_id(idx->dump_id, b);
+	if (m->has_dump_id)
+		format_id(m->dump_id, a);
+	cs_seterr(err, errlen,
+		  "%s belongs to another dump (dump id %s; %s says %s): a stale file copied into the "
+		  "images directory after the dump",
+		  name, m->has_dump_id ? a : "none, format 1.0", CS_INDEX_NAME, b);
+	return -EBADMSG;
+}
+
+int cs_imgset_restore_check(const struct cs_ctx *ctx, const struct cs_manifest *m, const char *name,
+			    char *err, size_t errlen)
+{
+	if (ctx->index_err && ctx->index_err != -ENOENT) {
+		cs_seterr(err, errlen, "the images' index %s is unusable (see above)", CS_INDEX_NAME);
+		return ctx->index_err;
+	}
+	return cs_imgset_check_manifest(ctx->index_err ? NULL : &ctx->index, m, name, err, errlen);
+}
+
+static const char *state_name(CUprocessState s)
+{
+	static const char *names[] = { "RUNNING", "LOCKED",	   "CHECKPOINTED",
+				       "FAILED",  "CHECKPOINTING", "RESTORING" };
+
+	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "in an unknown state";
+}
+
+int cs_imgset_no_manifest(struct cs_ctx *ctx, pid_t pid, const char *name)
+{
+	struct cs_rthread rt = { 0 };
+	CUprocessState st = CU_PROCESS_STATE_FAILED;
+	CUresult res;
+	int tid, ret;
+
+	if (ctx->cuda.CheckpointProcessGetRestoreThreadId(pid, &tid) != CUDA_SUCCESS)
+		return -ENOTSUP; /* not a CUDA process: CRIU's alone */
+	/* the driver answers through the restore thread: let it run */
+	ret = cs_rthread_run(&rt, tid);
+	if (ret)
+		return ret;
+	res = ctx->cuda.CheckpointProcessGetState(pid, &st);
+	ret = cs_rthread_stop(&rt);
+	if (res == CUDA_SUCCESS && st == CU_PROCESS_STATE_RUNNING && !ret)
+		return -ENOTSUP;
+	if (res != CUDA_SUCCESS)
+		cs_err(
+		    "pid %d: a CUDA process without a manifest (%s missing from the images directory), and "
+		    "its CUDA state cannot be read (%s): it cannot be resumed safely",
+		    pid, name, cs_cuda_errname(&ctx->cuda, res));
+	else
+		cs_err("pid %d: the driver reports it %s and CRIU's inventory says the dump used cudastore, "
+		       "but its manifest %s is missing from the images directory (deleted, or images "
+		       "incomplete): its GPU state cannot be restored. Restore from a complete copy of the "
+		       "images",
+		       pid, state_name(st), name);
+	return -ENOENT;
+}

@@ -15,7 +15,7 @@
  * copied in after the dump (an older checkpoint merged into the directory) are not acted on.
  * Images without an index (format 1.0, before this) are read as before.
  *
- * Restore: cs_imgset_no_manifest() decides about a restored process that has no manifest.
+ * Restore: restore.c decides about a restored process that has no manifest (no_manifest()).
  */
 #ifndef CUDASTORE_IMGSET_H
 #define CUDASTORE_IMGSET_H
@@ -49,13 +49,5 @@ int cs_imgset_restore_check(const struct cs_ctx *ctx, const struct cs_manifest *
 int cs_imgset_check_manifest(const struct cs_index *idx, const struct cs_manifest *m, const char *name,
 			     char *err, size_t errlen);
 
-/*
- * Restore (RESUME_DEVICES_LATE) of pid, for which the images hold no manifest `name`. The plugin
- * is active, so CRIU's inventory says the dump used it (or CRIU predates the inventory). Returns
- * -ENOTSUP when pid is not a CUDA process or the driver reports it RUNNING: nothing to do. When
- * the driver reports any other state (CHECKPOINTED: its GPU state was dumped and is lost with the
- * manifest) it logs why the process cannot be resumed and returns -ENOENT: the caller kills it.
- */
-int cs_imgset_no_manifest(struct cs_ctx *ctx, pid_t pid, const char *name);
 
 #endif /* CUDASTORE_IMGSET_H */

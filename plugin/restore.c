@@ -272,6 +272,49 @@ static int unlock_running(struct cs_ctx *ctx, pid_t pid)
 	return cs_gpuop_expect_state(ctx, pid, CU_PROCESS_STATE_RUNNING, "unlock");
 }
 
+static const char *proc_state_name(CUprocessState s)
+{
+	static const char *names[] = { "RUNNING", "LOCKED",	   "CHECKPOINTED",
+				       "FAILED",  "CHECKPOINTING", "RESTORING" };
+
+	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "in an unknown state";
+}
+
+/*
+ * No manifest for a restored process: CRIU's alone if it is not a CUDA process or the driver
+ * says RUNNING; otherwise its GPU state was dumped and its manifest is gone: it must not run.
+ */
+static int no_manifest(struct cs_ctx *ctx, pid_t pid, const char *name)
+{
+	struct cs_rthread rt = { 0 };
+	CUprocessState st = CU_PROCESS_STATE_FAILED;
+	CUresult res;
+	int tid, ret;
+
+	if (ctx->cuda.CheckpointProcessGetRestoreThreadId(pid, &tid) != CUDA_SUCCESS)
+		return -ENOTSUP; /* not a CUDA process: CRIU's alone */
+	/* the driver answers through the restore thread: let it run */
+	ret = cs_rthread_run(&rt, tid);
+	if (ret)
+		return ret;
+	res = ctx->cuda.CheckpointProcessGetState(pid, &st);
+	ret = cs_rthread_stop(&rt);
+	if (res == CUDA_SUCCESS && st == CU_PROCESS_STATE_RUNNING && !ret)
+		return -ENOTSUP;
+	if (res != CUDA_SUCCESS)
+		cs_err(
+		    "pid %d: a CUDA process without a manifest (%s missing from the images directory), and "
+		    "its CUDA state cannot be read (%s): it cannot be resumed safely",
+		    pid, name, cs_cuda_errname(&ctx->cuda, res));
+	else
+		cs_err("pid %d: the driver reports it %s and CRIU's inventory says the dump used cudastore, "
+		       "but its manifest %s is missing from the images directory (deleted, or images "
+		       "incomplete): its GPU state cannot be restored. Restore from a complete copy of the "
+		       "images",
+		       pid, proc_state_name(st), name);
+	return -ENOENT;
+}
+
 static int load_images(struct cs_ctx *ctx, pid_t pid, int dirfd, struct cs_manifest *m)
 {
 	char name[CS_NAME_MAX], err[512];
@@ -313,7 +356,7 @@ int cs_restore_process(struct cs_ctx *ctx, pid_t pid, int dirfd)
 		char name[CS_NAME_MAX];
 
 		cs_name_manifest(name, cs_procfs_ns_pid(pid));
-		ret = cs_imgset_no_manifest(ctx, pid, name);
+		ret = no_manifest(ctx, pid, name);
 		if (ret == -ENOTSUP)
 			goto out;
 		why = "its manifest is missing";

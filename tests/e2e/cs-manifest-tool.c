@@ -144,7 +144,6 @@ int main(int argc, char **argv)
 		for (i = 0; i < m->n_devices; i++)
 			for (size_t k = 0; k < m->devices[i]->n_stripe_extent; k++)
 				printf("device %zu stripe %zu extent %s\n", i, k + 1, m->devices[i]->stripe_extent[k]);
-		printf("minor %u\n", m->format_minor);
 		return 0;
 	}
 	if (!strcmp(argv[2], "set-extent") && argc == 5 && (size_t)atoi(argv[3]) < m->n_devices)

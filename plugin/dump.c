@@ -577,5 +577,8 @@ void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd)
 		cs_rescue_free(p->rescue);
 		p->rescue = NULL;
 	}
+	/* a failed dump's index lists manifests that are gone: no half image set is left */
+	if (ret && dirfd >= 0 && ctx->imgdir_owned)
+		cs_imgdir_remove(dirfd, CS_NAME_INDEX);
 	cs_plan_release();
 }

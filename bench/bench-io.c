@@ -165,8 +165,9 @@ static int raw_pass(const struct bench *b, struct raw *w, uint64_t size, bool wr
 	}
 	if (atomic_load(&w->err)) {
 		raw_name(name, sizeof(name), 0);
-		fprintf(stderr, "cs-bench: raw %s of %s/%s (and %u more) failed: %s\n", write ? "write" : "read",
-			b->dir, name, w->nfiles - 1, strerror(atomic_load(&w->err)));
+		fprintf(stderr, "cs-bench: raw %s of %s/%s (and %u more) failed: %s\n",
+			write ? "write" : "read", b->dir, name, w->nfiles - 1,
+			strerror(atomic_load(&w->err)));
 		return -1;
 	}
 	*gbps = (double)size / (bench_now() - t0) / 1e9;

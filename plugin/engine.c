@@ -270,8 +270,8 @@ static void *thread_main(void *arg)
  * no more than there are chunks; threads: no more than buffers or chunks. Thread i gets
  * buffers i and i + nthreads (when that exists): two = double buffering.
  */
-static void plan_counts(const struct cs_engine_opts *o, size_t pinned_max, uint64_t nchunks,
-			size_t buf_size, bool dump, bool memfs, uint64_t *nthreads_out, uint64_t *nbufs_out)
+static void plan_counts(const struct cs_engine_opts *o, size_t pinned_max, uint64_t nchunks, size_t buf_size,
+			bool dump, bool memfs, uint64_t *nthreads_out, uint64_t *nbufs_out)
 {
 	uint64_t nbufs, nthreads;
 
@@ -327,8 +327,8 @@ static unsigned plan_stripes(const struct cs_engine_opts *o, uint64_t nchunks, u
 	return (unsigned)n;
 }
 
-void cs_engine_plan(const struct cs_engine_opts *o, uint64_t size, bool dump, int dirfd,
-		    unsigned *threads, unsigned *stripes)
+void cs_engine_plan(const struct cs_engine_opts *o, uint64_t size, bool dump, int dirfd, unsigned *threads,
+		    unsigned *stripes)
 {
 	uint64_t nchunks = (size + o->chunk_size - 1) / o->chunk_size, nt, nb;
 	bool memfs = eng_dir_is_memfs(dirfd);
@@ -410,8 +410,8 @@ static int dump_stripes(struct eng_region *reg)
 	for (k = 0; k < n; k++) {
 		if (cs_engine_stripe_name(r->stripe_name[k], r->name, k)) {
 			eng_fail(reg->job, -ENAMETOOLONG,
-				 "dump: region %u: extent name %s leaves no room for stripe names", reg->index,
-				 r->name);
+				 "dump: region %u: extent name %s leaves no room for stripe names",
+				 reg->index, r->name);
 			return -ENAMETOOLONG;
 		}
 	}

@@ -131,8 +131,8 @@ void cs_prefetch_get_stats(struct cs_prefetch *pf, struct cs_prefetch_stats *st)
 
 /* The copy threads and extent files one region of size bytes in dirfd would get (cs-bench
  * measures its storage limits with the same parallelism). */
-void cs_engine_plan(const struct cs_engine_opts *o, uint64_t size, bool dump, int dirfd,
-		    unsigned *threads, unsigned *stripes);
+void cs_engine_plan(const struct cs_engine_opts *o, uint64_t size, bool dump, int dirfd, unsigned *threads,
+		    unsigned *stripes);
 
 /* Name of stripe k of the extent base: base itself for k == 0, else "<stem>.s<k><.ext>" (the
  * ".ext" suffix kept when base has it). -ENAMETOOLONG when it does not fit. */

@@ -242,8 +242,8 @@ void eng_io_map(struct eng_region *reg)
 			return;
 		p = mmap(NULL, f->size, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd, 0);
 		if (p == MAP_FAILED) {
-			cs_info("engine: %s: cannot map the tmpfs file (%s); writing it with pwrite",
-				f->name, strerror(errno));
+			cs_info("engine: %s: cannot map the tmpfs file (%s); writing it with pwrite", f->name,
+				strerror(errno));
 			continue;
 		}
 		f->map = p;

@@ -48,11 +48,11 @@ struct pf_region {
 	uint64_t size;
 	uint32_t chunk;
 	uint64_t nchunks;
-	uint64_t *hash;	  /* copy of the table the chunks were verified against */
-	uint8_t *zero;	  /* copy */
-	uint64_t *slot;	  /* byte offset of a ready chunk in the cache */
+	uint64_t *hash; /* copy of the table the chunks were verified against */
+	uint8_t *zero;	/* copy */
+	uint64_t *slot; /* byte offset of a ready chunk in the cache */
 	atomic_uchar *ready;
-	uint64_t first;	  /* flattened index of chunk 0 */
+	uint64_t first; /* flattened index of chunk 0 */
 };
 
 struct cs_prefetch {
@@ -155,7 +155,7 @@ static void pf_one(struct cs_prefetch *pf, struct pf_region *p, uint64_t i)
 	atomic_fetch_add(&pf->ready_bytes, len);
 }
 
-#define PF_IOPRIO_CLASS_IDLE 3 /* linux/ioprio.h */
+#define PF_IOPRIO_CLASS_IDLE  3 /* linux/ioprio.h */
 #define PF_IOPRIO_CLASS_SHIFT 13
 
 /* this thread only runs (and reads) when nothing else wants the CPU or the disk */
@@ -310,8 +310,8 @@ int cs_prefetch_start(struct cs_prefetch **out, const struct cs_engine_region *r
 		pf->total += pf->r[i].nchunks;
 	}
 	pf->cap = max_bytes;
-	pf->cache = mmap(NULL, pf->cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-			 -1, 0);
+	pf->cache =
+	    mmap(NULL, pf->cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (pf->cache == MAP_FAILED) {
 		pf->cache = NULL;
 		ret = cs_fail(-ENOMEM, err, errlen, "prefetch: cannot map %llu bytes: %s",

@@ -42,7 +42,7 @@ struct eng_file {
 	struct eng_region *reg;
 	unsigned index;
 	const char *name;
-	uint64_t size;	       /* bytes of this stripe */
+	uint64_t size; /* bytes of this stripe */
 	int fd;
 	bool created;	       /* dump: we created the file (removed again on failure) */
 	bool reserved;	       /* dump: fallocate succeeded (zero chunks need hole punching) */

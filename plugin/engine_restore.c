@@ -100,8 +100,8 @@ static int load_chunk(struct eng_thread *t, uint64_t idx, unsigned b)
 			return eng_cuda_fail(reg, res, "cuMemcpyHtoDAsync (completion)", UINT64_MAX);
 		t->busy[b] = false;
 	}
-	if (reg->pf && eng_prefetch_take(reg->job->opts->prefetch, reg->pf, idx, t->buf[b], len,
-					 reg->r->hash[idx])) {
+	if (reg->pf &&
+	    eng_prefetch_take(reg->job->opts->prefetch, reg->pf, idx, t->buf[b], len, reg->r->hash[idx])) {
 		atomic_fetch_add(&reg->prefetched, len); /* read and verified before (engine_prefetch.c) */
 	} else {
 		ret = eng_io_read(t, t->buf[b], len, idx, &found); /* hashes what it read */

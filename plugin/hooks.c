@@ -30,10 +30,10 @@
 #include "wire.h"
 
 #define CS_PUBLIC    __attribute__((visibility("default")))
-#define CS_MAX_HOOKS 12			      /* CRIU 4.0 and 4.1 */
+#define CS_MAX_HOOKS	     12 /* CRIU 4.0 and 4.1 */
 #define CS_HOOK_POST_FORKING 12 /* CR_PLUGIN_HOOK__POST_FORKING of CRIU 4.2's header */
-#define CS_MAX_HOOKS_42 (CS_HOOK_POST_FORKING + 1) /* CRIU 4.2 and later */
-#define CS_HOOK_SLOTS (sizeof(CR_PLUGIN_DESC.hooks) / sizeof(CR_PLUGIN_DESC.hooks[0]))
+#define CS_MAX_HOOKS_42	     (CS_HOOK_POST_FORKING + 1) /* CRIU 4.2 and later */
+#define CS_HOOK_SLOTS	     (sizeof(CR_PLUGIN_DESC.hooks) / sizeof(CR_PLUGIN_DESC.hooks[0]))
 #define PLUGIN_NAME  "cudastore"
 
 extern void set_compel_interrupt_only_mode(void) __attribute__((weak));
@@ -215,8 +215,7 @@ static int cudastore_resume_devices_late(int pid)
  */
 static int cudastore_post_forking(void)
 {
-	if (!pl || pl->disabled || pl->stage != CR_PLUGIN_STAGE__RESTORE ||
-	    !cs_opt_prefetch_on(&pl->opt))
+	if (!pl || pl->disabled || pl->stage != CR_PLUGIN_STAGE__RESTORE || !cs_opt_prefetch_on(&pl->opt))
 		return -ENOTSUP;
 	cs_link_call(&pl->link, CS_W_PREFETCH, 0, 0, 0, criu_get_image_dir(), NULL);
 	return -ENOTSUP;

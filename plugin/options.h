@@ -33,10 +33,10 @@ struct cs_options {
 	uint64_t pinned_max; /* pinned bytes per GPU */
 	bool direct_io;
 	bool tmpfs_map; /* dump into tmpfs through a shared mapping */
-	unsigned stripes;	/* extent files per GPU; 0 = auto (engine.h) */
+	unsigned stripes;	   /* extent files per GPU; 0 = auto (engine.h) */
 	enum cs_tristate prefetch; /* restore: read + verify extents at POST_FORKING (CRIU >= 4.2);
 				    * AUTO: when the machine has at least 4 CPUs */
-	uint64_t prefetch_max;	/* bytes of host memory the prefetch may hold */
+	uint64_t prefetch_max;	   /* bytes of host memory the prefetch may hold */
 	bool skip_zero;
 	bool space_check;		/* refuse a dump that cannot fit, before the lock */
 	enum cs_tristate rescue;	/* host copy of GPU memory when writing extents fails */

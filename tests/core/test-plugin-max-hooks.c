@@ -56,7 +56,7 @@ int main(void)
 	tap_ok(d->max_hooks == 12, "criu 4.0/4.1: max_hooks 12 (found %u)", d->max_hooks);
 	tap_ok(d->max_hooks <= 12 || d->hooks[12] == NULL, "criu 4.0/4.1: POST_FORKING is not offered");
 	tap_ok(d->hooks[CR_PLUGIN_HOOK__RESUME_DEVICES_LATE] && d->hooks[CR_PLUGIN_HOOK__PAUSE_DEVICES] &&
-		       d->hooks[CR_PLUGIN_HOOK__CHECKPOINT_DEVICES],
+		   d->hooks[CR_PLUGIN_HOOK__CHECKPOINT_DEVICES],
 	       "the device hooks are there either way");
 #endif
 	dlclose(h);

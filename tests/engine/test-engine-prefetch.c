@@ -76,7 +76,8 @@ static void scenario(const char *what, enum et_pattern pat, int damage_before, i
 	fake_get_stats(&st);
 	tap_ok(ret == want_ret, "%s: restore returns %d (%d: %s)", what, want_ret, ret, err);
 	if (!want_ret)
-		tap_ok(!memcmp(fake_host(src), fake_host(dst), SIZE), "%s: device bytes equal the source", what);
+		tap_ok(!memcmp(fake_host(src), fake_host(dst), SIZE), "%s: device bytes equal the source",
+		       what);
 	else
 		tap_ok(strstr(err, "checksum mismatch"), "%s: the checksum error is reported", what);
 	tap_ok(want_ret || r.prefetched_bytes == want_taken,
@@ -93,7 +94,7 @@ static void scenario(const char *what, enum et_pattern pat, int damage_before, i
 		flip(&r, (uint64_t)damage_after); /* undo */
 	ret = cs_engine_restore(&ops, &r, 1, &ro, err, sizeof(err));
 	tap_ok(r.prefetched_bytes == 0 && ret == (damage_before >= 0 ? -EBADMSG : 0) &&
-		       (damage_before >= 0 || !memcmp(fake_host(src), fake_host(dst), SIZE)),
+		   (damage_before >= 0 || !memcmp(fake_host(src), fake_host(dst), SIZE)),
 	       "%s: a second restore takes nothing from the prefetch (%llu bytes; %d %s)", what,
 	       (unsigned long long)r.prefetched_bytes, ret, err);
 	cs_prefetch_free(pf);
@@ -119,12 +120,12 @@ int main(void)
 	scenario("dense, all prefetched", ET_DENSE, -1, -1, 1u << 30, -1, 0, all);
 	scenario("75% zero: only stored chunks prefetched", ET_ZERO75, -1, -1, 1u << 30, -1, 0, zero75);
 	scenario("memory bound of 5 chunks", ET_DENSE, -1, -1, 5 * K64, -1, 0, 5 * K64);
-	scenario("chunk 7 damaged before the prefetch: refused by the restore", ET_DENSE, 7, -1, 1u << 30,
-		 -1, -EBADMSG, 0);
+	scenario("chunk 7 damaged before the prefetch: refused by the restore", ET_DENSE, 7, -1, 1u << 30, -1,
+		 -EBADMSG, 0);
 	scenario("chunk 7 damaged after the prefetch verified it: restored right", ET_DENSE, -1, 7, 1u << 30,
 		 -1, 0, all);
-	scenario("restore expects another hash for chunk 2: prefetched copy unused, file refused",
-		 ET_DENSE, -1, -1, 1u << 30, 2, -EBADMSG, 0);
+	scenario("restore expects another hash for chunk 2: prefetched copy unused, file refused", ET_DENSE,
+		 -1, -1, 1u << 30, 2, -EBADMSG, 0);
 	o.stripes = 1;
 	scenario("one file", ET_DENSE, -1, -1, 1u << 30, -1, 0, all);
 	et_dir_remove(&d);

@@ -30,10 +30,12 @@ static void names(void)
 	tap_ok(!cs_engine_stripe_name(out, "cudastore-7-gpu0.ext", 12) &&
 		   !strcmp(out, "cudastore-7-gpu0.s12.ext"),
 	       "stripe 12 keeps the .ext suffix (%s)", out);
-	tap_ok(!cs_engine_stripe_name(out, "raw", 3) && !strcmp(out, "raw.s3"), "no suffix: appended (%s)", out);
+	tap_ok(!cs_engine_stripe_name(out, "raw", 3) && !strcmp(out, "raw.s3"), "no suffix: appended (%s)",
+	       out);
 	memset(longname, 'a', 60);
 	longname[60] = '\0';
-	tap_ok(cs_engine_stripe_name(out, longname, 31) == -ENAMETOOLONG, "a name that does not fit: -ENAMETOOLONG");
+	tap_ok(cs_engine_stripe_name(out, longname, 31) == -ENAMETOOLONG,
+	       "a name that does not fit: -ENAMETOOLONG");
 	for (unsigned k = 0; k < 7; k++)
 		sum += cs_engine_stripe_size(10 * K64 + 77, K64, 7, k);
 	tap_ok(sum == 10 * K64 + 77 && cs_engine_stripe_size(10 * K64 + 77, K64, 7, 3) == K64 + 77 &&
@@ -84,8 +86,8 @@ static void forced(unsigned stripes, uint64_t size)
 	et_region(&r, src, size, fake_ctx(0), d.fd, "st.ext");
 	ret = cs_engine_dump(&ops, &r, 1, &o, err, sizeof(err));
 	n = stripes < r.nchunks ? stripes : (unsigned)r.nchunks;
-	tap_ok(ret == 0 && r.nstripes == n, "%s: dump returns 0 with %u files (%d %s, %u files)", what, n, ret,
-	       err, r.nstripes);
+	tap_ok(ret == 0 && r.nstripes == n, "%s: dump returns 0 with %u files (%d %s, %u files)", what, n,
+	       ret, err, r.nstripes);
 	for (unsigned k = 0; k < r.nstripes; k++) {
 		struct stat s;
 
@@ -107,8 +109,8 @@ static void forced(unsigned stripes, uint64_t size)
 		snprintf(last, sizeof(last), "%s", r.stripe_name[r.nstripes - 1]);
 		renameat(d.fd, last, d.fd, "moved");
 		ret = cs_engine_restore(&ops, &r, 1, &o, err, sizeof(err));
-		tap_ok(ret == -ENOENT && strstr(err, last), "%s: a missing stripe is named (%d: %s)", what, ret,
-		       err);
+		tap_ok(ret == -ENOENT && strstr(err, last), "%s: a missing stripe is named (%d: %s)", what,
+		       ret, err);
 		renameat(d.fd, "moved", d.fd, last);
 		{
 			int fd = openat(d.fd, last, O_WRONLY | O_CLOEXEC);
@@ -159,7 +161,8 @@ static void auto_tmpfs(void)
 	o.stripes = 1;
 	et_remove_extents(t.fd, "auto.ext");
 	ret = cs_engine_dump(&ops, &r, 1, &o, err, sizeof(err));
-	tap_ok(ret == 0 && r.nstripes == 1, "tmpfs, stripes=1: one file (%d %s, %u files)", ret, err, r.nstripes);
+	tap_ok(ret == 0 && r.nstripes == 1, "tmpfs, stripes=1: one file (%d %s, %u files)", ret, err,
+	       r.nstripes);
 	cs_engine_region_free_meta(&r);
 	fake_dev_free(src);
 	et_dir_remove(&t);

@@ -12,8 +12,9 @@
 #   2. cs-bench --dir DISKDIR --sizes 8G --kinds dense,zero75                            (defaults)
 #   3. cs-bench --dir /dev/shm/b --sizes "$MAP_SIZE" --kinds dense --no-naive --tmpfs-map        (the alternative)
 #   4. criu-overlap.sh: whole `criu restore` with and without the prefetch (driver emulator,
-#      2 x 1 GiB GPU buffers, 2 GiB host memory, images in /dev/shm, 5 runs each)
-# About 5 minutes on the 1 x H200 host. Everything goes to OUTDIR (*.out, *.err, results.jsonl,
+#      2 x 1 GiB GPU buffers, 2 GiB host memory, images in /dev/shm, 3 runs each)
+# About 5 minutes on the 1 x H200 host; every step has a time limit (at most 475 s in all), and
+# what a step printed before its limit is kept. Everything goes to OUTDIR (*.out, *.err, results.jsonl,
 # summary.txt); the summary is also printed last.
 set -uo pipefail
 ART=$(cd "$(dirname "$0")" && pwd)
@@ -56,15 +57,15 @@ step() { # step NAME LIMIT_S command...
 	cat "$OUT/$name.out"
 	[ $r = 0 ] || { echo "$name: exit $r (see $OUT/$name.err)"; tail -n 5 "$OUT/$name.err"; rc=1; }
 }
-step shm 330 "$BIN/cs-bench" --dir "$SHM" --sizes "$SHM_SIZES" --kinds dense,zero75 --overlap "$WINDOW"
+step shm 240 "$BIN/cs-bench" --dir "$SHM" --sizes "$SHM_SIZES" --kinds dense,zero75 --overlap "$WINDOW"
 rm -rf "$SHM"
-step disk 240 "$BIN/cs-bench" --dir "$DISK" --sizes "$DISK_SIZES" --kinds dense,zero75
+step disk 110 "$BIN/cs-bench" --dir "$DISK" --sizes "$DISK_SIZES" --kinds dense,zero75
 rm -rf "$DISK"
-step shm-map 90 "$BIN/cs-bench" --dir "$SHM" --sizes "$MAP_SIZE" --kinds dense --no-naive --tmpfs-map
+step shm-map 55 "$BIN/cs-bench" --dir "$SHM" --sizes "$MAP_SIZE" --kinds dense --no-naive --tmpfs-map
 rm -rf "$SHM"
 if [ -x "$ART/criu/criu" ] && [ -e "$ART/emu/libcuda.so.1" ]; then
-	step criu-overlap 150 "$ART/criu-overlap.sh" --criu "$ART/criu/criu" --plugins "$ART/plugins" \
-		--workload "$BIN/cuda-workload" --emu "$ART/emu" --size "$GPU_SIZE" --buffers 2 --host-mb "$HOST_MB" --runs 5 \
+	step criu-overlap 70 "$ART/criu-overlap.sh" --criu "$ART/criu/criu" --plugins "$ART/plugins" \
+		--workload "$BIN/cuda-workload" --emu "$ART/emu" --size "$GPU_SIZE" --buffers 2 --host-mb "$HOST_MB" --runs 3 \
 		--images /dev/shm/cudastore-overlap
 else
 	echo "== criu-overlap: skipped (no criu bundle or emulator in $ART)"

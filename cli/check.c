@@ -199,7 +199,7 @@ static bool env_is_key(const char *name, const char *key)
 	return !name[10 + i];
 }
 
-/* CUDASTORE_<KEY> for a key the plugin does not know is silently ignored by it: flag it */
+/* CUDASTORE_<KEY> for a key the plugin does not know (the plugin refuses it too): list them */
 static void unknown_env(struct report *r)
 {
 	extern char **environ;

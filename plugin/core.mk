@@ -1,6 +1,7 @@
 # plugin core: options, state machine, driver/process helpers (all in libcudastore.a)
 libcudastore_a_SOURCES += \
 	plugin/context.c plugin/context.h \
+	plugin/criu_opts.c plugin/criu_opts.h \
 	plugin/devices.c plugin/devices.h \
 	plugin/dump.c plugin/dump.h \
 	plugin/errmsg.h \

@@ -203,13 +203,8 @@ static void remove_images(int dirfd, pid_t ns_pid, unsigned ndev)
 	cs_name_summary(name, ns_pid);
 	cs_imgdir_remove(dirfd, name);
 	for (i = 0; i < ndev; i++) {
-		char base[CS_NAME_MAX];
-		unsigned k;
-
-		cs_name_extent(base, ns_pid, i);
-		for (k = 0; k < CS_ENGINE_STRIPES_MAX; k++)
-			if (!cs_engine_stripe_name(name, base, k))
-				cs_imgdir_remove(dirfd, name);
+		cs_name_extent(name, ns_pid, i);
+		cs_imgdir_remove(dirfd, name);
 	}
 }
 
@@ -299,8 +294,6 @@ static int copy_out(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_v
 		m->dev[i].hash = regs[i].hash;
 		m->dev[i].zero = regs[i].zero;
 		m->dev[i].stored_bytes = regs[i].stored_bytes;
-		m->dev[i].nstripes = regs[i].nstripes;
-		memcpy(m->dev[i].stripe, regs[i].stripe_name, sizeof(m->dev[i].stripe));
 		m->stored_bytes += regs[i].stored_bytes;
 	}
 	return 0;
@@ -552,7 +545,7 @@ static bool needs_rollback(const struct cs_proc *p)
 
 void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd)
 {
-	bool resume = ret != 0 || leave_running;
+	bool resume = ret != 0 || leave_running, kept = false;
 	unsigned i;
 
 	for (i = 0; i < ctx->nproc; i++) {
@@ -570,15 +563,17 @@ void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd)
 				cs_relay_criu_gone() ? "criu is gone" : ret ? "dump failed" : "--leave-running");
 		if (!r)
 			p->phase = CS_PHASE_RESUMED;
-		/* a failed dump's extents are useless once the memory is back on the GPU */
-		if (!r && ret && dirfd >= 0 && p->mode == CS_MODE_CUSTOM)
+		/* a failed dump's images are useless once the memory is back on the GPU */
+		if (!r && ret && dirfd >= 0)
 			remove_images(dirfd, p->ns_pid, CS_MAX_DEVICES);
+		else if (r && ret)
+			kept = true; /* the extents may hold the only copy: keep them and the index */
 	next:
 		cs_rescue_free(p->rescue);
 		p->rescue = NULL;
 	}
-	/* a failed dump's index lists manifests that are gone: no half image set is left */
-	if (ret && dirfd >= 0 && ctx->imgdir_owned)
+	/* and so is its index, unless it still lists images kept above: no half image set */
+	if (ret && !kept && dirfd >= 0 && ctx->nproc)
 		cs_imgdir_remove(dirfd, CS_NAME_INDEX);
 	cs_plan_release();
 }

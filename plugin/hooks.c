@@ -24,9 +24,9 @@
 
 #include "criu-plugin.h"
 #include "context.h"
+#include "criu_opts.h"
 #include "helper_link.h"
 #include "log.h"
-#include "procfs.h"
 #include "wire.h"
 
 #define CS_PUBLIC    __attribute__((visibility("default")))
@@ -131,9 +131,7 @@ err_free:
 
 static bool leave_running(const struct cs_plugin *p)
 {
-	if (p->opt.leave_running != CS_AUTO)
-		return p->opt.leave_running == CS_YES;
-	return cs_procfs_criu_leave_running();
+	return cs_criu_leave_running(&p->opt, criu_get_image_dir()) == 1;
 }
 
 static void cudastore_exit(int stage, int ret)
@@ -172,6 +170,8 @@ static int cudastore_pause_devices(int pid)
 
 	if (!pl || pl->disabled)
 		return -ENOTSUP;
+	if (cs_criu_refuse_unsupported(pid, criu_get_image_dir()))
+		return -EINVAL;
 	note_threads("pause");
 	ret = cs_link_call(&pl->link, CS_W_PAUSE, pid, (int32_t)lock_timeout_ms(&pl->opt), 0,
 			   criu_get_image_dir(), &flags);

@@ -40,7 +40,7 @@ struct cs_options {
 	bool skip_zero;
 	bool space_check;		/* refuse a dump that cannot fit, before the lock */
 	enum cs_tristate rescue;	/* host copy of GPU memory when writing extents fails */
-	enum cs_tristate leave_running; /* AUTO: read criu's command line */
+	enum cs_tristate leave_running; /* AUTO: criu's own decision (criu_opts.c) */
 	unsigned lock_timeout_ms;	/* 0: derived from criu's --timeout */
 	unsigned ndevice_map;
 	struct cs_device_pair device_map[CS_MAX_DEVICES];

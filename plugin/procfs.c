@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* procfs.c - NSpid, MemAvailable, criu's own command line, a thread's signal and seccomp status */
+/* procfs.c - NSpid, MemAvailable, a thread's signal and seccomp status */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -50,31 +50,6 @@ uint64_t cs_procfs_mem_available(void)
 			break;
 	fclose(f);
 	return kb * 1024ull;
-}
-
-bool cs_procfs_criu_leave_running(void)
-{
-	char buf[8192];
-	ssize_t n;
-	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-	char *p;
-
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	for (p = buf; p < buf + n; p += strlen(p) + 1) {
-		if (!strcmp(p, "--leave-running") || !strcmp(p, "-R"))
-			return true;
-		/* bundled short options such as -vR */
-		if (p[0] == '-' && p[1] != '-' && p[1] && strchr(p + 1, 'R') &&
-		    strspn(p + 1, "v0123456789R") == strlen(p + 1))
-			return true;
-	}
-	return false;
 }
 
 int cs_procfs_thread_status(pid_t tid, struct cs_thread_status *st)

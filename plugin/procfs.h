@@ -11,8 +11,6 @@
 pid_t cs_procfs_ns_pid(pid_t pid);
 /* MemAvailable in bytes, 0 if unknown */
 uint64_t cs_procfs_mem_available(void);
-/* criu was started with -R/--leave-running (command-line use; RPC callers set the option) */
-bool cs_procfs_criu_leave_running(void);
 
 /* What /proc/<tid>/status says about one thread's signals and seccomp */
 struct cs_thread_status {

@@ -16,4 +16,26 @@ cp tests/workload/cuda-workload tests/gpu/cs-driver-timing tests/e2e/cs-manifest
 cp tests/gpu/run-gpu-suite.sh bench/run-gpu-bench.sh bench/run-gpu-perf.sh bench/criu-overlap.sh "$OUTDIR/"
 # the driver emulator: criu-overlap.sh measures whole criu restores with it (run-gpu-perf.sh)
 mkdir -p "$OUTDIR/emu" && cp tests/emu/lib/libcuda.so.1 tests/emu/lib/libnvidia-ml.so.1 "$OUTDIR/emu/"
+# runc end to end (tests/gpu/run-runc-gpu.sh): Debian's runc with its libseccomp beside it
+# (RPATH $ORIGIN/lib, so that runc's re-executed init finds it too), and a container rootfs
+# base: busybox-static plus Debian's loader and the libraries the workload and libcuda need.
+if command -v runc >/dev/null && command -v busybox >/dev/null; then
+	command -v patchelf >/dev/null || apt-get install -y -qq --no-install-recommends patchelf >/dev/null
+	mkdir -p "$OUTDIR/runc/lib" "$OUTDIR/rootfs-base/bin"
+	cp "$(command -v runc)" "$OUTDIR/runc/runc"
+	cp -L "$(ldd "$(command -v runc)" | awk '/libseccomp/{print $3}')" "$OUTDIR/runc/lib/"
+	patchelf --set-rpath '$ORIGIN/lib' "$OUTDIR/runc/runc"
+	cp "$(command -v busybox)" "$OUTDIR/rootfs-base/bin/busybox"
+	for a in sh cat sleep ls ps; do ln -sf busybox "$OUTDIR/rootfs-base/bin/$a"; done
+	for lib in $(ldd tests/workload/cuda-workload | awk '/=> \//{print $3} /^\t\/lib/{print $1}') \
+		/lib/x86_64-linux-gnu/libm.so.6 /lib/x86_64-linux-gnu/libdl.so.2 \
+		/lib/x86_64-linux-gnu/libpthread.so.0 /lib/x86_64-linux-gnu/librt.so.1; do
+		mkdir -p "$OUTDIR/rootfs-base$(dirname "$lib")"
+		cp -L "$lib" "$OUTDIR/rootfs-base$lib"
+	done
+	mkdir -p "$OUTDIR/rootfs-base/proc" "$OUTDIR/rootfs-base/sys" "$OUTDIR/rootfs-base/dev" "$OUTDIR/rootfs-base/tmp"
+	cp tests/gpu/run-runc-gpu.sh "$OUTDIR/"
+else
+	echo "make-gpu-artifacts: runc or busybox-static missing; run-runc-gpu.sh not packed" >&2
+fi
 echo "GPU artifacts in $OUTDIR ($(du -sh "$OUTDIR" | cut -f1))"

@@ -9,7 +9,11 @@ log() { echo "setup: $*" >&2; }
 [ "$(id -u)" = 0 ] || { echo "setup: run as root (apt-get, CRIU install)" >&2; exit 1; }
 
 PKGS="build-essential autoconf automake pkg-config libprotobuf-c-dev protobuf-c-compiler
-libxxhash-dev ca-certificates procps python3"
+libxxhash-dev ca-certificates procps"
+# container runtimes for the end-to-end tests (tests/e2e/test-runc-*, test-podman-*). Without
+# recommends: runc recommends Debian's criu 3.17, which must not shadow /usr/local/sbin/criu.
+# Debian 12's crun (1.8.1) is built without CRIU support, so it is not installed.
+PKGS="$PKGS runc podman busybox-static python3"
 missing=
 for p in $PKGS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then
@@ -21,6 +25,10 @@ if [ -n "$missing" ]; then
 fi
 
 scripts/provide-criu.sh
+if dpkg -s criu >/dev/null 2>&1; then
+	log "warning: Debian's criu package is installed; runtimes look criu up in PATH, so keep" \
+		"/usr/local/sbin before /usr/sbin (the tests check which criu runc will run)"
+fi
 
 [ "${1:-}" = --no-build ] && exit 0
 if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt Makefile.in ]; then

@@ -20,6 +20,9 @@ tests_e2e_cs_manifest_tool_SOURCES = tests/e2e/cs-manifest-tool.c
 nodist_tests_e2e_cs_manifest_tool_SOURCES = proto/cudastore.pb-c.c
 tests_e2e_cs_manifest_tool_LDADD = $(PROTOBUF_C_LIBS)
 
+check_PROGRAMS += tests/e2e/criu-rpc
+tests_e2e_criu_rpc_SOURCES = tests/e2e/criu-rpc.c
+
 TESTS += tests/test-plugin-exports-one-symbol.sh
 dist_check_SCRIPTS += tests/test-plugin-exports-one-symbol.sh
 
@@ -61,6 +64,12 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-reused-images-dir-stale-files.sh \
 	tests/e2e/test-stray-etc-config-ignored.sh \
 	tests/e2e/test-format-1.0-images-restore.sh \
+	tests/e2e/test-leave-running-known-every-way.sh \
+	tests/e2e/test-unsupported-criu-modes-refused.sh \
+	tests/e2e/test-runc-checkpoint-restore.sh \
+	tests/e2e/test-runc-leave-running.sh \
+	tests/e2e/test-runc-tree-cuda-and-cpu-children.sh \
+	tests/e2e/test-podman-checkpoint-export-import.sh \
 	tests/e2e/test-striped-tmpfs-prefetch.sh
 TESTS += $(E2E_GPU_TESTS)
 # Both run emulated CUDA processes as pid 1 of a pid namespace, and the emulator names its socket
@@ -68,16 +77,17 @@ TESTS += $(E2E_GPU_TESTS)
 # (through a variable, so automake still generates the test's own rule)
 E2E_NS1_AFTER = tests/e2e/test-reused-images-dir-stale-files.sh.log
 $(E2E_NS1_AFTER): tests/e2e/test-container-pid-namespace.sh.log
-dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh tests/e2e/guardian.sh
+dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh tests/e2e/guardian.sh tests/e2e/runc-lib.sh
 
 # GPU-host tools (built by make-gpu-artifacts.sh; not run by make check)
 check_PROGRAMS += tests/gpu/cs-driver-timing
 tests_gpu_cs_driver_timing_SOURCES = tests/gpu/driver-timing.c
 tests_gpu_cs_driver_timing_LDADD = libcudastore.a -ldl -lpthread
-EXTRA_DIST += tests/gpu/run-gpu-suite.sh
+EXTRA_DIST += tests/gpu/run-gpu-suite.sh tests/gpu/run-runc-gpu.sh
 
 # plugin core unit tests (no CRIU, no GPU)
-CORE_TESTS = tests/core/test-options-env-and-file tests/core/test-device-plan-restore
+CORE_TESTS = tests/core/test-options-env-and-file tests/core/test-device-plan-restore \
+	tests/core/test-criu-opts
 check_PROGRAMS += $(CORE_TESTS)
 TESTS += $(CORE_TESTS)
 CORE_TEST_LIBS = libcudastore.a $(PROTOBUF_C_LIBS) -ldl -lpthread
@@ -87,6 +97,9 @@ tests_core_test_options_env_and_file_LDADD = $(CORE_TEST_LIBS)
 tests_core_test_device_plan_restore_SOURCES = tests/core/test-device-plan-restore.c tests/log-stderr.c
 tests_core_test_device_plan_restore_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_core_test_device_plan_restore_LDADD = $(CORE_TEST_LIBS)
+tests_core_test_criu_opts_SOURCES = tests/core/test-criu-opts.c tests/log-stderr.c
+tests_core_test_criu_opts_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+tests_core_test_criu_opts_LDADD = $(CORE_TEST_LIBS)
 
 # the plugin's hook count follows the criu that loads it (hooks.c): as criu 4.0/4.1 and as 4.2
 MAXHOOK_TESTS = tests/core/test-plugin-max-hooks-41 tests/core/test-plugin-max-hooks-42

@@ -92,7 +92,7 @@ criu_restore() {
 }
 
 # log_has FILE REGEX
-log_has() { grep -Eq -- "$2" "$1"; }
+log_has() { grep -aEq -- "$2" "$1"; }
 
 # stop PID with SIGTERM and wait for its outfile verdict
 verdict() { # verdict PID OUTFILE -> prints the outfile's first line

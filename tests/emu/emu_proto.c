@@ -8,10 +8,13 @@
  * closes. Between requests the target holds only the listening socket, which CRIU can dump.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -57,6 +60,39 @@ int emu_sock_listen(int pid)
 }
 
 /*
+ * An abstract socket lives in its creator's network namespace. The real driver is reached
+ * through device nodes whatever the namespaces; to behave the same for a target in another
+ * network namespace (a container), the caller's thread creates its socket in the target's
+ * namespace (setns on this thread only, then back).
+ */
+static int socket_in_netns_of(int pid)
+{
+	char path[64];
+	struct stat a, b;
+	int self, target, sk, err;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", pid);
+	target = open(path, O_RDONLY | O_CLOEXEC);
+	self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (target < 0 || self < 0 || fstat(target, &a) || fstat(self, &b) ||
+	    (a.st_dev == b.st_dev && a.st_ino == b.st_ino) || setns(target, CLONE_NEWNET)) {
+		if (target >= 0)
+			close(target);
+		if (self >= 0)
+			close(self);
+		return socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	}
+	sk = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	err = errno;
+	if (setns(self, CLONE_NEWNET))
+		abort(); /* a caller thread left in the target's namespace would be worse */
+	close(target);
+	close(self);
+	errno = err;
+	return sk;
+}
+
+/*
  * The target names its socket after getpid(), its pid in its own pid namespace; the caller knows
  * it by the pid of the caller's namespace: map through the last NSpid entry (plugin/procfs.c).
  */
@@ -66,7 +102,7 @@ int emu_sock_connect(int pid)
 	socklen_t len = sock_addr(cs_procfs_ns_pid(pid), &sa);
 	int sk, ret;
 
-	sk = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	sk = socket_in_netns_of(pid);
 	if (sk < 0)
 		return -errno;
 	while (connect(sk, (struct sockaddr *)&sa, len)) {

@@ -1,0 +1,540 @@
+// SPDX-License-Identifier: MIT
+/*
+ * criu_opts.c - criu's own decisions (leave running, --stream, --lazy-pages, --page-server),
+ * read from criu's exported global options. criu-side only: no driver calls.
+ *
+ * Why not criu's command line: runc, crun, containerd and CRI-O drive criu over RPC
+ * ("criu swrk 3"; the command line then says nothing), and -R can also come from a CRIU
+ * config file or a bundled short option. CRIU itself records the outcome of all of these in
+ * opts.final_state.
+ *
+ * A layout is trusted only when the options block, read through it, agrees with what the
+ * plugin knows independently: criu's mode is dump or pre-dump, opts.tree_id is the pid being
+ * paused or a process criu has seized (0 over RPC, which passes the pid in the request),
+ * opts.log_level is criu's current log level, the flags read as booleans, and
+ * opts.imgs_dir, when set, names the directory criu_get_image_dir() has open. The callers pass
+ * that fd: a reference to criu_get_image_dir here would have to be bound when the plugin is
+ * loaded (tools that dlopen the plugin outside criu, and the unit tests, have none).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "criu_opts.h"
+#include "log.h"
+
+/* criu's symbols; weak so that code linked outside criu (unit tests) still links */
+extern unsigned char opts[] __attribute__((weak));
+extern unsigned int log_get_loglevel(void) __attribute__((weak));
+
+/* compel's task states and criu's modes (values unchanged since CRIU 3.x) */
+#define CS_TASK_ALIVE	1
+#define CS_TASK_DEAD	2
+#define CS_TASK_STOPPED 3
+#define CS_CR_DUMP	1
+#define CS_CR_PRE_DUMP	2
+
+/*
+ * Checked-in layouts, x86_64 and other LP64 targets. 4.2.x: computed from the CRIU 4.2.1 tree
+ * (the same numbers configure probes). 4.0/4.1: the same struct without allow_uprobes, the one
+ * layout change between 4.0 and 4.2.1 (shared/docs/criu-plugin-abi.md §1.7), which moves every
+ * field after it by 4 bytes. Used only after the run-time check passes.
+ */
+const struct cs_criu_layout cs_criu_layout_table[] = {
+	{ "table for CRIU 4.2.x", "4.2.", 0, 168, 364, 408, 412, 416, 424, 476 },
+	{ "table for CRIU 4.0/4.1", "4.0|4.1.", 0, 168, 364, 404, 408, 412, 416, 468 },
+	{ NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0 },
+};
+
+#ifdef CS_CRIU_OPTS_PROBED
+static const struct cs_criu_layout probed = {
+	"probed CRIU " CS_CRIU_PROBED_VERSION " tree",
+	CS_CRIU_PROBED_VERSION,
+	CS_CRIU_OFF_FINAL_STATE,
+	CS_CRIU_OFF_USE_PAGE_SERVER,
+	CS_CRIU_OFF_LAZY_PAGES,
+	CS_CRIU_OFF_STREAM,
+	CS_CRIU_OFF_TREE_ID,
+	CS_CRIU_OFF_LOG_LEVEL,
+	CS_CRIU_OFF_IMGS_DIR,
+	CS_CRIU_OFF_MODE,
+};
+#endif
+
+static int rd_int(const unsigned char *base, size_t off)
+{
+	int v;
+
+	memcpy(&v, base + off, sizeof(v));
+	return v;
+}
+
+/* copy a string from our own address space without trusting the pointer */
+static int safe_read_str(const void *p, char *buf, size_t len)
+{
+	struct iovec local = { buf, len - 1 }, remote = { (void *)p, len - 1 };
+	ssize_t n;
+
+	/* a page-crossing read may fail in its second half: retry up to the page end */
+	n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	if (n < 0) {
+		size_t to_end = 4096 - ((uintptr_t)p & 4095);
+
+		if (to_end >= len)
+			return -EFAULT;
+		local.iov_len = remote.iov_len = to_end;
+		n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+		if (n < 0)
+			return -EFAULT;
+	}
+	buf[n] = '\0';
+	return strlen(buf) < (size_t)n ? 0 : -ENAMETOOLONG;
+}
+
+static pid_t tracer_of(pid_t pid)
+{
+	char path[64], line[256];
+	pid_t t = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "TracerPid: %d", &t) == 1)
+			break;
+	fclose(f);
+	return t;
+}
+
+/* opts.imgs_dir (a path, absolute or relative to where criu started) vs the open images dir */
+static int check_imgs_dir(const char *path, int dfd, char *why, size_t whylen)
+{
+	char self[64], real[PATH_MAX], rel[PATH_MAX];
+	struct stat a, b;
+	size_t n, rl;
+	ssize_t l;
+	char *r;
+
+	if (dfd < 0 || fstat(dfd, &b))
+		return 0; /* nothing to compare with */
+	if (path[0] == '/') {
+		if (stat(path, &a) || a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+			snprintf(why, whylen, "imgs_dir '%.80s' is not the open images directory", path);
+			return -1;
+		}
+		return 0;
+	}
+	/* relative: criu has chdir'ed since; compare the trailing components */
+	for (r = (char *)path; r[0] == '.' && r[1] == '/';)
+		r += 2;
+	snprintf(rel, sizeof(rel), "%s", r);
+	for (n = strlen(rel); n > 0 && rel[n - 1] == '/'; n--)
+		rel[n - 1] = '\0';
+	if (!n || !strcmp(rel, ".") || strstr(rel, ".."))
+		return 0; /* cannot be compared by name */
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", dfd);
+	l = readlink(self, real, sizeof(real) - 1);
+	if (l <= 0)
+		return 0;
+	real[l] = '\0';
+	rl = (size_t)l;
+	if (rl <= n || strcmp(real + rl - n, rel) || real[rl - n - 1] != '/') {
+		snprintf(why, whylen, "imgs_dir '%.80s' does not name the open images directory", path);
+		return -1;
+	}
+	return 0;
+}
+
+int cs_criu_layout_check(const struct cs_criu_layout *l, const unsigned char *base, pid_t pid, int dirfd,
+			 char *why, size_t whylen)
+{
+	int fs = rd_int(base, l->final_state), mode = rd_int(base, l->mode);
+	int stream = rd_int(base, l->stream), ps = rd_int(base, l->use_page_server);
+	unsigned char lazy = base[l->lazy_pages];
+	pid_t tree = rd_int(base, l->tree_id);
+	void *dir;
+
+	if (mode != CS_CR_DUMP && mode != CS_CR_PRE_DUMP) {
+		snprintf(why, whylen, "mode reads %d, not dump (%d) or pre-dump (%d)", mode, CS_CR_DUMP,
+			 CS_CR_PRE_DUMP);
+		return -1;
+	}
+	if (fs < CS_TASK_ALIVE || fs > CS_TASK_STOPPED) {
+		snprintf(why, whylen, "final_state reads %d", fs);
+		return -1;
+	}
+	if ((stream & ~1) || (ps & ~1) || (lazy & ~1)) {
+		snprintf(why, whylen, "stream/page-server/lazy-pages read %d/%d/%d, not booleans", stream, ps,
+			 lazy);
+		return -1;
+	}
+	/* RPC passes the pid in the request and leaves tree_id 0; then the log level must check */
+	if (tree < 0 || (tree == 0 && !log_get_loglevel) ||
+	    (tree > 0 && tree != pid && tracer_of(tree) != getpid())) {
+		snprintf(why, whylen, "tree_id reads %d: neither pid %d nor a process criu has seized", tree,
+			 pid);
+		return -1;
+	}
+	if (log_get_loglevel && (unsigned)rd_int(base, l->log_level) != log_get_loglevel()) {
+		snprintf(why, whylen, "log_level reads %d, criu logs at %u", rd_int(base, l->log_level),
+			 log_get_loglevel());
+		return -1;
+	}
+	memcpy(&dir, base + l->imgs_dir, sizeof(dir));
+	if (dir) {
+		char path[PATH_MAX];
+
+		if (safe_read_str(dir, path, sizeof(path))) {
+			snprintf(why, whylen, "imgs_dir reads an unreadable pointer %p", dir);
+			return -1;
+		}
+		if (check_imgs_dir(path, dirfd, why, whylen))
+			return -1;
+	}
+	return 0;
+}
+
+/* criu's version as `criu --version` prints it ("4.2.1"), once per process */
+static const char *running_version(void)
+{
+	static char ver[32];
+	static bool tried;
+	char buf[256], *p;
+	int pfd[2];
+	ssize_t n = 0, r;
+	pid_t child;
+
+	if (tried)
+		return ver[0] ? ver : NULL;
+	tried = true;
+	if (pipe2(pfd, O_CLOEXEC))
+		return NULL;
+	child = fork();
+	if (child == 0) {
+		int devnull = open("/dev/null", O_RDWR);
+
+		dup2(pfd[1], 1);
+		if (devnull >= 0)
+			dup2(devnull, 2);
+		execl("/proc/self/exe", "criu", "--version", (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	while (child > 0 && n < (ssize_t)sizeof(buf) - 1 &&
+	       (r = read(pfd[0], buf + n, sizeof(buf) - 1 - n)) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		n += r;
+	}
+	close(pfd[0]);
+	if (child > 0)
+		waitpid(child, NULL, 0); /* criu may have reaped it already: ECHILD is fine */
+	buf[n > 0 ? n : 0] = '\0';
+	p = strstr(buf, "Version: ");
+	if (p && sscanf(p + 9, "%31[0-9.]", ver) != 1)
+		ver[0] = '\0';
+	return ver[0] ? ver : NULL;
+}
+
+static bool version_matches(const char *list, const char *ver)
+{
+	char copy[64], *tok, *save;
+
+	snprintf(copy, sizeof(copy), "%s", list);
+	for (tok = strtok_r(copy, "|", &save); tok; tok = strtok_r(NULL, "|", &save))
+		if (!strncmp(ver, tok, strlen(tok)))
+			return true;
+	return false;
+}
+
+static void fill_from(struct cs_criu_view *v, const struct cs_criu_layout *l)
+{
+	v->known = true;
+	v->leave_running = rd_int(opts, l->final_state) == CS_TASK_ALIVE;
+	v->stream = rd_int(opts, l->stream) != 0;
+	v->page_server = rd_int(opts, l->use_page_server) != 0;
+	v->lazy_pages = opts[l->lazy_pages] != 0;
+	v->pre_dump = rd_int(opts, l->mode) == CS_CR_PRE_DUMP;
+	snprintf(v->how, sizeof(v->how), "criu's options, %s", l->what);
+}
+
+static bool warned_probe, warned_none;
+
+/* a warning once per criu process (PAUSE runs for every process of the tree) */
+__attribute__((format(printf, 2, 3))) static void warn_once(bool *done, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	if (*done)
+		return;
+	*done = true;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	cs_warn("%s", msg);
+}
+
+/* the layouts, in order: probed at build time, then the table entry for the running version */
+static bool read_layouts(struct cs_criu_view *v, pid_t pid, int dirfd, char *why, size_t whylen)
+{
+	const struct cs_criu_layout *l;
+	const char *ver;
+	char w[160] = "";
+
+	if (!opts) {
+		snprintf(why, whylen, "criu exports no 'opts'");
+		return false;
+	}
+#ifdef CS_CRIU_OPTS_PROBED
+	if (!cs_criu_layout_check(&probed, opts, pid, dirfd, w, sizeof(w))) {
+		fill_from(v, &probed);
+		return true;
+	}
+	warn_once(&warned_probe,
+		  "criu's options: the layout of the %s does not fit this criu (%s); "
+		  "trying the checked-in table",
+		  probed.what, w);
+#endif
+	ver = running_version();
+	if (!ver) {
+		snprintf(why, whylen, "%s%scriu's version is unknown", w, w[0] ? "; " : "");
+		return false;
+	}
+	for (l = cs_criu_layout_table; l->what; l++) {
+		if (!version_matches(l->versions, ver))
+			continue;
+		if (!cs_criu_layout_check(l, opts, pid, dirfd, w, sizeof(w))) {
+			fill_from(v, l);
+			return true;
+		}
+		snprintf(why, whylen, "the %s does not fit criu %s: %s", l->what, ver, w);
+		return false;
+	}
+	snprintf(why, whylen, "no layout of criu %s's options is known%s%s", ver, w[0] ? "; " : "", w);
+	return false;
+}
+
+static bool is_long(const char *arg, const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(arg, name, n) && (arg[n] == '\0' || arg[n] == '=');
+}
+
+/* criu's long options that take the next word as their argument (when not given as --opt=x) */
+static bool takes_arg(const char *arg)
+{
+	static const char *const with_arg[] = {
+		"--tree",	   "--images-dir", "--work-dir",	"--log-file",	   "--libdir",
+		"--config",	   "--root",	   "--address",		"--port",	   "--pidfile",
+		"--freeze-cgroup", "--timeout",	   "--prev-images-dir", "--ext-mount-map", "--external",
+		"--inherit-fd",
+	};
+
+	for (size_t i = 0; i < sizeof(with_arg) / sizeof(with_arg[0]); i++)
+		if (is_long(arg, with_arg[i]))
+			return true;
+	return false;
+}
+
+bool cs_criu_parse_cmdline(const char *buf, size_t len, struct cs_criu_view *v)
+{
+	const char *p, *end = buf + len;
+	bool cmd_seen = false, dump = false, skip_next = false, rpc = false;
+	int final = CS_TASK_DEAD;
+
+	/* argv[0] first */
+	for (p = buf + strnlen(buf, len) + 1; p < end; p += strnlen(p, end - p) + 1) {
+		if (skip_next) {
+			skip_next = false;
+			continue;
+		}
+		if (!strcmp(p, "--"))
+			break;
+		if (p[0] != '-') {
+			if (!cmd_seen)
+				dump = !strcmp(p, "dump") || !strcmp(p, "pre-dump");
+			cmd_seen = true;
+			continue;
+		}
+		if (p[1] == '-') {
+			if (is_long(p, "--leave-running"))
+				final = CS_TASK_ALIVE;
+			else if (is_long(p, "--leave-stopped"))
+				final = CS_TASK_STOPPED;
+			else if (is_long(p, "--stream"))
+				v->stream = true;
+			else if (is_long(p, "--no-stream"))
+				v->stream = false;
+			else if (is_long(p, "--lazy-pages"))
+				v->lazy_pages = true;
+			else if (is_long(p, "--page-server"))
+				v->page_server = true;
+			else if (is_long(p, "--no-page-server"))
+				v->page_server = false;
+			else if (is_long(p, "--rpc"))
+				rpc = true;
+			else if (!strchr(p, '=') && takes_arg(p))
+				skip_next = true; /* an option that takes the next argument */
+			continue;
+		}
+		/* short options, possibly bundled: criu's "dSsRt:hD:o:v::x::Vr:jJ:lW:L:M:" */
+		for (const char *c = p + 1; *c; c++) {
+			if (*c == 'R')
+				final = CS_TASK_ALIVE;
+			else if (*c == 's')
+				final = CS_TASK_STOPPED;
+			else if (strchr("tDorJWLM", *c)) {
+				skip_next = c[1] == '\0';
+				break;
+			} else if (strchr("vx", *c))
+				break; /* optional argument: the rest of this word */
+		}
+	}
+	v->leave_running = final == CS_TASK_ALIVE;
+	return dump && !rpc;
+}
+
+static bool read_cmdline(struct cs_criu_view *v, char *cmd, size_t cmdlen)
+{
+	char buf[8192];
+	ssize_t n;
+	size_t i;
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+
+	cmd[0] = '\0';
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	snprintf(cmd, cmdlen, "%.*s", (int)n, buf);
+	for (i = 0; i + 1 < cmdlen && i < (size_t)n; i++)
+		if (cmd[i] == '\0')
+			cmd[i] = ' ';
+	return cs_criu_parse_cmdline(buf, (size_t)n, v);
+}
+
+void cs_criu_view_read(struct cs_criu_view *v, pid_t pid, int dirfd)
+{
+	char why[200] = "", cmd[96];
+
+	memset(v, 0, sizeof(*v));
+	if (read_layouts(v, pid, dirfd, why, sizeof(why)))
+		return;
+	warn_once(&warned_none,
+		  "criu's options cannot be read (%s); falling back to criu's command "
+		  "line, which does not show CRIU config files or RPC requests",
+		  why);
+	if (read_cmdline(v, cmd, sizeof(cmd))) {
+		v->from_cmdline = true;
+		snprintf(v->how, sizeof(v->how), "criu's command line (%s)", why);
+		return;
+	}
+	memset(v, 0, sizeof(*v));
+	snprintf(v->how, sizeof(v->how), "%s; criu runs as '%.60s'", why, cmd);
+}
+
+int cs_criu_leave_running(const struct cs_options *o, int dirfd)
+{
+	struct cs_criu_view v;
+
+	if (o->leave_running != CS_AUTO) {
+		cs_info("leave-running %s: set by the leave_running option",
+			o->leave_running == CS_YES ? "yes" : "no");
+		return o->leave_running == CS_YES;
+	}
+	cs_criu_view_read(&v, 0, dirfd);
+	if (v.known) {
+		cs_info("criu %s the dumped tree (read from %s)",
+			v.leave_running ? "leaves running" : "does not leave running", v.how);
+		return v.leave_running;
+	}
+	if (v.from_cmdline) {
+		cs_warn("criu %s the dumped tree according to %s; leave-running set in a CRIU config "
+			"file cannot be seen this way: set leave_running=yes or no in cudastore.conf to be "
+			"sure",
+			v.leave_running ? "leaves running" : "does not leave running", v.how);
+		return v.leave_running;
+	}
+	cs_warn("cannot tell whether criu leaves the dumped tree running (%s): resuming the GPU state "
+		"as for --leave-running, so that a running process never keeps a checkpointed GPU (this "
+		"costs the copy back if criu then stops the tree); set leave_running=yes or no in "
+		"cudastore.conf to decide",
+		v.how);
+	return 1;
+}
+
+/* the process has the CUDA driver mapped (criu-side check: no driver call) */
+static bool maps_libcuda(int pid)
+{
+	char path[64], line[512];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return true; /* cannot tell: treat as a CUDA process */
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, "/libcuda.so") != NULL;
+	fclose(f);
+	return found;
+}
+
+int cs_criu_refuse_unsupported(int pid, int dirfd)
+{
+	struct cs_criu_view v;
+	const char *opt, *why;
+
+	cs_criu_view_read(&v, pid, dirfd);
+	if (v.pre_dump)
+		return 0; /* pre-dump leaves GPU state alone (dump.c); the final dump decides */
+	if (!v.known && !v.from_cmdline) {
+		cs_warn("pid %d: cannot tell whether criu runs with --stream, --lazy-pages or "
+			"--page-server (%s); cudastore serves none of them",
+			pid, v.how);
+		return 0;
+	}
+	if (v.stream) {
+		opt = "--stream";
+		why = "the image streamer carries only CRIU's own images; cudastore writes GPU extents "
+		      "into the images directory, which the streamer bypasses. Dump into a directory "
+		      "without --stream";
+	} else if (v.lazy_pages) {
+		opt = "--lazy-pages";
+		why = "GPU memory cannot be paged in lazily: the whole GPU state is restored before the "
+		      "process runs. Dump without --lazy-pages";
+	} else if (v.page_server) {
+		opt = "--page-server";
+		why = "only CRIU's memory pages go to the page server; the GPU extents stay in the local "
+		      "images directory and the restore side would miss them. Dump into a local (or "
+		      "shared) images directory without --page-server and copy it whole";
+	} else {
+		return 0;
+	}
+	if (!maps_libcuda(pid)) {
+		cs_debug("pid %d: no CUDA driver mapped; %s does not concern cudastore", pid, opt);
+		return 0;
+	}
+	cs_err("pid %d: criu runs with %s, which cudastore cannot serve for a CUDA process: %s. The "
+	       "process was not touched (read from %s)",
+	       pid, opt, why, v.how);
+	return -EINVAL;
+}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * bench-io.c - the storage limit: the same number of threads as the engine write (then
- * fdatasync) and read a scratch file in chunk-sized blocks, O_DIRECT unless --no-direct. On
+ * fdatasync) and read scratch files in chunk-sized blocks, O_DIRECT unless --no-direct, laid out
+ * over as many files as the engine's stripes (chunk i in file i % files). On
  * tmpfs with --tmpfs-map the writers copy into a shared mapping of the reserved file with
  * process_vm_writev, by the engine's own copy (eng_copy_to_mapping).
  */
@@ -21,7 +22,8 @@
 #include "bench.h"
 #include "engine_priv.h"
 
-#define RAW_NAME "cs-bench-raw.tmp"
+#define RAW_NAME  "cs-bench-raw%u.tmp"
+#define RAW_FILES 32
 
 double bench_now(void)
 {
@@ -73,8 +75,9 @@ int bench_open(const struct bench *b, const char *name, bool create, bool *direc
 }
 
 struct raw {
-	int fd;
-	char *map; /* tmpfs write through a shared mapping, or NULL */
+	int fd[RAW_FILES];
+	char *map[RAW_FILES]; /* tmpfs write through shared mappings, or NULL */
+	unsigned nfiles;
 	bool write;
 	uint64_t size, chunk;
 	atomic_uint_fast64_t next;
@@ -84,8 +87,9 @@ struct raw {
 static void *raw_worker(void *arg)
 {
 	struct raw *w = arg;
-	uint64_t i, off, len;
+	uint64_t i, idx, off, len;
 	char *buf = NULL;
+	unsigned f;
 	ssize_t n;
 
 	if (posix_memalign((void **)&buf, 4096, w->chunk)) {
@@ -95,19 +99,21 @@ static void *raw_worker(void *arg)
 	for (i = 0; i < w->chunk / 8; i++)
 		((uint64_t *)buf)[i] = i * 0x9e3779b97f4a7c15ull + 1;
 	while (!atomic_load(&w->err)) {
-		off = atomic_fetch_add(&w->next, 1) * w->chunk;
-		if (off >= w->size)
+		idx = atomic_fetch_add(&w->next, 1);
+		if (idx * w->chunk >= w->size)
 			break;
-		len = w->size - off < w->chunk ? w->size - off : w->chunk;
-		if (w->map) {
-			int ret = eng_copy_to_mapping(w->map + off, buf, len);
+		len = w->size - idx * w->chunk < w->chunk ? w->size - idx * w->chunk : w->chunk;
+		f = (unsigned)(idx % w->nfiles);
+		off = idx / w->nfiles * w->chunk;
+		if (w->map[f]) {
+			int ret = eng_copy_to_mapping(w->map[f] + off, buf, len);
 
 			if (ret)
 				atomic_store(&w->err, -ret);
 			continue;
 		}
 		len = (len + 4095) & ~4095ull;
-		n = w->write ? pwrite(w->fd, buf, len, (off_t)off) : pread(w->fd, buf, len, (off_t)off);
+		n = w->write ? pwrite(w->fd[f], buf, len, (off_t)off) : pread(w->fd[f], buf, len, (off_t)off);
 		if (n < 0 || (w->write && (uint64_t)n != len))
 			atomic_store(&w->err, n < 0 ? errno : EIO);
 	}
@@ -115,75 +121,126 @@ static void *raw_worker(void *arg)
 	return NULL;
 }
 
-static int raw_pass(const struct bench *b, int fd, uint64_t size, bool write, double *gbps)
+static void raw_name(char *out, size_t len, unsigned k)
 {
-	struct raw w = {.fd = fd, .write = write, .size = size, .chunk = b->chunk};
+	snprintf(out, len, RAW_NAME, k);
+}
+
+static int raw_pass(const struct bench *b, struct raw *w, uint64_t size, bool write, double *gbps)
+{
 	pthread_t tids[64];
 	unsigned want = write ? b->threads : b->read_threads, i, n = want < 64 ? want : 64;
 	double t0 = bench_now();
+	char name[64];
 
+	atomic_store(&w->next, 0);
+	atomic_store(&w->err, 0);
+	w->write = write;
+	w->size = size;
+	w->chunk = b->chunk;
 	/* as the engine: reserve, then map (timed, since the engine's dump pays for both too) */
-	if (write && b->map_tmpfs && !bench_dir_is_disk(b->dirfd) && size &&
-	    !fallocate(fd, 0, 0, (off_t)size)) {
-		w.map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		if (w.map == MAP_FAILED)
-			w.map = NULL;
-	}
+	for (i = 0; i < w->nfiles; i++) {
+		uint64_t fsize = cs_engine_stripe_size(size, b->chunk, w->nfiles, i);
 
+		w->map[i] = NULL;
+		if (write && b->map_tmpfs && !bench_dir_is_disk(b->dirfd) && fsize &&
+		    !fallocate(w->fd[i], 0, 0, (off_t)fsize)) {
+			w->map[i] = mmap(NULL, fsize, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd[i], 0);
+			if (w->map[i] == MAP_FAILED)
+				w->map[i] = NULL;
+		}
+	}
 	for (i = 0; i < n; i++)
-		if (pthread_create(&tids[i], NULL, raw_worker, &w))
+		if (pthread_create(&tids[i], NULL, raw_worker, w))
 			break;
 	n = i;
 	for (i = 0; i < n; i++)
 		pthread_join(tids[i], NULL);
-	if (w.map)
-		munmap(w.map, size);
-	if (write && fdatasync(fd))
-		atomic_store(&w.err, errno);
-	if (atomic_load(&w.err)) {
-		fprintf(stderr, "cs-bench: raw %s of %s/%s failed: %s\n", write ? "write" : "read", b->dir,
-			RAW_NAME, strerror(atomic_load(&w.err)));
+	for (i = 0; i < w->nfiles; i++) {
+		if (w->map[i])
+			munmap(w->map[i], cs_engine_stripe_size(size, b->chunk, w->nfiles, i));
+		w->map[i] = NULL;
+		if (write && fdatasync(w->fd[i]))
+			atomic_store(&w->err, errno);
+	}
+	if (atomic_load(&w->err)) {
+		raw_name(name, sizeof(name), 0);
+		fprintf(stderr, "cs-bench: raw %s of %s/%s (and %u more) failed: %s\n",
+			write ? "write" : "read", b->dir, name, w->nfiles - 1,
+			strerror(atomic_load(&w->err)));
 		return -1;
 	}
 	*gbps = (double)size / (bench_now() - t0) / 1e9;
 	return 0;
 }
 
-int bench_storage(const struct bench *b, uint64_t size, bool drop, double *write_gbps, double *read_gbps)
+static void raw_close(const struct bench *b, struct raw *w, bool unlink)
+{
+	char name[64];
+	unsigned i;
+
+	for (i = 0; i < w->nfiles; i++) {
+		if (w->fd[i] >= 0)
+			close(w->fd[i]);
+		w->fd[i] = -1;
+		raw_name(name, sizeof(name), i);
+		if (unlink)
+			unlinkat(b->dirfd, name, 0);
+	}
+}
+
+static int raw_open(const struct bench *b, struct raw *w, bool create)
 {
 	bool direct;
-	int fd, ret;
+	char name[64];
+	unsigned i;
 
+	w->nfiles = b->files ? (b->files < RAW_FILES ? b->files : RAW_FILES) : 1;
+	for (i = 0; i < w->nfiles; i++)
+		w->fd[i] = -1;
+	for (i = 0; i < w->nfiles; i++) {
+		raw_name(name, sizeof(name), i);
+		w->fd[i] = bench_open(b, name, create, &direct);
+		if (w->fd[i] < 0) {
+			raw_close(b, w, true);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int bench_storage(const struct bench *b, uint64_t size, bool drop, double *write_gbps, double *read_gbps)
+{
+	struct raw *w = calloc(1, sizeof(*w));
+	int ret;
+
+	if (!w)
+		return -1;
 	/*
 	 * A memory filesystem's first write also pays for fresh memory (in a VM: the hypervisor
 	 * backing never-touched guest pages), which the engine's dump later reuses; an untimed
 	 * first pass keeps that cost out of the limit. Disks: no warm-up, the file is cold anyway.
 	 */
 	if (!bench_dir_is_disk(b->dirfd)) {
-		fd = bench_open(b, RAW_NAME, true, &direct);
-		if (fd < 0 || raw_pass(b, fd, size, true, write_gbps))
-			ret = -1;
-		else
-			ret = 0;
-		if (fd >= 0)
-			close(fd);
-		unlinkat(b->dirfd, RAW_NAME, 0);
+		ret = raw_open(b, w, true) ? -1 : raw_pass(b, w, size, true, write_gbps);
+		raw_close(b, w, true);
 		if (ret)
-			return ret;
+			goto out;
 	}
-	fd = bench_open(b, RAW_NAME, true, &direct);
-	if (fd < 0)
-		return -1;
-	ret = raw_pass(b, fd, size, true, write_gbps);
-	close(fd);
+	ret = raw_open(b, w, true);
+	if (ret)
+		goto out;
+	ret = raw_pass(b, w, size, true, write_gbps);
+	raw_close(b, w, false);
 	if (!ret && drop)
 		bench_drop_caches();
 	if (!ret) {
-		fd = bench_open(b, RAW_NAME, false, &direct);
-		ret = fd < 0 ? -1 : raw_pass(b, fd, size, false, read_gbps);
-		if (fd >= 0)
-			close(fd);
+		ret = raw_open(b, w, false);
+		if (!ret)
+			ret = raw_pass(b, w, size, false, read_gbps);
 	}
-	unlinkat(b->dirfd, RAW_NAME, 0);
+	raw_close(b, w, true);
+out:
+	free(w);
 	return ret;
 }

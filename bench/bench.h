@@ -22,6 +22,7 @@ struct bench {
 	const char *dir;
 	unsigned threads;      /* engine dump threads = writers of the raw write measurement */
 	unsigned read_threads; /* engine restore threads = readers of the raw read measurement */
+	unsigned files;	       /* extent files (stripes) the engine writes: the raw I/O uses as many */
 	uint32_t chunk;
 	bool direct;
 	bool map_tmpfs; /* the engine dumps into tmpfs through a shared mapping: measure that way */
@@ -40,8 +41,9 @@ int bench_naive(const struct bench *b, CUdeviceptr dev, uint64_t size, bool drop
 		double *restore_gbps);
 
 /* bench-io.c */
-/* parallel write (then fdatasync) and read of a size-byte scratch file with b->threads writers and
- * b->read_threads readers; on tmpfs with b->map_tmpfs the writers copy into a shared mapping */
+/* parallel write (then fdatasync) and read of size bytes of scratch files (b->files of them, chunk i
+ * in file i % files as the engine's stripes) with b->threads writers and b->read_threads readers;
+ * on tmpfs with b->map_tmpfs the writers copy into shared mappings */
 int bench_storage(const struct bench *b, uint64_t size, bool drop, double *write_gbps, double *read_gbps);
 /* can the page cache of this directory be dropped meaningfully (not tmpfs/ramfs)? */
 bool bench_dir_is_disk(int dirfd);

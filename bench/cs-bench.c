@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -31,6 +32,8 @@ struct cli {
 	struct cs_engine_opts eo;
 	bool keep, naive, limits;
 	int device;
+	double overlap;	      /* > 0: also a restore after a prefetch of this many seconds */
+	uint64_t prefetch_max; /* the prefetch's memory bound */
 };
 
 struct row {
@@ -39,6 +42,7 @@ struct row {
 	double dump, restore, naive_dump, naive_restore;
 	double d2h, h2d, wr, rd; /* limits */
 	uint64_t image_bytes, pinned;
+	unsigned files, wthreads, rthreads;
 	bool direct, mapped, verified, dropped;
 };
 
@@ -101,7 +105,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: cs-bench [--dir DIR] [--sizes 1G,8G,32G] [--kinds dense,zero75] [--threads N]\n"
 		   "                [--chunk SIZE] [--pinned SIZE] [--no-direct] [--no-naive] [--no-limits]\n"
-		   "                [--tmpfs-map] [--device N] [--keep]\n"
+		   "                [--tmpfs-map] [--stripes N] [--overlap SECONDS] [--prefetch-max SIZE]\n"
+		   "                [--device N] [--keep]\n"
 		   "Sizes are binary (K, M, G = KiB, MiB, GiB); rates are GB/s (1e9 bytes/s).\n"
 		   "libcuda: $CUDASTORE_LIBCUDA, else libcuda.so.1 (exit 77 if it cannot be loaded).\n");
 }
@@ -121,6 +126,9 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 	    {"no-limits", 0, 0, 'L'},
 	    {"device", 1, 0, 'g'},
 	    {"keep", 0, 0, 'K'},
+	    {"stripes", 1, 0, 'S'},
+	    {"overlap", 1, 0, 'O'},
+	    {"prefetch-max", 1, 0, 'P'},
 	    {"help", 0, 0, 'h'},
 	    {0, 0, 0, 0},
 	};
@@ -132,6 +140,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 	c->dir = ".";
 	c->kinds[0] = c->kinds[1] = true;
 	c->naive = c->limits = true;
+	c->prefetch_max = CS_PREFETCH_MAX_DEF;
 	cs_engine_opts_default(&c->eo);
 	parse_list(sizes_def, c, true);
 	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -178,6 +187,18 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		case 'K':
 			c->keep = true;
 			break;
+		case 'S':
+			c->eo.stripes = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'O':
+			c->overlap = strtod(optarg, NULL);
+			if (c->overlap <= 0 || c->overlap > 600)
+				goto bad;
+			break;
+		case 'P':
+			if (parse_size(optarg, &c->prefetch_max))
+				goto bad;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -209,9 +230,9 @@ static double min2(double a, double b)
 
 static void print_header(void)
 {
-	printf("%-8s %-7s %9s %9s %9s %9s %6s %6s %9s %9s %14s %11s %-3s %s\n", "size", "kind", "dump",
+	printf("%-8s %-7s %9s %9s %9s %9s %6s %6s %9s %9s %14s %11s %-3s %-8s %s\n", "size", "kind", "dump",
 	       "restore", "lim.dump", "lim.rest", "r.dump", "r.rest", "naive.d", "naive.r", "image bytes",
-	       "pinned", "dio", "verified");
+	       "pinned", "dio", "verified", "files/wr/rd");
 	printf("%-8s %-7s %9s %9s %9s %9s %6s %6s %9s %9s %14s %11s\n", "", "", "GB/s", "GB/s", "GB/s",
 	       "GB/s", "", "", "GB/s", "GB/s", "(st_blocks)", "bytes");
 }
@@ -222,10 +243,11 @@ static void print_row(const struct cli *c, const struct row *r)
 	char size[32];
 
 	snprintf(size, sizeof(size), "%lluM", (unsigned long long)(r->size >> 20));
-	printf("%-8s %-7s %9.2f %9.2f %9.2f %9.2f %6.2f %6.2f %9.2f %9.2f %14llu %11llu %-3s %s\n", size,
+	printf("%-8s %-7s %9.2f %9.2f %9.2f %9.2f %6.2f %6.2f %9.2f %9.2f %14llu %11llu %-3s %-8s %u/%u/%u\n", size,
 	       kind_name(r->kind), r->dump, r->restore, ld, lr, ratio(r->dump, ld), ratio(r->restore, lr),
 	       r->naive_dump, r->naive_restore, (unsigned long long)r->image_bytes,
-	       (unsigned long long)r->pinned, r->mapped ? "map" : r->direct ? "yes" : "no", r->verified ? "yes" : "NO");
+	       (unsigned long long)r->pinned, r->mapped ? "map" : r->direct ? "yes" : "no", r->verified ? "yes" : "NO",
+	       r->files, r->wthreads, r->rthreads);
 	printf(
 	    "{\"bench\":\"cs-bench\",\"dir\":\"%s\",\"size\":%llu,\"kind\":\"%s\",\"threads\":%u,\"chunk\":%"
 	    "u,"
@@ -233,13 +255,100 @@ static void print_row(const struct cli *c, const struct row *r)
 	    "\"pcie_d2h_gbps\":%.3f,\"pcie_h2d_gbps\":%.3f,\"storage_write_gbps\":%.3f,"
 	    "\"storage_read_gbps\":%.3f,\"limit_dump_gbps\":%.3f,\"limit_restore_gbps\":%.3f,"
 	    "\"dump_ratio\":%.3f,\"restore_ratio\":%.3f,\"naive_dump_gbps\":%.3f,\"naive_restore_gbps\":%.3f,"
-	    "\"image_bytes\":%llu,\"pinned_bytes\":%llu,\"caches_dropped\":%s,\"verified\":%s}\n",
+	    "\"image_bytes\":%llu,\"pinned_bytes\":%llu,\"caches_dropped\":%s,\"verified\":%s,"
+	    "\"files\":%u,\"dump_threads\":%u,\"restore_threads\":%u}\n",
 	    c->dir, (unsigned long long)r->size, kind_name(r->kind), c->eo.threads, c->eo.chunk_size,
 	    c->eo.pinned_max, r->direct ? "true" : "false", r->mapped ? "true" : "false", r->dump, r->restore, r->d2h, r->h2d, r->wr, r->rd,
 	    ld, lr, ratio(r->dump, ld), ratio(r->restore, lr), r->naive_dump, r->naive_restore,
 	    (unsigned long long)r->image_bytes, (unsigned long long)r->pinned, r->dropped ? "true" : "false",
-	    r->verified ? "true" : "false");
+	    r->verified ? "true" : "false", r->files, r->wthreads, r->rthreads);
 	fflush(stdout);
+}
+
+/*
+ * The overlap stand-in (docs/performance.md): the prefetch a restore starts at CRIU's
+ * POST_FORKING runs for `window` seconds (CRIU restoring memory and files), then the GPU phase
+ * (RESUME_DEVICES_LATE) runs the engine restore with what was read. Reported against the plain
+ * restore of the same row: the share of the GPU phase, and of window + GPU phase, it hides.
+ */
+static int overlap_row(const struct bench *b, const struct cli *c, CUdeviceptr dev,
+		       struct cs_engine_region *reg, const struct row *r)
+{
+	struct cs_engine_opts eo = c->eo;
+	struct cs_prefetch_stats ps;
+	struct cs_prefetch *pf;
+	struct timespec ts;
+	double t0, t_after, t_plain = (double)r->size / (r->restore * 1e9);
+	char err[512];
+	bool same = false;
+	int ret;
+
+	if (bench_scramble(b, dev, r->size))
+		return -1;
+	t0 = bench_now();
+	ret = cs_prefetch_start(&pf, reg, 1, c->eo.threads, c->prefetch_max, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "cs-bench: prefetch failed: %s\n", err);
+		return -1;
+	}
+	ts.tv_sec = (time_t)c->overlap;
+	ts.tv_nsec = (long)((c->overlap - (double)ts.tv_sec) * 1e9);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	cs_prefetch_settle(pf);
+	t0 = bench_now();
+	eo.prefetch = pf;
+	ret = cs_engine_restore(b->ops, reg, 1, &eo, err, sizeof(err));
+	t_after = bench_now() - t0;
+	cs_prefetch_get_stats(pf, &ps);
+	cs_prefetch_free(pf);
+	if (ret) {
+		fprintf(stderr, "cs-bench: restore after the prefetch failed: %s\n", err);
+		return -1;
+	}
+	if (bench_verify(b, dev, r->size, r->kind, &same) || !same) {
+		fprintf(stderr, "cs-bench: restore after the prefetch: device bytes differ\n");
+		return -1;
+	}
+	printf("# overlap %lluM %s: window %.2f s, prefetch read %llu bytes in %.2f s%s; GPU phase "
+	       "%.3f s -> %.3f s (%.0f %% hidden); window + GPU phase %.3f s -> %.3f s (%.0f %% less); "
+	       "verified\n",
+	       (unsigned long long)(r->size >> 20), kind_name(r->kind), c->overlap,
+	       (unsigned long long)ps.ready_bytes, ps.seconds, ps.full ? " (memory bound reached)" : "",
+	       t_plain, t_after, 100.0 * (t_plain - t_after) / t_plain, c->overlap + t_plain,
+	       c->overlap + t_after, 100.0 * (t_plain - t_after) / (c->overlap + t_plain));
+	printf("{\"bench\":\"cs-bench-overlap\",\"dir\":\"%s\",\"size\":%llu,\"kind\":\"%s\","
+	       "\"window_s\":%.3f,\"prefetch_max\":%llu,\"prefetch_bytes\":%llu,\"prefetch_s\":%.3f,"
+	       "\"taken_bytes\":%llu,\"restore_plain_s\":%.4f,\"restore_after_s\":%.4f,"
+	       "\"gpu_phase_hidden\":%.3f,\"total_hidden\":%.3f,\"verified\":true}\n",
+	       c->dir, (unsigned long long)r->size, kind_name(r->kind), c->overlap,
+	       (unsigned long long)c->prefetch_max, (unsigned long long)ps.ready_bytes, ps.seconds,
+	       (unsigned long long)reg->prefetched_bytes, t_plain, t_after, (t_plain - t_after) / t_plain,
+	       (t_plain - t_after) / (c->overlap + t_plain));
+	fflush(stdout);
+	return 0;
+}
+
+static void remove_extents(const struct bench *b, const char *name)
+{
+	char sname[CS_NAME_MAX];
+	unsigned k;
+
+	for (k = 0; k < CS_ENGINE_STRIPES_MAX; k++)
+		if (!cs_engine_stripe_name(sname, name, k))
+			unlinkat(b->dirfd, sname, 0);
+}
+
+static uint64_t image_bytes(const struct bench *b, const struct cs_engine_region *reg)
+{
+	unsigned k, n = reg->nstripes ? reg->nstripes : 1;
+	uint64_t sum = 0;
+	struct stat st;
+
+	for (k = 0; k < n; k++)
+		if (!fstatat(b->dirfd, k ? reg->stripe_name[k] : reg->name, &st, 0))
+			sum += (uint64_t)st.st_blocks * 512;
+	return sum;
 }
 
 /* engine dump, drop caches, scramble, engine restore, verify */
@@ -247,14 +356,13 @@ static int engine_row(const struct bench *b, const struct cli *c, CUdeviceptr de
 {
 	struct cs_engine_region reg = {.ptr = dev, .size = r->size, .ctx = b->ctx, .dirfd = b->dirfd};
 	char name[64], err[512];
-	struct stat st;
 	double t0;
 	int ret;
 
 	snprintf(name, sizeof(name), "cs-bench-%lluM-%s.ext", (unsigned long long)(r->size >> 20),
 		 kind_name(r->kind));
 	reg.name = name;
-	unlinkat(b->dirfd, name, 0);
+	remove_extents(b, name);
 	t0 = bench_now();
 	ret = cs_engine_dump(b->ops, &reg, 1, &c->eo, err, sizeof(err));
 	r->dump = (double)r->size / (bench_now() - t0) / 1e9;
@@ -265,8 +373,8 @@ static int engine_row(const struct bench *b, const struct cli *c, CUdeviceptr de
 	r->pinned = reg.pinned_bytes;
 	r->direct = reg.used_direct_io;
 	r->mapped = reg.used_mapping;
-	if (!fstatat(b->dirfd, name, &st, 0))
-		r->image_bytes = (uint64_t)st.st_blocks * 512;
+	r->files = reg.nstripes;
+	r->image_bytes = image_bytes(b, &reg);
 	r->dropped = bench_dir_is_disk(b->dirfd) && bench_drop_caches();
 	if (bench_scramble(b, dev, r->size))
 		goto err;
@@ -280,17 +388,21 @@ static int engine_row(const struct bench *b, const struct cli *c, CUdeviceptr de
 	r->pinned = reg.pinned_bytes > r->pinned ? reg.pinned_bytes : r->pinned;
 	r->direct = r->direct && reg.used_direct_io;
 	ret = bench_verify(b, dev, r->size, r->kind, &r->verified);
+	if (!ret && r->verified && c->overlap)
+		ret = overlap_row(b, c, dev, &reg, r);
 err:
 	cs_engine_region_free_meta(&reg);
 	if (!c->keep)
-		unlinkat(b->dirfd, name, 0);
+		remove_extents(b, name);
 	return ret || !r->verified ? -1 : 0;
 }
 
-static int one_size(const struct bench *b, const struct cli *c, uint64_t size)
+static int one_size(const struct bench *b0, const struct cli *c, uint64_t size)
 {
-	const struct cs_cuda_ops *ops = b->ops;
+	const struct cs_cuda_ops *ops = b0->ops;
 	struct row lim = {.size = size};
+	struct bench bb = *b0, *b = &bb;
+	unsigned files;
 	bool disk = bench_dir_is_disk(b->dirfd);
 	CUdeviceptr dev = 0;
 	int k, ret = 0;
@@ -300,6 +412,12 @@ static int one_size(const struct bench *b, const struct cli *c, uint64_t size)
 			(unsigned long long)size);
 		return -1;
 	}
+	/* the limits use the engine's own parallelism for this size and directory (engine.c) */
+	cs_engine_plan(&c->eo, size, true, b->dirfd, &bb.threads, &bb.files);
+	cs_engine_plan(&c->eo, size, false, b->dirfd, &bb.read_threads, &files);
+	lim.wthreads = bb.threads;
+	lim.rthreads = bb.read_threads;
+	lim.files = bb.files;
 	/* H2D first: it writes every page of the buffer, so D2H then reads memory that exists */
 	if (c->limits &&
 	    (bench_pcie(b, dev, size, false, &lim.h2d) || bench_pcie(b, dev, size, true, &lim.d2h) ||
@@ -322,6 +440,33 @@ static int one_size(const struct bench *b, const struct cli *c, uint64_t size)
 	}
 	ops->MemFree(dev);
 	return ret;
+}
+
+/* mkdir -p DIR (0700 for what it creates) */
+static int make_dir(const char *dir)
+{
+	char path[4096], *p;
+
+	if (strlen(dir) >= sizeof(path)) {
+		fprintf(stderr, "cs-bench: directory name too long\n");
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s", dir);
+	for (p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0700) && errno != EEXIST) {
+			fprintf(stderr, "cs-bench: cannot create %s: %s\n", path, strerror(errno));
+			return -1;
+		}
+		*p = '/';
+	}
+	if (mkdir(path, 0700) && errno != EEXIST) {
+		fprintf(stderr, "cs-bench: cannot create %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 static int cuda_start(struct cs_cuda_ops *ops, int device, CUcontext *ctx)
@@ -374,13 +519,15 @@ int main(int argc, char **argv)
 	b.chunk = c.eo.chunk_size;
 	b.direct = c.eo.direct_io;
 	b.map_tmpfs = c.eo.map_tmpfs;
+	if (make_dir(c.dir))
+		return 1;
 	b.dirfd = open(c.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (b.dirfd < 0) {
 		fprintf(stderr, "cs-bench: cannot open %s: %s\n", c.dir, strerror(errno));
 		return 1;
 	}
 	printf(
-	    "# cs-bench: %s, driver %d, dir %s (%s), %u threads (restore %u), chunk %u, pinned bound %zu, "
+	    "# cs-bench: %s, driver %d, dir %s (%s), threads option %u (restore %u; per row: files/wr/rd), chunk %u, pinned bound %zu, "
 	    "O_DIRECT %s, tmpfs dumps %s\n",
 	    ops.path, ops.driver_version, c.dir, bench_dir_is_disk(b.dirfd) ? "disk" : "tmpfs/ramfs",
 	    c.eo.threads, b.read_threads, c.eo.chunk_size, c.eo.pinned_max, c.eo.direct_io ? "requested" : "off",

@@ -473,7 +473,11 @@ static void find_helper(struct report *r)
 	r->helper[0] = '\0';
 }
 
-/* Count the hooks our plugin registers; no plugin code runs (no init, no constructors). */
+/*
+ * Count the hooks our plugin registers; no plugin code runs (no init; its one constructor only
+ * looks for criu 4.2's marker symbol, absent here, so the count is that of CRIU 4.0/4.1: criu
+ * 4.2 also gets POST_FORKING, hooks.c).
+ */
 static void load_plugin(struct report *r)
 {
 	const cr_plugin_desc_t *d;

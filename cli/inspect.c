@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "engine.h"
 #include "imgdir.h"
 #include "manifest.h"
 
@@ -146,15 +147,20 @@ static bool text_one(int dirfd, const char *dir, const char *mname, const struct
 		       (unsigned long long)z, d->nchunks ? 100.0 * (double)z / (double)d->nchunks : 0.0);
 		if (m->mode != CS_MODE_CUSTOM)
 			continue;
-		extent_stat(dirfd, d->extent, &e);
-		if (!e.present) {
-			printf("    extent %s: MISSING (%s)\n", d->extent, e.err);
-			ok = false;
-		} else {
-			printf("    extent %s: %llu bytes, %s allocated%s\n", d->extent,
-			       (unsigned long long)e.size, cli_bytes(e.allocated, a, sizeof(a)),
-			       e.size == d->size ? "" : "  WRONG SIZE: the manifest says otherwise");
-			ok &= e.size == d->size;
+		for (unsigned k = 0; k < (d->nstripes ? d->nstripes : 1); k++) {
+			const char *name = k ? d->stripe[k] : d->extent;
+			uint64_t want = cs_engine_stripe_size(d->size, d->chunk_size, d->nstripes, k);
+
+			extent_stat(dirfd, name, &e);
+			if (!e.present) {
+				printf("    extent %s: MISSING (%s)\n", name, e.err);
+				ok = false;
+			} else {
+				printf("    extent %s: %llu bytes, %s allocated%s\n", name,
+				       (unsigned long long)e.size, cli_bytes(e.allocated, a, sizeof(a)),
+				       e.size == want ? "" : "  WRONG SIZE: the manifest says otherwise");
+				ok &= e.size == want;
+			}
 		}
 	}
 	n = read_phases(dirfd, m->ns_pid, ph, &total);
@@ -211,18 +217,31 @@ static bool json_one(struct jw *w, int dirfd, const char *mname, const struct cs
 		jw_u64(w, "zero_chunks", zero_chunks(d));
 		jw_str(w, "extent", d->extent);
 		if (m->mode == CS_MODE_CUSTOM) {
-			extent_stat(dirfd, d->extent, &e);
-			jw_obj(w, "extent_file");
-			jw_bool(w, "present", e.present);
-			if (e.present) {
-				jw_u64(w, "size", e.size);
-				jw_u64(w, "allocated_bytes", e.allocated);
-			} else {
-				jw_str(w, "error", e.err);
+			unsigned ns = d->nstripes ? d->nstripes : 1;
+
+			/* extent_file: the extent (stripe 0); stripe_files: stripes 1.. (format 1.2) */
+			for (unsigned k = 0; k < ns; k++) {
+				uint64_t want = cs_engine_stripe_size(d->size, d->chunk_size, ns, k);
+
+				if (k == 1)
+					jw_arr(w, "stripe_files");
+				extent_stat(dirfd, k ? d->stripe[k] : d->extent, &e);
+				jw_obj(w, k ? NULL : "extent_file");
+				if (k)
+					jw_str(w, "name", d->stripe[k]);
+				jw_bool(w, "present", e.present);
+				if (e.present) {
+					jw_u64(w, "size", e.size);
+					jw_u64(w, "allocated_bytes", e.allocated);
+				} else {
+					jw_str(w, "error", e.err);
+				}
+				jw_bool(w, "size_matches", e.present && e.size == want);
+				jw_end_obj(w);
+				ok &= e.present && e.size == want;
 			}
-			jw_bool(w, "size_matches", e.present && e.size == d->size);
-			jw_end_obj(w);
-			ok &= e.present && e.size == d->size;
+			if (ns > 1)
+				jw_end_arr(w);
 		}
 		jw_arr(w, "chunks");
 		for (c = 0; c < d->nchunks; c++) {

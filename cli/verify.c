@@ -108,7 +108,9 @@ static int verify_extents(int dirfd, const struct cs_manifest *m, const struct c
 						     .chunk_size = d->chunk_size,
 						     .nchunks = d->nchunks,
 						     .hash = d->hash,
-						     .zero = d->zero };
+						     .zero = d->zero,
+						     .nstripes = d->nstripes };
+		memcpy(regs[i].stripe_name, d->stripe, sizeof(regs[i].stripe_name));
 		r->chunks += d->nchunks;
 		for (c = 0; c < d->nchunks; c++)
 			r->zero_chunks += d->zero[c] != 0;

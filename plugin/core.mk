@@ -11,6 +11,7 @@ libcudastore_a_SOURCES += \
 	plugin/log.h \
 	plugin/options.c plugin/options.h \
 	plugin/plan.c plugin/plan.h \
+	plugin/prefetch.c plugin/prefetch.h \
 	plugin/procfs.c plugin/procfs.h \
 	plugin/restore.c plugin/restore.h \
 	plugin/rthread.h \

@@ -203,8 +203,13 @@ static void remove_images(int dirfd, pid_t ns_pid, unsigned ndev)
 	cs_name_summary(name, ns_pid);
 	cs_imgdir_remove(dirfd, name);
 	for (i = 0; i < ndev; i++) {
-		cs_name_extent(name, ns_pid, i);
-		cs_imgdir_remove(dirfd, name);
+		char base[CS_NAME_MAX];
+		unsigned k;
+
+		cs_name_extent(base, ns_pid, i);
+		for (k = 0; k < CS_ENGINE_STRIPES_MAX; k++)
+			if (!cs_engine_stripe_name(name, base, k))
+				cs_imgdir_remove(dirfd, name);
 	}
 }
 
@@ -294,6 +299,8 @@ static int copy_out(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_v
 		m->dev[i].hash = regs[i].hash;
 		m->dev[i].zero = regs[i].zero;
 		m->dev[i].stored_bytes = regs[i].stored_bytes;
+		m->dev[i].nstripes = regs[i].nstripes;
+		memcpy(m->dev[i].stripe, regs[i].stripe_name, sizeof(m->dev[i].stripe));
 		m->stored_bytes += regs[i].stored_bytes;
 	}
 	return 0;

@@ -39,6 +39,7 @@ void cs_engine_opts_default(struct cs_engine_opts *o)
 	o->direct_io = true;
 	o->map_tmpfs = false; /* not yet measured on a GPU host (performance.md) */
 	o->skip_zero = true;
+	o->stripes = 0; /* auto: one per copy thread on a memory filesystem */
 }
 
 bool eng_chunk_size_ok(uint64_t c)
@@ -56,6 +57,11 @@ int cs_engine_opts_check(const struct cs_engine_opts *o, char *err, size_t errle
 	if (o->threads < 1 || o->threads > ENG_THREADS_MAX) {
 		cs_seterr(err, errlen, "copy threads per device %u is out of range 1..%u", o->threads,
 			  ENG_THREADS_MAX);
+		return -EINVAL;
+	}
+	if (o->stripes > CS_ENGINE_STRIPES_MAX) {
+		cs_seterr(err, errlen, "extent files per device %u is out of range 0..%u (0 = auto)",
+			  o->stripes, CS_ENGINE_STRIPES_MAX);
 		return -EINVAL;
 	}
 	if (o->pinned_max < o->chunk_size || o->pinned_max > ENG_PINNED_MAX) {
@@ -76,6 +82,23 @@ void cs_engine_region_free_meta(struct cs_engine_region *r)
 	r->hash = NULL;
 	r->zero = NULL;
 	r->nchunks = 0;
+}
+
+int cs_engine_stripe_name(char out[CS_NAME_MAX], const char *base, unsigned k)
+{
+	size_t len = strnlen(base, CS_NAME_MAX), stem = len;
+	int n;
+
+	if (len >= CS_NAME_MAX)
+		return -ENAMETOOLONG;
+	if (!k) {
+		memcpy(out, base, len + 1);
+		return 0;
+	}
+	if (len > 4 && !strcmp(base + len - 4, ".ext"))
+		stem = len - 4;
+	n = snprintf(out, CS_NAME_MAX, "%.*s.s%u%s", (int)stem, base, k, base + stem);
+	return n < 0 || n >= CS_NAME_MAX ? -ENAMETOOLONG : 0;
 }
 
 /* ---- shared by the workers ---------------------------------------------------------------- */
@@ -247,6 +270,79 @@ static void *thread_main(void *arg)
  * no more than there are chunks; threads: no more than buffers or chunks. Thread i gets
  * buffers i and i + nthreads (when that exists): two = double buffering.
  */
+static void plan_counts(const struct cs_engine_opts *o, size_t pinned_max, uint64_t nchunks, size_t buf_size,
+			bool dump, bool memfs, uint64_t *nthreads_out, uint64_t *nbufs_out)
+{
+	uint64_t nbufs, nthreads;
+
+	nbufs = buf_size ? pinned_max / buf_size : 0;
+	nthreads = o->threads;
+	/*
+	 * Restore is bound by read + verify on the CPU, and a buffer is free again as soon as its
+	 * H2D (a fraction of a millisecond) is done: one buffer per thread loses nothing, so use
+	 * every buffer the pinned bound allows as its own thread (GPU-host sweep, performance.md).
+	 */
+	if (!dump && nbufs > nthreads)
+		nthreads = nbufs < ENG_THREADS_MAX ? nbufs : ENG_THREADS_MAX;
+	/*
+	 * A dump into a memory filesystem is bound by the CPU copy into the page cache (a D2H is a
+	 * fraction of a millisecond): as for restore, one thread per buffer, each writing its own
+	 * stripe, up to one per CPU (no more writers than cores can run).
+	 */
+	if (dump && memfs && nbufs > nthreads) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		uint64_t cap = cpus > (long)nthreads ? (uint64_t)cpus : nthreads;
+
+		nthreads = nbufs < cap ? nbufs : cap;
+		if (nthreads > ENG_THREADS_MAX)
+			nthreads = ENG_THREADS_MAX;
+	}
+	if (nthreads > nchunks)
+		nthreads = nchunks ? nchunks : 1;
+	if (nbufs && nthreads > nbufs)
+		nthreads = nbufs;
+	if (nbufs > 2 * nthreads)
+		nbufs = 2 * nthreads;
+	if (nbufs > nchunks)
+		nbufs = nchunks;
+	*nthreads_out = nthreads;
+	*nbufs_out = nbufs;
+}
+
+static size_t plan_buf_size(uint64_t size, uint32_t chunk)
+{
+	return size < chunk ? (size_t)((size + ENG_ALIGN - 1) & ~(uint64_t)(ENG_ALIGN - 1)) : chunk;
+}
+
+static unsigned plan_stripes(const struct cs_engine_opts *o, uint64_t nchunks, uint64_t nthreads, bool memfs)
+{
+	uint64_t n = o->stripes;
+
+	if (!n)
+		n = memfs ? nthreads : 1;
+	if (n > CS_ENGINE_STRIPES_MAX)
+		n = CS_ENGINE_STRIPES_MAX;
+	if (n > nchunks)
+		n = nchunks ? nchunks : 1;
+	return (unsigned)n;
+}
+
+void cs_engine_plan(const struct cs_engine_opts *o, uint64_t size, bool dump, int dirfd, unsigned *threads,
+		    unsigned *stripes)
+{
+	uint64_t nchunks = (size + o->chunk_size - 1) / o->chunk_size, nt, nb;
+	bool memfs = eng_dir_is_memfs(dirfd);
+
+	plan_counts(o, o->pinned_max, nchunks, plan_buf_size(size, o->chunk_size), dump, memfs, &nt, &nb);
+	*threads = (unsigned)nt;
+	*stripes = plan_stripes(o, nchunks, nt, memfs);
+}
+
+/*
+ * Buffers: as many chunk buffers as pinned_max holds, but no more than two per thread and
+ * no more than there are chunks; threads: no more than buffers or chunks. Thread i gets
+ * buffers i and i + nthreads (when that exists): two = double buffering.
+ */
 static int region_plan(struct eng_region *reg)
 {
 	const struct cs_engine_opts *o = reg->job->opts;
@@ -256,8 +352,7 @@ static int region_plan(struct eng_region *reg)
 	unsigned i;
 
 	reg->nchunks = (size + reg->chunk - 1) / reg->chunk;
-	reg->buf_size =
-	    size < reg->chunk ? (size_t)((size + ENG_ALIGN - 1) & ~(uint64_t)(ENG_ALIGN - 1)) : reg->chunk;
+	reg->buf_size = plan_buf_size(size, reg->chunk);
 	if (reg->buf_size > pinned_max && reg->job->dump) {
 		eng_fail(reg->job, -EINVAL,
 			 "region %u (%s): chunk size %u needs more pinned memory than the bound of %zu bytes",
@@ -275,23 +370,8 @@ static int region_plan(struct eng_region *reg)
 			reg->r->name, reg->chunk, pinned_max, reg->buf_size);
 		pinned_max = reg->buf_size;
 	}
-	nbufs = reg->buf_size ? pinned_max / reg->buf_size : 0;
-	nthreads = o->threads;
-	/*
-	 * Restore is bound by read + verify on the CPU, and a buffer is free again as soon as its
-	 * H2D (a fraction of a millisecond) is done: one buffer per thread loses nothing, so use
-	 * every buffer the pinned bound allows as its own thread (GPU-host sweep, performance.md).
-	 */
-	if (!reg->job->dump && nbufs > nthreads)
-		nthreads = nbufs < ENG_THREADS_MAX ? nbufs : ENG_THREADS_MAX;
-	if (nthreads > reg->nchunks)
-		nthreads = reg->nchunks ? reg->nchunks : 1;
-	if (nbufs && nthreads > nbufs)
-		nthreads = nbufs;
-	if (nbufs > 2 * nthreads)
-		nbufs = 2 * nthreads;
-	if (nbufs > reg->nchunks)
-		nbufs = reg->nchunks;
+	plan_counts(o, pinned_max, reg->nchunks, reg->buf_size, reg->job->dump, reg->memfs, &nthreads,
+		    &nbufs);
 	reg->nthreads = (unsigned)nthreads;
 	reg->nbufs = (unsigned)nbufs;
 	reg->threads = calloc(nthreads, sizeof(*reg->threads));
@@ -306,13 +386,76 @@ static int region_plan(struct eng_region *reg)
 	return 0;
 }
 
+static void files_init(struct eng_region *reg)
+{
+	const struct cs_engine_region *r = reg->r;
+	unsigned k;
+
+	for (k = 0; k < reg->nfiles; k++) {
+		struct eng_file *f = &reg->files[k];
+
+		f->reg = reg;
+		f->index = k;
+		f->name = k ? r->stripe_name[k] : r->name;
+		f->size = cs_engine_stripe_size(r->size, reg->chunk, reg->nfiles, k);
+	}
+}
+
+/* Dump: as many stripes as asked for (auto: one per thread on a memory filesystem), named. */
+static int dump_stripes(struct eng_region *reg)
+{
+	struct cs_engine_region *r = reg->r;
+	unsigned n = plan_stripes(reg->job->opts, reg->nchunks, reg->nthreads, reg->memfs), k;
+
+	for (k = 0; k < n; k++) {
+		if (cs_engine_stripe_name(r->stripe_name[k], r->name, k)) {
+			eng_fail(reg->job, -ENAMETOOLONG,
+				 "dump: region %u: extent name %s leaves no room for stripe names",
+				 reg->index, r->name);
+			return -ENAMETOOLONG;
+		}
+	}
+	r->nstripes = n;
+	reg->nfiles = n;
+	files_init(reg);
+	return 0;
+}
+
+/* Restore: the stripes the caller (the manifest) names; each must be a safe name. */
+static int restore_stripes(struct eng_region *reg)
+{
+	const struct cs_engine_region *r = reg->r;
+	unsigned n = r->nstripes ? r->nstripes : 1, k;
+
+	if (n > CS_ENGINE_STRIPES_MAX || (n > 1 && n > reg->nchunks)) {
+		eng_fail(reg->job, -EINVAL,
+			 "restore: region %u (%s): %u extent files for %llu chunks (at most %u, and no more "
+			 "than chunks)",
+			 reg->index, r->name, n, (unsigned long long)reg->nchunks, CS_ENGINE_STRIPES_MAX);
+		return -EINVAL;
+	}
+	reg->nfiles = n;
+	files_init(reg);
+	for (k = 0; k < n; k++) {
+		if (!cs_name_is_safe(reg->files[k].name)) {
+			eng_fail(reg->job, -EINVAL, "restore: region %u: extent file %u has an unsafe name",
+				 reg->index, k);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 static int region_prepare_dump(struct eng_region *reg)
 {
 	struct cs_engine_region *r = reg->r;
 	int ret;
 
 	reg->chunk = reg->job->opts->chunk_size;
+	reg->memfs = eng_dir_is_memfs(r->dirfd);
 	ret = region_plan(reg);
+	if (!ret)
+		ret = dump_stripes(reg);
 	if (ret)
 		return ret;
 	r->chunk_size = reg->chunk;
@@ -345,31 +488,48 @@ static int region_prepare_restore(struct eng_region *reg)
 	ret = eng_restore_check_meta(reg);
 	if (ret)
 		return ret;
+	reg->memfs = eng_dir_is_memfs(reg->r->dirfd);
 	ret = region_plan(reg);
+	if (!ret)
+		ret = restore_stripes(reg);
 	if (ret)
 		return ret;
+	reg->pf = eng_prefetch_find(reg->job->opts->prefetch, reg->r);
 	return eng_io_open_ro(reg);
 }
 
 static void region_close(struct eng_region *reg, bool failed)
 {
 	struct cs_engine_region *r = reg->r;
+	bool direct = reg->nfiles > 0;
+	unsigned k;
 
 	eng_io_unmap(reg);
-	if (reg->fd >= 0)
-		close(reg->fd);
-	reg->fd = -1;
-	if (failed && reg->created) {
-		int ret = cs_imgdir_remove(r->dirfd, r->name);
+	for (k = 0; k < reg->nfiles; k++) {
+		struct eng_file *f = &reg->files[k];
 
-		if (ret)
-			cs_warn("engine: cannot remove the incomplete extent %s: %s", r->name, strerror(-ret));
+		direct = direct && atomic_load(&f->direct);
+		if (f->fd >= 0)
+			close(f->fd);
+		f->fd = -1;
+		if (failed && f->created) {
+			int ret = cs_imgdir_remove(r->dirfd, f->name);
+
+			if (ret)
+				cs_warn("engine: cannot remove the incomplete extent %s: %s", f->name,
+					strerror(-ret));
+		}
 	}
-	if (failed && reg->job->dump)
+	if (failed && reg->job->dump) {
 		cs_engine_region_free_meta(r);
+		r->nstripes = 0;
+	}
 	r->stored_bytes = atomic_load(&reg->stored);
 	r->pinned_bytes = atomic_load(&reg->pinned);
-	r->used_direct_io = atomic_load(&reg->direct);
+	r->used_direct_io = direct;
+	r->prefetched_bytes = atomic_load(&reg->prefetched);
+	eng_prefetch_release(reg->job->opts->prefetch, reg->pf);
+	reg->pf = NULL;
 	free(reg->threads);
 	reg->threads = NULL;
 	pthread_mutex_destroy(&reg->lock);
@@ -433,18 +593,23 @@ static void log_region(const struct eng_region *reg)
 	const struct cs_engine_region *r = reg->r;
 	double s = r->seconds > 0 ? r->seconds : 1e-9;
 	uint64_t i, zero = 0;
+	char pf[64] = "";
 
+	if (r->prefetched_bytes)
+		snprintf(pf, sizeof(pf), "; %llu bytes from the prefetch",
+			 (unsigned long long)r->prefetched_bytes);
 	for (i = 0; r->zero && i < r->nchunks; i++)
 		zero += r->zero[i] != 0;
 	cs_info("%s region %u (%s): %llu bytes in %.3f s (%.2f GB/s); %llu chunks, %llu zero; %llu bytes in "
-		"the file; %s I/O; %u threads, %llu pinned bytes",
+		"%u file%s; %s I/O; %u threads, %llu pinned bytes%s",
 		reg->job->dump ? "dumped" : "restored", reg->index, r->name, (unsigned long long)r->size,
 		r->seconds, (double)r->size / s / 1e9, (unsigned long long)reg->nchunks,
-		(unsigned long long)zero, (unsigned long long)r->stored_bytes,
+		(unsigned long long)zero, (unsigned long long)r->stored_bytes, reg->nfiles,
+		reg->nfiles > 1 ? "s" : "",
 		r->used_mapping	    ? "mapped (tmpfs)"
 		: r->used_direct_io ? "O_DIRECT"
 				    : "buffered",
-		reg->nthreads, (unsigned long long)r->pinned_bytes);
+		reg->nthreads, (unsigned long long)r->pinned_bytes, pf);
 }
 
 static int run(const struct cs_cuda_ops *ops, struct cs_engine_region *regions, unsigned n,
@@ -465,9 +630,11 @@ static int run(const struct cs_cuda_ops *ops, struct cs_engine_region *regions, 
 	}
 	pthread_mutex_init(&job.lock, NULL);
 	for (i = 0; i < n; i++, ready++) {
-		regs[i] = (struct eng_region){ .job = &job, .r = &regions[i], .index = i, .fd = -1 };
+		regs[i] = (struct eng_region){ .job = &job, .r = &regions[i], .index = i };
+		for (unsigned k = 0; k < CS_ENGINE_STRIPES_MAX; k++)
+			regs[i].files[k].fd = -1;
 		pthread_mutex_init(&regs[i].lock, NULL);
-		regions[i].stored_bytes = regions[i].pinned_bytes = 0;
+		regions[i].stored_bytes = regions[i].pinned_bytes = regions[i].prefetched_bytes = 0;
 		regions[i].used_direct_io = regions[i].used_mapping = false;
 		regions[i].seconds = 0;
 		ret = (dump ? region_prepare_dump : region_prepare_restore)(&regs[i]);

@@ -28,12 +28,18 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "cudastore/cuda_ops.h"
+#include "imgdir.h"
 
 #define CS_ENGINE_CHUNK_MIN   (64u << 10)  /* 64 KiB */
 #define CS_ENGINE_CHUNK_MAX   (1u << 30)   /* 1 GiB */
 #define CS_ENGINE_CHUNK_DEF   (16u << 20)  /* 16 MiB: 8 threads x 2 buffers fill the 256 MiB bound */
 #define CS_ENGINE_PINNED_DEF  (256u << 20) /* per device */
 #define CS_ENGINE_THREADS_DEF 8		   /* copy threads per device (GPU-host sweep, performance.md) */
+#define CS_ENGINE_STRIPES_MAX 32	   /* extent files per device */
+
+#define CS_PREFETCH_MAX_DEF (8ull << 30) /* host bytes a restore prefetch may hold (options.c) */
+
+struct cs_prefetch;
 
 struct cs_engine_opts {
 	uint32_t chunk_size; /* power of two in [CHUNK_MIN, CHUNK_MAX] */
@@ -42,10 +48,14 @@ struct cs_engine_opts {
 	size_t pinned_max;   /* pinned bytes per device; >= threads * 2 * chunk_size is ideal */
 	bool direct_io;	     /* try O_DIRECT, fall back to buffered I/O when refused */
 	bool map_tmpfs;	     /* dump into tmpfs through a shared mapping (engine_io.c); default off */
+	unsigned stripes;    /* dump: extent files per device, 1..CS_ENGINE_STRIPES_MAX; 0 = auto: one
+			      * per copy thread on a memory filesystem (tmpfs, ramfs), else 1 */
 	bool skip_zero;	     /* detect and skip all-zero chunks */
 	/* called from engine threads at most every ~0.5 s per region; may be NULL */
 	void (*progress)(void *arg, unsigned region, uint64_t done, uint64_t total);
 	void *progress_arg;
+	/* restore: chunks already read and verified by cs_prefetch_start() (settled), or NULL */
+	struct cs_prefetch *prefetch;
 };
 
 /* Defaults above; returns 0 or -EINVAL with a message naming the bad value in err. */
@@ -58,7 +68,15 @@ struct cs_engine_region {
 	uint64_t size;	  /* bytes */
 	CUcontext ctx;	  /* context the pointer belongs to (made current in every thread) */
 	int dirfd;	  /* images directory */
-	const char *name; /* extent file name in dirfd (dump: must not exist; created 0600) */
+	const char *name; /* extent file name in dirfd (dump: must not exist; created 0600) = stripe 0 */
+	/*
+	 * Stripes: chunk i lives in file i % nstripes at offset (i / nstripes) * chunk_size, so
+	 * writers of neighbouring chunks use different files (tmpfs serialises writers of one file).
+	 * Dump: out (the engine names stripe k > 0 with cs_engine_stripe_name(name, k)); restore:
+	 * in, 0 or 1 = the single file name, else stripe_name[0..nstripes) (stripe_name[0] == name).
+	 */
+	unsigned nstripes;
+	char stripe_name[CS_ENGINE_STRIPES_MAX][CS_NAME_MAX];
 
 	/* chunk metadata: dump allocates and fills (free with cs_engine_region_free_meta);
 	 * restore reads it (the caller fills it from the manifest) */
@@ -72,6 +90,7 @@ struct cs_engine_region {
 	uint64_t pinned_bytes; /* pinned memory used for this region */
 	bool used_direct_io;
 	bool used_mapping; /* dump: written through a shared mapping (tmpfs) */
+	uint64_t prefetched_bytes; /* restore: bytes taken from the prefetch instead of the files */
 	double seconds;	   /* wall time of this region's copy */
 };
 
@@ -84,5 +103,55 @@ int cs_engine_restore(const struct cs_cuda_ops *ops, struct cs_engine_region *re
 		      const struct cs_engine_opts *opts, char *err, size_t errlen);
 
 void cs_engine_region_free_meta(struct cs_engine_region *r);
+
+/*
+ * Restore prefetch (engine_prefetch.c): read and verify the extents of regions (their names,
+ * stripes, size, chunk table and dirfd; ptr and ctx are not used) into at most max_bytes of
+ * private host memory with threads background threads, before the GPU can take them. The
+ * regions' tables are copied; the caller may free them. cs_prefetch_settle() stops it (the
+ * chunk in flight in each thread completes) and waits; cs_engine_restore() with opts->prefetch
+ * then takes every chunk that was read, whose bytes hashed to the value its own chunk table
+ * holds, from memory, and reads the rest as usual. Nothing a prefetch does can fail a restore:
+ * a chunk it could not read or verify is simply read again.
+ */
+int cs_prefetch_start(struct cs_prefetch **out, const struct cs_engine_region *regions, unsigned n,
+		      unsigned threads, uint64_t max_bytes, char *err, size_t errlen);
+void cs_prefetch_settle(struct cs_prefetch *pf);
+/* like settle, but lets it read everything (up to max_bytes) first */
+void cs_prefetch_wait(struct cs_prefetch *pf);
+void cs_prefetch_free(struct cs_prefetch *pf);
+struct cs_prefetch_stats {
+	uint64_t ready_bytes; /* read and verified */
+	uint64_t taken_bytes; /* used by restores so far */
+	uint64_t bad_chunks;  /* read but not matching their hash, or unreadable */
+	double seconds;	      /* from start until the last thread ended */
+	bool full;	      /* stopped at max_bytes */
+};
+void cs_prefetch_get_stats(struct cs_prefetch *pf, struct cs_prefetch_stats *st);
+
+/* The copy threads and extent files one region of size bytes in dirfd would get (cs-bench
+ * measures its storage limits with the same parallelism). */
+void cs_engine_plan(const struct cs_engine_opts *o, uint64_t size, bool dump, int dirfd, unsigned *threads,
+		    unsigned *stripes);
+
+/* Name of stripe k of the extent base: base itself for k == 0, else "<stem>.s<k><.ext>" (the
+ * ".ext" suffix kept when base has it). -ENAMETOOLONG when it does not fit. */
+int cs_engine_stripe_name(char out[CS_NAME_MAX], const char *base, unsigned k);
+
+/* Bytes of stripe k of n of a region of size bytes in chunks of chunk bytes (layout above). */
+static inline uint64_t cs_engine_stripe_size(uint64_t size, uint32_t chunk, unsigned n, unsigned k)
+{
+	uint64_t nchunks = (size + chunk - 1) / chunk, cnt, last;
+
+	if (n <= 1)
+		return size;
+	if (k >= nchunks)
+		return 0;
+	cnt = (nchunks - k + n - 1) / n; /* chunks k, k + n, ... below nchunks */
+	last = nchunks - 1;
+	if (last % n == k) /* this stripe holds the last, maybe short, chunk */
+		return (cnt - 1) * chunk + (size - last * chunk);
+	return cnt * chunk;
+}
 
 #endif /* CUDASTORE_ENGINE_H */

@@ -8,4 +8,5 @@ libcudastore_a_SOURCES += \
 	plugin/engine_hash_avx2.c \
 	plugin/engine_io.c \
 	plugin/engine_dump.c \
-	plugin/engine_restore.c
+	plugin/engine_restore.c \
+	plugin/engine_prefetch.c

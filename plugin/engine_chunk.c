@@ -62,3 +62,27 @@ uint64_t eng_hash_zeros(uint64_t len)
 	}
 	return XXH3_64bits_digest(&st);
 }
+
+_Static_assert(sizeof(XXH3_state_t) <= sizeof(((struct eng_hstate *)0)->opaque), "hash state fits");
+_Static_assert(_Alignof(XXH3_state_t) <= 64, "hash state alignment");
+
+void eng_hstate_reset(struct eng_hstate *h)
+{
+	XXH3_64bits_reset((XXH3_state_t *)h->opaque);
+}
+
+void eng_hstate_update(struct eng_hstate *h, const void *buf, size_t len)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (__builtin_cpu_supports("avx2")) {
+		eng_hstate_update_avx2(h, buf, len);
+		return;
+	}
+#endif
+	XXH3_64bits_update((XXH3_state_t *)h->opaque, buf, len);
+}
+
+uint64_t eng_hstate_digest(struct eng_hstate *h)
+{
+	return XXH3_64bits_digest((XXH3_state_t *)h->opaque);
+}

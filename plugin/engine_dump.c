@@ -44,8 +44,7 @@ static int finish(struct eng_thread *t, uint64_t idx, unsigned b)
 		r->zero[idx] = 1;
 		r->hash[idx] = eng_zero_hash_for(reg, len);
 	} else {
-		r->hash[idx] = eng_hash(t->buf[b], len);
-		ret = eng_io_write(t, t->buf[b], len, idx);
+		ret = eng_io_write(t, t->buf[b], len, idx, &r->hash[idx]); /* hashes it too */
 		if (ret)
 			return ret;
 	}

@@ -22,4 +22,10 @@ uint64_t eng_hash_avx2(const void *buf, size_t len)
 {
 	return XXH3_64bits(buf, len);
 }
+
+/* the state is the baseline build's XXH3_state_t (same layout); only the update is vectorised */
+void eng_hstate_update_avx2(struct eng_hstate *h, const void *buf, size_t len)
+{
+	XXH3_64bits_update((XXH3_state_t *)h->opaque, buf, len);
+}
 #endif

@@ -31,9 +31,21 @@
  * SIGBUS in CRIU. (A user-space memcpy into the fresh mapping ran at 0.5 GB/s per thread on
  * our development VMs, against 3.3 GB/s for this.) Kernels or sandboxes without the call fall
  * back to pwrite for the file.
+ *
+ * Stripes: a region's chunks are spread over nfiles extent files (chunk i in file i % nfiles),
+ * so the writers of one region do not queue on one inode lock. Every file is reserved before
+ * the first byte moves, all of them at once (one thread per file: fallocate on tmpfs allocates
+ * every page under the file's lock, ~half of a one-file 32 GiB dump on the GPU host).
+ *
+ * Buffered files (no O_DIRECT: tmpfs, ramfs, or O_DIRECT refused) are read and written in
+ * ENG_PIECE pieces, each hashed right after its read / right before its write while it is still
+ * in the CPU cache: one pass over memory less than hashing the whole chunk separately. The
+ * hash is always taken over the bytes in our buffer, never over the file's pages.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <linux/magic.h>
 #include <sys/mman.h>
@@ -86,111 +98,170 @@ static uint32_t dio_align(int fd, const char *name)
 }
 
 /* Add O_DIRECT to the open file when asked for and possible; 0, or -errno of a real failure. */
-static int try_direct(struct eng_region *reg, const char *what)
+static int try_direct(struct eng_file *f, const char *what)
 {
-	const char *name = reg->r->name;
+	struct eng_region *reg = f->reg;
 	int ret;
 
-	if (!reg->job->opts->direct_io)
+	/* a memory filesystem's "O_DIRECT" (tmpfs since 6.6) is its page cache: buffered I/O, hashed
+	 * piece by piece (see the top), is the same copy with one memory pass less */
+	if (!reg->job->opts->direct_io || reg->memfs)
 		return 0;
-	reg->align = dio_align(reg->fd, name);
-	if (!reg->align)
+	f->align = dio_align(f->fd, f->name);
+	if (!f->align)
 		return 0;
-	ret = set_direct(reg->fd, true);
+	ret = set_direct(f->fd, true);
 	if (!ret) {
-		atomic_store(&reg->direct, true);
+		atomic_store(&f->direct, true);
 		return 0;
 	}
 	if (ret == -EINVAL) {
 		cs_info("engine: %s: the filesystem refuses O_DIRECT; using buffered I/O for this file",
-			name);
+			f->name);
 		return 0;
 	}
-	eng_fail(reg->job, ret, "%s: cannot enable O_DIRECT on %s: %s", what, name, strerror(-ret));
+	eng_fail(reg->job, ret, "%s: cannot enable O_DIRECT on %s: %s", what, f->name, strerror(-ret));
 	return ret;
 }
 
+bool eng_dir_is_memfs(int dirfd)
+{
+	struct statfs sfs;
+
+	return !fstatfs(dirfd, &sfs) && (sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC);
+}
 
 /*
- * The file is created without O_DIRECT and O_DIRECT added with fcntl: an
+ * The files are created without O_DIRECT and O_DIRECT added with fcntl: an
  * open(O_CREAT|O_EXCL|O_DIRECT) refused with EINVAL may already have created the file, so a
  * buffered retry would fail with EEXIST. fcntl applies the same check as open.
  */
 int eng_io_create(struct eng_region *reg)
 {
-	struct cs_engine_region *r = reg->r;
+	unsigned k;
 	int ret;
 
-	reg->fd = cs_imgdir_create(r->dirfd, r->name, 0);
-	if (reg->fd < 0) {
-		ret = reg->fd;
-		reg->fd = -1;
-		eng_fail(reg->job, ret, "dump: cannot create extent %s: %s", r->name, strerror(-ret));
-		return ret;
+	for (k = 0; k < reg->nfiles; k++) {
+		struct eng_file *f = &reg->files[k];
+
+		f->fd = cs_imgdir_create(reg->r->dirfd, f->name, 0);
+		if (f->fd < 0) {
+			ret = f->fd;
+			f->fd = -1;
+			eng_fail(reg->job, ret, "dump: cannot create extent %s: %s", f->name, strerror(-ret));
+			return ret;
+		}
+		f->created = true;
+		ret = try_direct(f, "dump");
+		if (ret)
+			return ret;
 	}
-	reg->created = true;
-	return try_direct(reg, "dump");
+	return 0;
 }
 
-/* Reserve every block before the first byte moves, so the copy cannot hit ENOSPC midway. */
-int eng_io_reserve(struct eng_region *reg)
+static void *reserve_file(void *arg)
 {
-	struct cs_engine_region *r = reg->r;
-	struct statvfs vfs;
-	int ret;
+	struct eng_file *f = arg;
 
-	if (!r->size)
-		return 0;
-	if (!fallocate(reg->fd, 0, 0, (off_t)r->size)) {
-		reg->reserved = true;
-		return 0;
-	}
-	ret = -errno;
+	f->err = 0;
+	if (f->size && fallocate(f->fd, 0, 0, (off_t)f->size))
+		f->err = -errno;
+	else if (f->size)
+		f->reserved = true;
+	return NULL;
+}
+
+static int reserve_failed(struct eng_region *reg, struct eng_file *f)
+{
+	struct statvfs vfs;
+	int ret = f->err;
+
 	if (ret == -EOPNOTSUPP || ret == -ENOSYS) {
-		cs_debug("engine: %s: fallocate not supported; space is not reserved in advance", r->name);
+		cs_debug("engine: %s: fallocate not supported; space is not reserved in advance", f->name);
 		return 0;
 	}
 	if (ret == -ENOSPC) {
 		unsigned long long avail = 0;
 
-		if (!fstatvfs(reg->fd, &vfs))
+		if (!fstatvfs(f->fd, &vfs))
 			avail = (unsigned long long)vfs.f_bavail * vfs.f_frsize;
 		eng_fail(reg->job, ret,
-			 "dump: no space for extent %s: it needs %llu bytes, the filesystem has %llu free",
-			 r->name, (unsigned long long)r->size, avail);
+			 "dump: no space for extent %s: it needs %llu bytes (in %u file%s), the "
+			 "filesystem has %llu free",
+			 reg->r->name, (unsigned long long)reg->r->size, reg->nfiles,
+			 reg->nfiles > 1 ? "s" : "", avail);
 		return ret;
 	}
 	eng_fail(reg->job, ret, "dump: cannot reserve %llu bytes for extent %s: %s",
-		 (unsigned long long)r->size, r->name, strerror(-ret));
+		 (unsigned long long)f->size, f->name, strerror(-ret));
+	return ret;
+}
+
+/*
+ * Reserve every block of every stripe before the first byte moves, so the copy cannot hit
+ * ENOSPC midway; the stripes are reserved at the same time, one thread each (see the top).
+ */
+int eng_io_reserve(struct eng_region *reg)
+{
+	bool started[CS_ENGINE_STRIPES_MAX] = { false };
+	sigset_t all, old;
+	unsigned k;
+	int ret = 0;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old); /* the threads inherit "every signal blocked" */
+	for (k = 1; k < reg->nfiles; k++)
+		started[k] = !pthread_create(&reg->files[k].tid, NULL, reserve_file, &reg->files[k]);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	for (k = 1; k < reg->nfiles; k++)
+		if (!started[k])
+			reserve_file(&reg->files[k]);
+	reserve_file(&reg->files[0]);
+	for (k = 1; k < reg->nfiles; k++)
+		if (started[k])
+			pthread_join(reg->files[k].tid, NULL);
+	for (k = 0; k < reg->nfiles && !ret; k++)
+		if (reg->files[k].err)
+			ret = reserve_failed(reg, &reg->files[k]);
 	return ret;
 }
 
 /* Dump on tmpfs with every block reserved: write through a shared mapping (see the top). */
 void eng_io_map(struct eng_region *reg)
 {
-	struct cs_engine_region *r = reg->r;
 	struct statfs sfs;
-	void *p;
+	unsigned k;
 
-	if (!reg->job->opts->map_tmpfs || !reg->reserved || fstatfs(reg->fd, &sfs) ||
-	    sfs.f_type != TMPFS_MAGIC)
+	if (!reg->job->opts->map_tmpfs)
 		return;
-	p = mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_SHARED, reg->fd, 0);
-	if (p == MAP_FAILED) {
-		cs_info("engine: %s: cannot map the tmpfs file (%s); writing it with pwrite", r->name,
-			strerror(errno));
-		return;
+	for (k = 0; k < reg->nfiles; k++) {
+		struct eng_file *f = &reg->files[k];
+		void *p;
+
+		if (!f->reserved || fstatfs(f->fd, &sfs) || sfs.f_type != TMPFS_MAGIC)
+			return;
+		p = mmap(NULL, f->size, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd, 0);
+		if (p == MAP_FAILED) {
+			cs_info("engine: %s: cannot map the tmpfs file (%s); writing it with pwrite", f->name,
+				strerror(errno));
+			continue;
+		}
+		f->map = p;
+		reg->r->used_mapping = true;
 	}
-	reg->map = p;
-	r->used_mapping = true;
-	cs_debug("engine: %s: tmpfs: writing through a shared mapping", r->name);
+	if (reg->r->used_mapping)
+		cs_debug("engine: %s: tmpfs: writing through shared mappings", reg->r->name);
 }
 
 void eng_io_unmap(struct eng_region *reg)
 {
-	if (reg->map)
-		munmap(reg->map, reg->r->size);
-	reg->map = NULL;
+	unsigned k;
+
+	for (k = 0; k < reg->nfiles; k++) {
+		if (reg->files[k].map)
+			munmap(reg->files[k].map, reg->files[k].size);
+		reg->files[k].map = NULL;
+	}
 }
 
 /* copy len bytes to dst, an address of our own mapping, by a kernel copy; 0 or -errno */
@@ -213,58 +284,74 @@ int eng_copy_to_mapping(void *dst, const void *src, size_t len)
 }
 
 /* the kernel refuses process_vm_writev (seccomp, old kernel): this file goes on with pwrite */
-static void map_give_up(struct eng_region *reg, int err)
+static void map_give_up(struct eng_file *f, int err)
 {
+	struct eng_region *reg = f->reg;
+
 	pthread_mutex_lock(&reg->lock);
-	if (!atomic_load(&reg->map_off)) {
-		atomic_store(&reg->map_off, true);
+	if (!atomic_load(&f->map_off)) {
+		atomic_store(&f->map_off, true);
 		reg->r->used_mapping = false;
 		cs_info("engine: %s: process_vm_writev is not allowed here (%s); writing with pwrite",
-			reg->r->name, strerror(-err));
+			f->name, strerror(-err));
 	}
 	pthread_mutex_unlock(&reg->lock);
 }
 
-int eng_io_open_ro(struct eng_region *reg)
+static int open_ro(struct eng_file *f)
 {
-	struct cs_engine_region *r = reg->r;
+	struct eng_region *reg = f->reg;
 	struct stat st;
 	int fd, ret;
 
 	memset(&st, 0, sizeof(st));
-	fd = cs_imgdir_open_ro(r->dirfd, r->name, 0, &st);
+	fd = cs_imgdir_open_ro(reg->r->dirfd, f->name, 0, &st);
 	if (fd < 0 && !(fd == -EINVAL && st.st_mode)) { /* st is filled for "not a regular file" */
-		eng_fail(reg->job, fd, "restore: cannot open extent %s: %s", r->name, strerror(-fd));
+		eng_fail(reg->job, fd, "restore: cannot open extent %s: %s", f->name, strerror(-fd));
 		return fd;
 	}
-	reg->fd = fd < 0 ? -1 : fd;
-	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != r->size) {
+	f->fd = fd < 0 ? -1 : fd;
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != f->size) {
 		eng_fail(reg->job, -EINVAL,
-			 "restore: extent %s: %s %lld bytes, expected a regular file of %llu bytes", r->name,
+			 "restore: extent %s: %s %lld bytes, expected a regular file of %llu bytes", f->name,
 			 S_ISREG(st.st_mode) ? "found" : "not a regular file,", (long long)st.st_size,
-			 (unsigned long long)r->size);
+			 (unsigned long long)f->size);
 		return -EINVAL;
 	}
-	ret = try_direct(reg, "restore");
+	ret = try_direct(f, "restore");
 	if (ret)
 		return ret;
-	if (!atomic_load(&reg->direct))
-		posix_fadvise(reg->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	if (!atomic_load(&f->direct))
+		posix_fadvise(f->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	return 0;
+}
+
+int eng_io_open_ro(struct eng_region *reg)
+{
+	unsigned k;
+	int ret;
+
+	for (k = 0; k < reg->nfiles; k++) {
+		ret = open_ro(&reg->files[k]);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
 /* Switch the file to buffered I/O after an O_DIRECT EINVAL; true: retry buffered. */
-static bool fall_back(struct eng_region *reg)
+static bool fall_back(struct eng_file *f)
 {
+	struct eng_region *reg = f->reg;
 	bool retry = false;
 
 	pthread_mutex_lock(&reg->lock);
-	if (!atomic_load(&reg->direct)) {
+	if (!atomic_load(&f->direct)) {
 		retry = true; /* another thread switched already */
-	} else if (!atomic_load(&reg->direct_ok) && !set_direct(reg->fd, false)) {
-		atomic_store(&reg->direct, false);
+	} else if (!atomic_load(&f->direct_ok) && !set_direct(f->fd, false)) {
+		atomic_store(&f->direct, false);
 		cs_info("engine: %s: O_DIRECT %s refused with EINVAL; using buffered I/O for this file",
-			reg->r->name, reg->job->dump ? "write" : "read");
+			f->name, reg->job->dump ? "write" : "read");
 		retry = true;
 	}
 	pthread_mutex_unlock(&reg->lock);
@@ -301,6 +388,32 @@ static int pread_full(int fd, char *buf, size_t want, size_t need, uint64_t off,
 	return 0;
 }
 
+/* Buffered read in ENG_PIECE pieces, each hashed right after it came in (see the top). */
+static int pread_hashed(int fd, char *buf, size_t len, uint64_t off, size_t *got, uint64_t *hash)
+{
+	struct eng_hstate h;
+	size_t done = 0;
+	int ret = 0;
+
+	*got = 0;
+	if (hash)
+		eng_hstate_reset(&h);
+	while (done < len) {
+		size_t n = len - done < ENG_PIECE ? len - done : ENG_PIECE, piece;
+
+		ret = pread_full(fd, buf + done, n, n, off + done, &piece, 1);
+		*got = done + piece;
+		if (ret)
+			return ret;
+		if (hash)
+			eng_hstate_update(&h, buf + done, n);
+		done += n;
+	}
+	if (hash)
+		*hash = eng_hstate_digest(&h);
+	return 0;
+}
+
 /* O_DIRECT write of len (a multiple of align) at off; a short write goes on from the last
  * aligned byte it reached. 0 or -errno (-EIO on no aligned progress). */
 static int pwrite_direct(int fd, const char *buf, size_t len, uint64_t off, uint32_t align)
@@ -323,126 +436,186 @@ static int pwrite_direct(int fd, const char *buf, size_t len, uint64_t off, uint
 	return 0;
 }
 
-/* Buffered dump: start writeback of this chunk now; wait for and drop the previous one. */
-static void write_behind(struct eng_thread *t, uint64_t off, uint64_t len)
+/* Buffered write in ENG_PIECE pieces, each hashed right before it is written (see the top). */
+static int pwrite_hashed(int fd, const char *buf, size_t len, uint64_t off, uint64_t *hash)
 {
-	int fd = t->reg->fd;
+	struct eng_hstate h;
+	size_t done = 0;
+	int ret;
 
-	sync_file_range(fd, (off_t)off, (off_t)len, SYNC_FILE_RANGE_WRITE);
+	if (hash)
+		eng_hstate_reset(&h);
+	while (done < len) {
+		size_t n = len - done < ENG_PIECE ? len - done : ENG_PIECE;
+
+		if (hash)
+			eng_hstate_update(&h, buf + done, n);
+		ret = cs_imgdir_pwrite_full(fd, buf + done, n, off + done);
+		if (ret)
+			return ret;
+		done += n;
+	}
+	if (hash)
+		*hash = eng_hstate_digest(&h);
+	return 0;
+}
+
+/* Buffered dump to a disk: start writeback of this chunk now; wait for and drop the previous one. */
+static void write_behind(struct eng_thread *t, struct eng_file *f, uint64_t off, uint64_t len)
+{
+	if (t->reg->memfs)
+		return; /* nothing to write back: the pages are the image */
+	sync_file_range(f->fd, (off_t)off, (off_t)len, SYNC_FILE_RANGE_WRITE);
 	if (t->prev_len) {
-		sync_file_range(fd, (off_t)t->prev_off, (off_t)t->prev_len,
+		int pfd = t->prev_file->fd;
+
+		sync_file_range(pfd, (off_t)t->prev_off, (off_t)t->prev_len,
 				SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
 				    SYNC_FILE_RANGE_WAIT_AFTER);
-		posix_fadvise(fd, (off_t)t->prev_off, (off_t)t->prev_len, POSIX_FADV_DONTNEED);
+		posix_fadvise(pfd, (off_t)t->prev_off, (off_t)t->prev_len, POSIX_FADV_DONTNEED);
 	}
+	t->prev_file = f;
 	t->prev_off = off;
 	t->prev_len = len;
 }
 
-int eng_io_write(struct eng_thread *t, void *buf, size_t len, uint64_t idx)
+/* through the file's shared mapping: 1 = not possible (go on with pwrite), else 0 or -errno */
+static int write_mapped(struct eng_file *f, void *buf, size_t len, uint64_t idx, uint64_t off)
 {
-	struct eng_region *reg = t->reg;
-	uint64_t off = eng_chunk_off(reg, idx);
-	bool direct = atomic_load(&reg->direct);
-	size_t alen = direct ? (size_t)align_up(len, reg->align) : len;
 	int ret;
 
-	if (reg->map && !atomic_load(&reg->map_off)) {
-		ret = eng_copy_to_mapping(reg->map + off, buf, len);
-		if (ret == -EPERM || ret == -ENOSYS) {
-			map_give_up(reg, ret);
-		} else if (ret) {
-			eng_fail(
-			    reg->job, ret,
-			    "dump: copying chunk %llu into the mapped %s (offset %llu, %zu bytes) failed: %s",
-			    (unsigned long long)idx, reg->r->name, (unsigned long long)off, len,
-			    strerror(-ret));
-			return ret;
-		} else {
+	if (!f->map || atomic_load(&f->map_off))
+		return 1;
+	ret = eng_copy_to_mapping(f->map + off, buf, len);
+	if (ret == -EPERM || ret == -ENOSYS) {
+		map_give_up(f, ret);
+		return 1;
+	}
+	if (ret)
+		eng_fail(f->reg->job, ret,
+			 "dump: copying chunk %llu into the mapped %s (offset %llu, %zu bytes) failed: %s",
+			 (unsigned long long)idx, f->name, (unsigned long long)off, len, strerror(-ret));
+	return ret;
+}
+
+int eng_io_write(struct eng_thread *t, void *buf, size_t len, uint64_t idx, uint64_t *hash)
+{
+	struct eng_region *reg = t->reg;
+	struct eng_file *f = eng_chunk_file(reg, idx);
+	uint64_t off = eng_file_off(reg, idx);
+	bool direct = atomic_load(&f->direct);
+	size_t alen = direct ? (size_t)align_up(len, f->align) : len;
+	bool hashed = false;
+	int ret;
+
+	if (f->map && hash) {
+		*hash = eng_hash(buf, len);
+		hash = NULL;
+	}
+	ret = write_mapped(f, buf, len, idx, off);
+	if (ret <= 0) {
+		if (!ret)
 			atomic_fetch_add(&reg->stored, len);
-			return 0;
-		}
+		return ret;
+	}
+	if (direct && hash) { /* O_DIRECT does not read buf through the cache: hash it first */
+		*hash = eng_hash(buf, len);
+		hash = NULL;
 	}
 	if (alen > len)
 		memset((char *)buf + len, 0, alen - len); /* O_DIRECT tail; cut off by ftruncate */
-	ret = direct ? pwrite_direct(reg->fd, buf, alen, off, reg->align)
-		     : cs_imgdir_pwrite_full(reg->fd, buf, alen, off);
-	if (ret == -EINVAL && direct && fall_back(reg)) {
+	if (direct) {
+		ret = pwrite_direct(f->fd, buf, alen, off, f->align);
+	} else {
+		ret = pwrite_hashed(f->fd, buf, len, off, hash);
+		hashed = true;
+	}
+	if (ret == -EINVAL && direct && fall_back(f)) {
 		direct = false;
-		ret = cs_imgdir_pwrite_full(reg->fd, buf, len, off);
+		ret = cs_imgdir_pwrite_full(f->fd, buf, len, off);
 	}
 	if (ret) {
 		eng_fail(reg->job, ret, "dump: writing chunk %llu of %s (offset %llu, %zu bytes) failed: %s",
-			 (unsigned long long)idx, reg->r->name, (unsigned long long)off, alen,
-			 strerror(-ret));
+			 (unsigned long long)idx, f->name, (unsigned long long)off, alen, strerror(-ret));
 		return ret;
 	}
+	(void)hashed;
 	if (direct)
-		atomic_store(&reg->direct_ok, true);
+		atomic_store(&f->direct_ok, true);
 	else
-		write_behind(t, off, len);
+		write_behind(t, f, off, len);
 	atomic_fetch_add(&reg->stored, len);
 	return 0;
 }
 
-int eng_io_read(struct eng_thread *t, void *buf, size_t len, uint64_t idx)
+int eng_io_read(struct eng_thread *t, void *buf, size_t len, uint64_t idx, uint64_t *hash)
 {
 	struct eng_region *reg = t->reg;
-	uint64_t off = eng_chunk_off(reg, idx);
-	bool direct = atomic_load(&reg->direct);
-	size_t alen = direct ? (size_t)align_up(len, reg->align) : len;
+	struct eng_file *f = eng_chunk_file(reg, idx);
+	uint64_t off = eng_file_off(reg, idx);
+	bool direct = atomic_load(&f->direct);
+	size_t alen = direct ? (size_t)align_up(len, f->align) : len;
 	size_t got;
 	int ret;
 
-	ret = pread_full(reg->fd, buf, alen, len, off, &got, direct ? reg->align : 1);
-	if (ret == -EINVAL && direct && !got && fall_back(reg))
-		ret = pread_full(reg->fd, buf, len, len, off, &got, 1);
+	if (direct)
+		ret = pread_full(f->fd, buf, alen, len, off, &got, f->align);
+	else
+		ret = pread_hashed(f->fd, buf, len, off, &got, hash);
+	if (ret == -EINVAL && direct && !got && fall_back(f)) {
+		direct = false;
+		ret = pread_hashed(f->fd, buf, len, off, &got, hash);
+	}
 	if (ret == -ENODATA) {
 		eng_fail(reg->job, -EIO,
 			 "restore: short read of chunk %llu from %s at offset %llu: got %zu of %zu bytes "
 			 "(file truncated?)",
-			 (unsigned long long)idx, reg->r->name, (unsigned long long)off, got, len);
+			 (unsigned long long)idx, f->name, (unsigned long long)off, got, len);
 		return -EIO;
 	}
 	if (ret) {
 		eng_fail(reg->job, ret,
 			 "restore: reading chunk %llu of %s (offset %llu, %zu bytes) failed: %s",
-			 (unsigned long long)idx, reg->r->name, (unsigned long long)off, len, strerror(-ret));
+			 (unsigned long long)idx, f->name, (unsigned long long)off, len, strerror(-ret));
 		return ret;
 	}
-	if (atomic_load(&reg->direct))
-		atomic_store(&reg->direct_ok, true);
+	if (direct) {
+		atomic_store(&f->direct_ok, true);
+		if (hash)
+			*hash = eng_hash(buf, len);
+	}
 	return 0;
 }
 
-/* Give back the reserved blocks of zero chunks (merged into runs). */
-static int punch_holes(struct eng_region *reg)
+/* Give back the reserved blocks of zero chunks of one stripe (merged into runs). */
+static int punch_holes(struct eng_region *reg, struct eng_file *f)
 {
 	const struct cs_engine_region *r = reg->r;
-	uint64_t i = 0, j, off, end;
+	uint64_t i = f->index, j, off, end;
+	unsigned n = reg->nfiles;
 
 	while (i < reg->nchunks) {
 		if (!r->zero[i]) {
-			i++;
+			i += n;
 			continue;
 		}
-		for (j = i; j < reg->nchunks && r->zero[j]; j++)
+		for (j = i; j < reg->nchunks && r->zero[j]; j += n)
 			;
-		off = eng_chunk_off(reg, i);
-		end = j == reg->nchunks ? r->size : eng_chunk_off(reg, j);
-		if (fallocate(reg->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off,
+		off = eng_file_off(reg, i);
+		end = j >= reg->nchunks ? f->size : eng_file_off(reg, j);
+		if (fallocate(f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off,
 			      (off_t)(end - off))) {
 			int ret = -errno;
 
 			if (ret == -EOPNOTSUPP) {
 				cs_warn("engine: %s: cannot punch holes; its zero chunks keep their reserved "
 					"blocks",
-					r->name);
+					f->name);
 				return 0;
 			}
 			eng_fail(reg->job, ret,
 				 "dump: punching a hole into %s at offset %llu (%llu bytes) failed: %s",
-				 r->name, (unsigned long long)off, (unsigned long long)(end - off),
+				 f->name, (unsigned long long)off, (unsigned long long)(end - off),
 				 strerror(-ret));
 			return ret;
 		}
@@ -451,30 +624,42 @@ static int punch_holes(struct eng_region *reg)
 	return 0;
 }
 
-int eng_io_finish_dump(struct eng_region *reg)
+static int finish_file(struct eng_region *reg, struct eng_file *f)
 {
-	const struct cs_engine_region *r = reg->r;
 	int ret;
 
-	eng_io_unmap(reg);
-	if (reg->reserved) {
-		ret = punch_holes(reg);
+	if (f->reserved) {
+		ret = punch_holes(reg, f);
 		if (ret)
 			return ret;
 	}
-	if (ftruncate(reg->fd, (off_t)r->size)) {
+	if (ftruncate(f->fd, (off_t)f->size)) {
 		ret = -errno;
-		eng_fail(reg->job, ret, "dump: cannot set the size of %s to %llu bytes: %s", r->name,
-			 (unsigned long long)r->size, strerror(-ret));
+		eng_fail(reg->job, ret, "dump: cannot set the size of %s to %llu bytes: %s", f->name,
+			 (unsigned long long)f->size, strerror(-ret));
 		return ret;
 	}
 	/* O_DIRECT bypasses the page cache, not the device's write cache */
-	if (fdatasync(reg->fd)) {
+	if (fdatasync(f->fd)) {
 		ret = -errno;
-		eng_fail(reg->job, ret, "dump: fdatasync of %s failed: %s", r->name, strerror(-ret));
+		eng_fail(reg->job, ret, "dump: fdatasync of %s failed: %s", f->name, strerror(-ret));
 		return ret;
 	}
-	if (!atomic_load(&reg->direct))
-		posix_fadvise(reg->fd, 0, 0, POSIX_FADV_DONTNEED);
+	if (!atomic_load(&f->direct) && !reg->memfs)
+		posix_fadvise(f->fd, 0, 0, POSIX_FADV_DONTNEED);
+	return 0;
+}
+
+int eng_io_finish_dump(struct eng_region *reg)
+{
+	unsigned k;
+	int ret;
+
+	eng_io_unmap(reg);
+	for (k = 0; k < reg->nfiles; k++) {
+		ret = finish_file(reg, &reg->files[k]);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }

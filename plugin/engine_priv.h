@@ -37,19 +37,32 @@ struct eng_job {
 
 struct eng_thread;
 
-struct eng_region {
-	struct eng_job *job;
-	struct cs_engine_region *r;
+/* One extent file of a region (a stripe); see cs_engine_region for the layout. */
+struct eng_file {
+	struct eng_region *reg;
 	unsigned index;
+	const char *name;
+	uint64_t size; /* bytes of this stripe */
 	int fd;
 	bool created;	       /* dump: we created the file (removed again on failure) */
 	bool reserved;	       /* dump: fallocate succeeded (zero chunks need hole punching) */
 	atomic_bool direct;    /* fd currently has O_DIRECT */
 	atomic_bool direct_ok; /* an O_DIRECT transfer succeeded: EINVAL is then a real error */
 	uint32_t align;	       /* O_DIRECT alignment of the file (engine_io.c), <= ENG_ALIGN */
-	pthread_mutex_t lock;  /* serialises the O_DIRECT -> buffered switch */
 	char *map;	       /* dump on tmpfs: the reserved file mapped shared, or NULL */
 	atomic_bool map_off;   /* process_vm_writev refused: pwrite after all */
+	int err;	       /* dump: result of this file's reservation (parallel fallocate) */
+	pthread_t tid;
+};
+
+struct eng_region {
+	struct eng_job *job;
+	struct cs_engine_region *r;
+	unsigned index;
+	bool memfs;	      /* the images directory is a memory filesystem (tmpfs, ramfs) */
+	pthread_mutex_t lock; /* serialises the O_DIRECT -> buffered and mapping -> pwrite switches */
+	unsigned nfiles;      /* stripes */
+	struct eng_file files[CS_ENGINE_STRIPES_MAX];
 
 	uint32_t chunk;
 	uint64_t nchunks;
@@ -64,6 +77,8 @@ struct eng_region {
 	atomic_uint_fast64_t stored; /* bytes written to the file */
 	atomic_uint_fast64_t pinned; /* pinned bytes allocated */
 	atomic_uint_fast64_t last_progress_ns;
+	struct pf_region *pf; /* restore: this region's prefetched chunks (engine_prefetch.c), or NULL */
+	atomic_uint_fast64_t prefetched; /* bytes taken from it */
 	atomic_uint live; /* threads still running; the last one finishes the region */
 	uint64_t t0_ns;
 	struct eng_thread *threads;
@@ -80,6 +95,7 @@ struct eng_thread {
 	CUstream stream;
 	bool have_stream;
 	/* buffered dump: the previous chunk this thread wrote, for write-behind */
+	struct eng_file *prev_file;
 	uint64_t prev_off, prev_len;
 };
 
@@ -91,9 +107,19 @@ int eng_cuda_fail(struct eng_region *reg, CUresult res, const char *call, uint64
 bool eng_stopped(const struct eng_job *job);
 bool eng_claim(struct eng_region *reg, uint64_t *idx);
 void eng_progress(struct eng_region *reg, uint64_t bytes);
+/* offset of chunk idx on the device */
 static inline uint64_t eng_chunk_off(const struct eng_region *reg, uint64_t idx)
 {
 	return idx * reg->chunk;
+}
+/* the file holding chunk idx, and the chunk's offset in it */
+static inline struct eng_file *eng_chunk_file(struct eng_region *reg, uint64_t idx)
+{
+	return &reg->files[idx % reg->nfiles];
+}
+static inline uint64_t eng_file_off(const struct eng_region *reg, uint64_t idx)
+{
+	return idx / reg->nfiles * reg->chunk;
 }
 static inline size_t eng_chunk_len(const struct eng_region *reg, uint64_t idx)
 {
@@ -112,17 +138,38 @@ uint64_t eng_hash_sse2(const void *buf, size_t len);
 uint64_t eng_hash_avx2(const void *buf, size_t len); /* engine_hash_avx2.c */
 #endif
 uint64_t eng_hash_zeros(uint64_t len);
+/* streaming XXH3-64 (same value as eng_hash over the concatenation), AVX2 build where possible */
+struct eng_hstate {
+	_Alignas(64) unsigned char opaque[640];
+};
+void eng_hstate_reset(struct eng_hstate *h);
+void eng_hstate_update(struct eng_hstate *h, const void *buf, size_t len);
+uint64_t eng_hstate_digest(struct eng_hstate *h);
+#if defined(__x86_64__) && defined(__GNUC__)
+void eng_hstate_update_avx2(struct eng_hstate *h, const void *buf, size_t len);
+#endif
+#define ENG_PIECE (256u << 10) /* buffered I/O moves a chunk in pieces this size, hashed while cached */
 
+bool eng_dir_is_memfs(int dirfd); /* tmpfs or ramfs */
 /* engine_io.c: each reports its own error through eng_fail() and returns 0 or -errno */
 int eng_io_create(struct eng_region *reg);
-int eng_io_reserve(struct eng_region *reg);
+int eng_io_reserve(struct eng_region *reg); /* all stripes in parallel */
 void eng_io_map(struct eng_region *reg);
 void eng_io_unmap(struct eng_region *reg);
 int eng_copy_to_mapping(void *dst, const void *src, size_t len); /* also cs-bench's raw write */
 int eng_io_open_ro(struct eng_region *reg);
-int eng_io_write(struct eng_thread *t, void *buf, size_t len, uint64_t idx);
-int eng_io_read(struct eng_thread *t, void *buf, size_t len, uint64_t idx);
+/* write chunk idx from buf; *hash (when not NULL) gets its XXH3, computed here (see engine_io.c) */
+int eng_io_write(struct eng_thread *t, void *buf, size_t len, uint64_t idx, uint64_t *hash);
+/* read chunk idx into buf; *hash (when not NULL) gets the XXH3 of what was read */
+int eng_io_read(struct eng_thread *t, void *buf, size_t len, uint64_t idx, uint64_t *hash);
 int eng_io_finish_dump(struct eng_region *reg);
+
+/* engine_prefetch.c */
+struct pf_region;
+struct pf_region *eng_prefetch_find(struct cs_prefetch *pf, const struct cs_engine_region *r);
+bool eng_prefetch_take(struct cs_prefetch *pf, struct pf_region *p, uint64_t idx, void *buf, size_t len,
+		       uint64_t want);
+void eng_prefetch_release(struct cs_prefetch *pf, struct pf_region *p);
 
 /* engine_dump.c / engine_restore.c: the worker loops; errors go through eng_fail() */
 void eng_dump_loop(struct eng_thread *t);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * engine_restore.c - one restore thread: pread -> verify XXH3 -> H2D, double-buffered.
+ * (Buffered reads are hashed piece by piece as they come in, engine_io.c.)
  *
  * A chunk reaches the device only after its hash matched the manifest, so a corrupt image
  * never overwrites GPU memory with wrong bytes unnoticed. With two buffers the pread of the
@@ -70,18 +71,17 @@ static int clear_chunk(struct eng_thread *t, uint64_t idx)
 	return 0;
 }
 
-static int verify(struct eng_region *reg, const void *buf, size_t len, uint64_t idx)
+static int verify(struct eng_region *reg, uint64_t found, size_t len, uint64_t idx)
 {
-	uint64_t found = eng_hash(buf, len);
+	const struct eng_file *f = eng_chunk_file(reg, idx);
 
 	if (found == reg->r->hash[idx])
 		return 0;
-	eng_fail(
-	    reg->job, -EBADMSG,
-	    "restore: checksum mismatch in %s, chunk %llu (offset %llu, %zu bytes): expected XXH3 %016" PRIx64
-	    ", found %016" PRIx64,
-	    reg->r->name, (unsigned long long)idx, (unsigned long long)eng_chunk_off(reg, idx), len,
-	    reg->r->hash[idx], found);
+	eng_fail(reg->job, -EBADMSG,
+		 "restore: checksum mismatch in %s, chunk %llu (offset %llu in the file, %llu on the "
+		 "device, %zu bytes): expected XXH3 %016" PRIx64 ", found %016" PRIx64,
+		 f->name, (unsigned long long)idx, (unsigned long long)eng_file_off(reg, idx),
+		 (unsigned long long)eng_chunk_off(reg, idx), len, reg->r->hash[idx], found);
 	return -EBADMSG;
 }
 
@@ -90,6 +90,7 @@ static int load_chunk(struct eng_thread *t, uint64_t idx, unsigned b)
 	struct eng_region *reg = t->reg;
 	const struct cs_cuda_ops *ops = reg->job->ops;
 	size_t len = eng_chunk_len(reg, idx);
+	uint64_t found = 0;
 	CUresult res;
 	int ret;
 
@@ -99,11 +100,16 @@ static int load_chunk(struct eng_thread *t, uint64_t idx, unsigned b)
 			return eng_cuda_fail(reg, res, "cuMemcpyHtoDAsync (completion)", UINT64_MAX);
 		t->busy[b] = false;
 	}
-	ret = eng_io_read(t, t->buf[b], len, idx);
-	if (!ret)
-		ret = verify(reg, t->buf[b], len, idx);
-	if (ret)
-		return ret;
+	if (reg->pf &&
+	    eng_prefetch_take(reg->job->opts->prefetch, reg->pf, idx, t->buf[b], len, reg->r->hash[idx])) {
+		atomic_fetch_add(&reg->prefetched, len); /* read and verified before (engine_prefetch.c) */
+	} else {
+		ret = eng_io_read(t, t->buf[b], len, idx, &found); /* hashes what it read */
+		if (!ret)
+			ret = verify(reg, found, len, idx);
+		if (ret)
+			return ret;
+	}
 	if (eng_stopped(reg->job))
 		return -ECANCELED;
 	res = ops->MemcpyHtoDAsync(reg->r->ptr + eng_chunk_off(reg, idx), t->buf[b], len, t->stream);

@@ -100,6 +100,7 @@ void cs_gpuop_engine_opts(struct cs_ctx *ctx, struct cs_engine_opts *eo)
 	eo->pinned_max = ctx->opt.pinned_max;
 	eo->direct_io = ctx->opt.direct_io;
 	eo->map_tmpfs = ctx->opt.tmpfs_map;
+	eo->stripes = ctx->opt.stripes;
 	eo->skip_zero = ctx->opt.skip_zero;
 	eo->progress = progress;
 }

@@ -28,6 +28,7 @@
 #include "devices.h"
 #include "dump.h"
 #include "log.h"
+#include "prefetch.h"
 #include "relay.h"
 #include "restore.h"
 #include "wire.h"
@@ -125,6 +126,14 @@ static int dispatch(struct helper *h, const struct cs_wire_msg *m, int fd, uint3
 	case CS_W_CHECKPOINT:
 		keep_dirfd(h, fd);
 		return cs_dump_checkpoint(ctx, m->pid, h->dirfd);
+	case CS_W_PREFETCH:
+		if (ctx->stage != CS_STAGE_RESTORE || ctx->disabled) {
+			if (fd >= 0)
+				close(fd);
+			return 0;
+		}
+		cs_prefetch_begin(ctx, fd); /* takes fd; a prefetch that does not start changes nothing */
+		return 0;
 	case CS_W_RESTORE:
 		ret = cs_restore_process(ctx, m->pid, fd);
 		if (fd >= 0)
@@ -183,6 +192,7 @@ static void guardian(struct helper *h)
 
 static void release(struct helper *h)
 {
+	cs_prefetch_end();
 	if (h->ctx && h->ctx->cuda_loaded) {
 		cs_dev_release_all(h->ctx);
 		cs_cuda_unload(&h->ctx->cuda);

@@ -7,8 +7,11 @@
  * criu keeps what only it can do: CRIU's inventory, its timeout and leave-running decision,
  * the images-directory fd, and ptrace control of the target's restore thread (helper_link.c).
  *
- * max_hooks is 12 on purpose (hooks up to CHECKPOINT_DEVICES): CRIU rejects a plugin whose
- * max_hooks exceeds its own, so 12 loads on CRIU 4.0 through 4.2.x (criu-plugin-abi §1.4).
+ * max_hooks is 12 (hooks up to CHECKPOINT_DEVICES) unless the criu that loads us is 4.2 or
+ * newer: CRIU rejects a plugin whose max_hooks exceeds its own, before init, and 4.0/4.1 have 12.
+ * A constructor, which runs in dlopen before criu reads the descriptor, looks for a symbol the
+ * criu binary exports since 4.2 and only then sets max_hooks to 13 with POST_FORKING, where the
+ * restore prefetch starts (docs/design.md, "CRIU version compatibility").
  * Every hook answers -ENOTSUP for a process that is not ours, so plugins loaded after us
  * still see it (run_plugins stops at the first other answer, including 0).
  */
@@ -27,12 +30,18 @@
 #include "wire.h"
 
 #define CS_PUBLIC    __attribute__((visibility("default")))
-#define CS_MAX_HOOKS 12
+#define CS_MAX_HOOKS	     12 /* CRIU 4.0 and 4.1 */
+#define CS_HOOK_POST_FORKING 12 /* CR_PLUGIN_HOOK__POST_FORKING of CRIU 4.2's header */
+#define CS_MAX_HOOKS_42	     (CS_HOOK_POST_FORKING + 1) /* CRIU 4.2 and later */
+#define CS_HOOK_SLOTS	     (sizeof(CR_PLUGIN_DESC.hooks) / sizeof(CR_PLUGIN_DESC.hooks[0]))
 #define PLUGIN_NAME  "cudastore"
 
 extern void set_compel_interrupt_only_mode(void) __attribute__((weak));
 extern bool check_and_remove_inventory_plugin(const char *name, size_t n) __attribute__((weak));
 extern int add_inventory_plugin(const char *name) __attribute__((weak));
+/* exported by criu since 4.2 (VMA guard regions, the release that added POST_FORKING); its
+ * address is only tested, it is never called */
+extern void collect_madv_guards(void) __attribute__((weak));
 
 struct cs_plugin {
 	int stage;
@@ -198,6 +207,20 @@ static int cudastore_resume_devices_late(int pid)
 	return ret;
 }
 
+/*
+ * CRIU >= 4.2, while it still restores memory and files: let the helper start reading and
+ * verifying the extents (prefetch.c). Always -ENOTSUP: this hook has no pid, so other plugins
+ * get it too, and nothing here may fail a restore (a prefetch that does not happen only costs
+ * time).
+ */
+static int cudastore_post_forking(void)
+{
+	if (!pl || pl->disabled || pl->stage != CR_PLUGIN_STAGE__RESTORE || !cs_opt_prefetch_on(&pl->opt))
+		return -ENOTSUP;
+	cs_link_call(&pl->link, CS_W_PREFETCH, 0, 0, 0, criu_get_image_dir(), NULL);
+	return -ENOTSUP;
+}
+
 CS_PUBLIC cr_plugin_desc_t CR_PLUGIN_DESC = {
 	.name = PLUGIN_NAME,
 	.init = cudastore_init,
@@ -212,3 +235,17 @@ CS_PUBLIC cr_plugin_desc_t CR_PLUGIN_DESC = {
 };
 
 _Static_assert(CS_MAX_HOOKS == CR_PLUGIN_HOOK__CHECKPOINT_DEVICES + 1, "max_hooks covers our hooks");
+
+/*
+ * Runs in criu's dlopen, before criu reads max_hooks (see the top). A build against a 4.0/4.1
+ * header (hook table of 12) never offers POST_FORKING.
+ */
+__attribute__((constructor)) static void cs_pick_max_hooks(void)
+{
+	void **hooks = CR_PLUGIN_DESC.hooks;
+
+	if (!collect_madv_guards || CS_HOOK_SLOTS < CS_MAX_HOOKS_42)
+		return;
+	CR_PLUGIN_DESC.max_hooks = CS_MAX_HOOKS_42;
+	hooks[CS_HOOK_POST_FORKING] = (void *)cudastore_post_forking;
+}

@@ -122,7 +122,8 @@ static const char *skip_digits(const char *p)
 	return p > s ? p : NULL;
 }
 
-/* cudastore-<n>.img, cudastore-<n>.json, cudastore-<n>-gpu<i>.ext, cudastore-index.img, each
+/* cudastore-<n>.img, cudastore-<n>.json, cudastore-<n>-gpu<i>.ext, its stripes
+ * cudastore-<n>-gpu<i>.s<k>.ext (format 1.2, cs_engine_stripe_name), cudastore-index.img, each
  * maybe with ".tmp" */
 bool cs_name_is_ours(const char *name)
 {
@@ -139,6 +140,8 @@ bool cs_name_is_ours(const char *name)
 		return false;
 	if (!strncmp(p, "-gpu", 4)) {
 		p = skip_digits(p + 4);
+		if (p && !strncmp(p, ".s", 2))
+			p = skip_digits(p + 2);
 		if (!p || strncmp(p, ".ext", 4))
 			return false;
 		p += 4;

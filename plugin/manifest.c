@@ -81,6 +81,7 @@ struct cs_enc {
 	CsDevice *pdp[CS_MAX_DEVICES];
 	uint8_t *bitmap[CS_MAX_DEVICES];
 	char extent[CS_MAX_DEVICES][CS_NAME_MAX];
+	char *stripe[CS_MAX_DEVICES][CS_MAX_STRIPES]; /* point into the manifest's names */
 	char version[CS_VERSION_MAX];
 };
 
@@ -88,7 +89,7 @@ static int cs_enc_dev(struct cs_enc *e, unsigned i, const struct cs_manifest_dev
 {
 	CsDevice *pd = &e->pd[i];
 
-	if (!d->nchunks || !d->hash || !d->zero)
+	if (!d->nchunks || !d->hash || !d->zero || d->nstripes > CS_MAX_STRIPES)
 		return -EINVAL;
 	e->bitmap[i] = calloc((d->nchunks + 7) / 8, 1);
 	if (!e->bitmap[i])
@@ -112,6 +113,10 @@ static int cs_enc_dev(struct cs_enc *e, unsigned i, const struct cs_manifest_dev
 	pd->zero_chunks.len = (d->nchunks + 7) / 8;
 	pd->zero_chunks.data = e->bitmap[i];
 	pd->stored_bytes = d->stored_bytes;
+	for (unsigned k = 1; k < d->nstripes; k++)
+		e->stripe[i][k - 1] = (char *)d->stripe[k];
+	pd->n_stripe_extent = d->nstripes > 1 ? d->nstripes - 1 : 0;
+	pd->stripe_extent = e->stripe[i];
 	e->pdp[i] = pd;
 	return 0;
 }
@@ -332,6 +337,25 @@ static int cs_pb_check_dev_ids(const CsDevice *pd, size_t i, char *err, size_t e
 	return 0;
 }
 
+/* format 1.2: the stripe files (1..n of them besides `extent`), safe names, at most one per chunk */
+static int cs_pb_check_dev_stripes(const CsDevice *pd, size_t i, char *err, size_t errlen)
+{
+	uint64_t n = cs_nchunks(pd->size, pd->chunk_size);
+
+	if (pd->n_stripe_extent + 1 > CS_MAX_STRIPES || pd->n_stripe_extent + 1 > n)
+		return cs_bad(err, errlen,
+			      "manifest devices[%zu] has %zu extent files, at most %d and no more than its "
+			      "%llu chunks",
+			      i, pd->n_stripe_extent + 1, CS_MAX_STRIPES, (unsigned long long)n);
+	for (size_t k = 0; k < pd->n_stripe_extent; k++)
+		if (!cs_name_is_safe(pd->stripe_extent[k]))
+			return cs_bad(err, errlen,
+				      "manifest devices[%zu].stripe_extent[%zu] \"%.*s\" is not a safe file "
+				      "name (1..%d of [A-Za-z0-9._-], no leading '.')",
+				      i, k, CS_NAME_MAX, pd->stripe_extent[k], CS_NAME_MAX - 1);
+	return 0;
+}
+
 static int cs_pb_check_dev_size(const CsDevice *pd, size_t i, char *err, size_t errlen)
 {
 	uint32_t cs = pd->chunk_size;
@@ -389,6 +413,7 @@ static int cs_pb_check_dev_zero(const CsDevice *pd, size_t i, char *err, size_t 
 	return 0;
 }
 
+_Static_assert(CS_MAX_STRIPES == CS_ENGINE_STRIPES_MAX, "manifest and engine agree on stripes");
 _Static_assert(CS_NAME_MAX >= CS_UUID_STRLEN, "ident buffer");
 
 static const char *cs_dev_ident(const CsDevice *d, const char *what, char text[CS_NAME_MAX])
@@ -433,6 +458,32 @@ static int cs_pb_check_unique(const CsManifest *pm, char *err, size_t errlen)
 	return 0;
 }
 
+/* Every file name (extents and stripes, all devices) appears once: no two stripes share a file. */
+static int cs_pb_check_names(const CsManifest *pm, char *err, size_t errlen)
+{
+	const char **names;
+	size_t n = 0, i, j;
+	int ret = 0;
+
+	for (i = 0; i < pm->n_devices; i++)
+		n += 1 + pm->devices[i]->n_stripe_extent;
+	names = malloc(n * sizeof(*names)); /* n <= 64 devices x 32 stripes, checked before */
+	if (!names)
+		return cs_fail(-ENOMEM, err, errlen, "out of memory checking the manifest's file names");
+	n = 0;
+	for (i = 0; i < pm->n_devices; i++) {
+		names[n++] = pm->devices[i]->extent;
+		for (j = 0; j < pm->devices[i]->n_stripe_extent; j++)
+			names[n++] = pm->devices[i]->stripe_extent[j];
+	}
+	for (i = 0; i < n && !ret; i++)
+		for (j = 0; j < i && !ret; j++)
+			if (!strcmp(names[i], names[j]))
+				ret = cs_bad(err, errlen, "manifest names the file %s twice", names[i]);
+	free(names);
+	return ret;
+}
+
 static int cs_pb_check_totals(const CsManifest *pm, char *err, size_t errlen)
 {
 	uint64_t total = 0, stored = 0;
@@ -470,9 +521,14 @@ static int cs_pb_check(const CsManifest *pm, char *err, size_t errlen)
 			ret = cs_pb_check_dev_size(pm->devices[i], i, err, errlen);
 		if (!ret)
 			ret = cs_pb_check_dev_zero(pm->devices[i], i, err, errlen);
+		if (!ret)
+			ret = cs_pb_check_dev_stripes(pm->devices[i], i, err, errlen);
 	}
+
 	if (!ret)
 		ret = cs_pb_check_unique(pm, err, errlen);
+	if (!ret)
+		ret = cs_pb_check_names(pm, err, errlen);
 	if (!ret)
 		ret = cs_pb_check_totals(pm, err, errlen);
 	return ret;
@@ -490,6 +546,10 @@ static int cs_pb_copy_dev(const CsDevice *pd, struct cs_manifest_dev *d)
 	snprintf(d->extent, sizeof(d->extent), "%s", pd->extent);
 	d->chunk_size = pd->chunk_size;
 	d->stored_bytes = pd->stored_bytes;
+	d->nstripes = 1 + (unsigned)pd->n_stripe_extent;
+	snprintf(d->stripe[0], CS_NAME_MAX, "%s", pd->extent);
+	for (size_t k = 0; k < pd->n_stripe_extent; k++)
+		snprintf(d->stripe[k + 1], CS_NAME_MAX, "%s", pd->stripe_extent[k]);
 	d->hash = malloc(n * sizeof(*d->hash));
 	d->zero = malloc(n);
 	if (!d->hash || !d->zero)
@@ -644,20 +704,32 @@ int cs_manifest_check_extents(int dirfd, const struct cs_manifest *m, char *err,
 	}
 	for (unsigned i = 0; i < m->ndev; i++) {
 		const struct cs_manifest_dev *d = &m->dev[i];
-		struct stat st = { 0 };
-		int fd;
+		unsigned n = d->nstripes ? d->nstripes : 1;
 
-		fd = cs_imgdir_open_ro(dirfd, d->extent, 0, &st);
-		if (fd < 0) {
-			cs_explain_open("extent", d->extent, fd, &st, err, errlen);
-			return fd;
+		if (n > CS_MAX_STRIPES) {
+			cs_seterr(err, errlen, "manifest device %u has %u extent files, limit is %d", i, n,
+				  CS_MAX_STRIPES);
+			return -EINVAL;
 		}
-		close(fd);
-		if ((uint64_t)st.st_size != d->size) {
-			cs_seterr(err, errlen,
-				  "extent %s is %llu bytes, manifest says %llu: images truncated or corrupt",
-				  d->extent, (unsigned long long)st.st_size, (unsigned long long)d->size);
-			return -EBADMSG;
+		for (unsigned k = 0; k < n; k++) {
+			const char *name = k ? d->stripe[k] : d->extent;
+			uint64_t want = cs_engine_stripe_size(d->size, d->chunk_size, n, k);
+			struct stat st = { 0 };
+			int fd;
+
+			fd = cs_imgdir_open_ro(dirfd, name, 0, &st);
+			if (fd < 0) {
+				cs_explain_open("extent", name, fd, &st, err, errlen);
+				return fd;
+			}
+			close(fd);
+			if ((uint64_t)st.st_size != want) {
+				cs_seterr(err, errlen,
+					  "extent %s is %llu bytes, manifest says %llu: images truncated or "
+					  "corrupt",
+					  name, (unsigned long long)st.st_size, (unsigned long long)want);
+				return -EBADMSG;
+			}
 		}
 	}
 	return 0;

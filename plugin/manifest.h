@@ -8,8 +8,8 @@
  * anything it cannot fully trust before a byte of it is used: wrong magic, length or hash,
  * an unknown major version, a mode it does not know, more than CS_MAX_DEVICES devices, sizes
  * above CS_MAX_DEVICE_BYTES, a chunk size outside the engine's range, a chunk table whose
- * length does not match the size, duplicate UUIDs, and extent names that are not safe
- * (imgdir.h) or not unique. Each error names the field, the value and the limit.
+ * length does not match the size, duplicate UUIDs, and extent (and stripe) names that are not
+ * safe (imgdir.h) or not unique, more stripes than CS_MAX_STRIPES or than chunks. Each error names the field, the value and the limit.
  */
 #ifndef CUDASTORE_MANIFEST_H
 #define CUDASTORE_MANIFEST_H
@@ -21,11 +21,12 @@
 #include "imgdir.h"
 
 #define CS_FORMAT_MAJOR	      1
-#define CS_FORMAT_MINOR	      1 /* 1.1: dump_id, and cudastore-index.img (imgindex.h) */
+#define CS_FORMAT_MINOR	      2 /* 1.1: dump_id, cudastore-index.img (imgindex.h); 1.2: striped extents */
 #define CS_DUMP_ID_BYTES      16
 #define CS_MAX_DEVICES	      64
 #define CS_MAX_DEVICE_BYTES   (1ull << 42) /* 4 TiB per GPU */
 #define CS_MAX_MANIFEST_BYTES (64u << 20)
+#define CS_MAX_STRIPES	      32 /* == CS_ENGINE_STRIPES_MAX */
 
 enum cs_mode {
 	CS_MODE_CUSTOM = 1, /* CustomStorage: data in our extent files */
@@ -36,7 +37,9 @@ struct cs_manifest_dev {
 	CUuuid uuid;
 	int32_t ordinal; /* CUDA device ordinal in the dumping criu at dump time */
 	uint64_t size;	 /* bytes of the driver's mapping == extent file size */
-	char extent[CS_NAME_MAX];
+	char extent[CS_NAME_MAX]; /* == stripe[0] */
+	unsigned nstripes;	  /* extent files, >= 1 (format 1.0 images: 1) */
+	char stripe[CS_MAX_STRIPES][CS_NAME_MAX]; /* stripe[0] == extent; chunk i in stripe i % n */
 	uint32_t chunk_size;
 	uint64_t nchunks;      /* ceil(size / chunk_size) */
 	uint64_t *hash;	       /* nchunks XXH3-64 values (malloc'ed) */
@@ -68,7 +71,7 @@ int cs_manifest_decode(const void *buf, size_t len, struct cs_manifest *m, char 
 int cs_manifest_write(int dirfd, const char *name, const struct cs_manifest *m);
 /* cs_imgdir_read_all (bounded) + decode */
 int cs_manifest_read(int dirfd, const char *name, struct cs_manifest *m, char *err, size_t errlen);
-/* Every extent exists as a regular file of exactly dev[i].size bytes (no following links). */
+/* Every extent file (each stripe) exists as a regular file of exactly its size (no links followed). */
 int cs_manifest_check_extents(int dirfd, const struct cs_manifest *m, char *err, size_t errlen);
 /* Frees the chunk tables; m may be NULL or partly filled. */
 void cs_manifest_free(struct cs_manifest *m);

@@ -153,6 +153,18 @@ int cs_options_set(struct cs_options *o, const char *key, const char *v, char *e
 	} else if (!strcmp(key, "tmpfs_map")) {
 		if (parse_bool(v, &o->tmpfs_map))
 			return cs_fail(-EINVAL, err, len, "tmpfs_map: '%s' is not yes or no", v);
+	} else if (!strcmp(key, "stripes")) {
+		if (parse_u64(v, 0, CS_ENGINE_STRIPES_MAX, &x))
+			return cs_fail(-EINVAL, err, len, "stripes: '%s' is not in 0..%u (0 = auto)", v,
+				       CS_ENGINE_STRIPES_MAX);
+		o->stripes = (unsigned)x;
+	} else if (!strcmp(key, "prefetch")) {
+		if (parse_tristate(v, &o->prefetch))
+			return cs_fail(-EINVAL, err, len, "prefetch: '%s' is not auto, yes or no", v);
+	} else if (!strcmp(key, "prefetch_mb")) {
+		if (parse_u64(v, 0, 1u << 22, &x))
+			return cs_fail(-EINVAL, err, len, "prefetch_mb: '%s' is not in 0..4194304", v);
+		o->prefetch_max = x << 20;
 	} else if (!strcmp(key, "skip_zero")) {
 		if (parse_bool(v, &o->skip_zero))
 			return cs_fail(-EINVAL, err, len, "skip_zero: '%s' is not yes or no", v);
@@ -186,6 +198,9 @@ static void defaults(struct cs_options *o)
 	o->pinned_max = CS_ENGINE_PINNED_DEF;
 	o->direct_io = true;
 	o->tmpfs_map = false;
+	o->stripes = 0;
+	o->prefetch = CS_AUTO;
+	o->prefetch_max = CS_PREFETCH_MAX_DEF;
 	o->skip_zero = true;
 	o->space_check = true;
 	o->rescue = CS_AUTO;
@@ -294,6 +309,9 @@ static const struct {
 	{ "CUDASTORE_PINNED_MB", "pinned_mb" },
 	{ "CUDASTORE_DIRECT_IO", "direct_io" },
 	{ "CUDASTORE_TMPFS_MAP", "tmpfs_map" },
+	{ "CUDASTORE_STRIPES", "stripes" },
+	{ "CUDASTORE_PREFETCH", "prefetch" },
+	{ "CUDASTORE_PREFETCH_MB", "prefetch_mb" },
 	{ "CUDASTORE_SKIP_ZERO", "skip_zero" },
 	{ "CUDASTORE_SPACE_CHECK", "space_check" },
 	{ "CUDASTORE_RESCUE", "rescue" },
@@ -488,6 +506,17 @@ const char *cs_options_config_path(void)
 	const char *path = getenv("CUDASTORE_CONFIG");
 
 	return path && *path ? path : CS_DEFAULT_CONFIG;
+}
+
+/*
+ * The prefetch competes with CRIU for CPU and I/O while CRIU restores memory: on the 2-core
+ * development VMs it made whole restores slower (docs/performance.md), so auto needs 4 CPUs.
+ */
+bool cs_opt_prefetch_on(const struct cs_options *o)
+{
+	if (o->prefetch != CS_AUTO)
+		return o->prefetch == CS_YES && o->prefetch_max;
+	return o->prefetch_max && sysconf(_SC_NPROCESSORS_ONLN) >= CS_PREFETCH_AUTO_CPUS;
 }
 
 const char *cs_opt_mode_name(enum cs_opt_mode m)

@@ -33,6 +33,10 @@ struct cs_options {
 	uint64_t pinned_max; /* pinned bytes per GPU */
 	bool direct_io;
 	bool tmpfs_map; /* dump into tmpfs through a shared mapping */
+	unsigned stripes;	   /* extent files per GPU; 0 = auto (engine.h) */
+	enum cs_tristate prefetch; /* restore: read + verify extents at POST_FORKING (CRIU >= 4.2);
+				    * AUTO: when the machine has at least 4 CPUs */
+	uint64_t prefetch_max;	   /* bytes of host memory the prefetch may hold */
 	bool skip_zero;
 	bool space_check;		/* refuse a dump that cannot fit, before the lock */
 	enum cs_tristate rescue;	/* host copy of GPU memory when writing extents fails */
@@ -70,5 +74,8 @@ int cs_options_load_traced(struct cs_options *o, cs_options_trace_fn fn, void *a
 /* The config file cs_options_load reads: $CUDASTORE_CONFIG, else the default under /etc. */
 const char *cs_options_config_path(void);
 const char *cs_opt_mode_name(enum cs_opt_mode m);
+/* prefetch yes, or auto on a machine of at least CS_PREFETCH_AUTO_CPUS online CPUs */
+#define CS_PREFETCH_AUTO_CPUS 4
+bool cs_opt_prefetch_on(const struct cs_options *o);
 
 #endif /* CUDASTORE_OPTIONS_H */

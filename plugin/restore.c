@@ -13,6 +13,7 @@
 #include "log.h"
 #include "procfs.h"
 #include "relay.h"
+#include "prefetch.h"
 #include "restore.h"
 #include "rthread.h"
 
@@ -147,11 +148,14 @@ static int copy_from_extents(struct cs_ctx *ctx, pid_t pid, const struct cs_gpu_
 						     .chunk_size = d->chunk_size,
 						     .nchunks = d->nchunks,
 						     .hash = d->hash,
-						     .zero = d->zero };
+						     .zero = d->zero,
+						     .nstripes = d->nstripes };
+		memcpy(regs[i].stripe_name, d->stripe, sizeof(regs[i].stripe_name));
 		*bytes += d->size;
 	}
 	cs_gpuop_engine_opts(ctx, &eo);
 	eo.progress_arg = (void *)(long)pid;
+	eo.prefetch = cs_prefetch_take(); /* read and verified at POST_FORKING, or NULL */
 	ret = cs_engine_restore(&ctx->cuda, regs, v->n, &eo, err, sizeof(err));
 	if (ret)
 		cs_err("pid %d: copying the images into the GPU failed: %s", pid, err);

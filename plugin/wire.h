@@ -7,7 +7,7 @@
  * forwards each hook to it over a SOCK_SEQPACKET socketpair: one message per datagram, the
  * images-directory fd attached (SCM_RIGHTS) where the request needs it.
  *
- *   criu -> helper   INIT, PAUSE, CHECKPOINT, RESTORE, FINISH, BYE
+ *   criu -> helper   INIT, PAUSE, CHECKPOINT, PREFETCH, RESTORE, FINISH, BYE
  *   helper -> criu   LOG (no answer), RT_RUN / RT_STOP (criu answers RT_DONE), DONE
  *
  * A request is answered by exactly one DONE; before it the helper may send any number of LOG
@@ -36,6 +36,8 @@ enum cs_wire_type {
 	CS_W_RT_STOP,	 /* tid in arg */
 	CS_W_RT_DONE,	 /* result in ret */
 	CS_W_DONE,	 /* result in ret, CS_WF_* in flags */
+	CS_W_PREFETCH,	 /* restore, criu's POST_FORKING: start reading the extents; images dir attached;
+			  * answered at once (the helper reads in background threads) */
 };
 
 /* flags */

@@ -7,12 +7,15 @@ cd "$(dirname "$0")/.."
 OUTDIR=${1:-out/gpu-artifacts}
 scripts/setup-debian.sh
 make -j"$(nproc)" tests/workload/cuda-workload tests/gpu/cs-driver-timing tests/e2e/cs-manifest-tool \
-	bench/cs-bench bench/cs-hash-bench bench/cs-wire-bench cudastore-helper >/dev/null
+	bench/cs-bench bench/cs-hash-bench bench/cs-wire-bench cudastore-helper tests/emu/lib/libcuda.so.1 \
+	tests/emu/lib/libnvidia-ml.so.1 >/dev/null
 rm -rf "$OUTDIR" && mkdir -p "$OUTDIR/bin" "$OUTDIR/plugins"
 scripts/provide-criu.sh --bundle "$OUTDIR/criu" >/dev/null
 cp cudastore_plugin.so cudastore-helper "$OUTDIR/plugins/"
 cp tests/workload/cuda-workload tests/gpu/cs-driver-timing tests/e2e/cs-manifest-tool bench/cs-bench bench/cs-hash-bench bench/cs-wire-bench "$OUTDIR/bin/"
-cp tests/gpu/run-gpu-suite.sh bench/run-gpu-bench.sh "$OUTDIR/" 2>/dev/null || cp tests/gpu/run-gpu-suite.sh "$OUTDIR/"
+cp tests/gpu/run-gpu-suite.sh bench/run-gpu-bench.sh bench/run-gpu-perf.sh bench/criu-overlap.sh "$OUTDIR/"
+# the driver emulator: criu-overlap.sh measures whole criu restores with it (run-gpu-perf.sh)
+mkdir -p "$OUTDIR/emu" && cp tests/emu/lib/libcuda.so.1 tests/emu/lib/libnvidia-ml.so.1 "$OUTDIR/emu/"
 # runc end to end (tests/gpu/run-runc-gpu.sh): Debian's runc with its libseccomp beside it
 # (RPATH $ORIGIN/lib, so that runc's re-executed init finds it too), and a container rootfs
 # base: busybox-static plus Debian's loader and the libraries the workload and libcuda need.

@@ -69,7 +69,8 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-runc-checkpoint-restore.sh \
 	tests/e2e/test-runc-leave-running.sh \
 	tests/e2e/test-runc-tree-cuda-and-cpu-children.sh \
-	tests/e2e/test-podman-checkpoint-export-import.sh
+	tests/e2e/test-podman-checkpoint-export-import.sh \
+	tests/e2e/test-striped-tmpfs-prefetch.sh
 TESTS += $(E2E_GPU_TESTS)
 # Both run emulated CUDA processes as pid 1 of a pid namespace, and the emulator names its socket
 # by the ns pid in the one network namespace: never run them at the same time (make -j check).
@@ -99,6 +100,19 @@ tests_core_test_device_plan_restore_LDADD = $(CORE_TEST_LIBS)
 tests_core_test_criu_opts_SOURCES = tests/core/test-criu-opts.c tests/log-stderr.c
 tests_core_test_criu_opts_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_core_test_criu_opts_LDADD = $(CORE_TEST_LIBS)
+
+# the plugin's hook count follows the criu that loads it (hooks.c): as criu 4.0/4.1 and as 4.2
+MAXHOOK_TESTS = tests/core/test-plugin-max-hooks-41 tests/core/test-plugin-max-hooks-42
+check_PROGRAMS += $(MAXHOOK_TESTS)
+TESTS += $(MAXHOOK_TESTS)
+tests_core_test_plugin_max_hooks_41_SOURCES = tests/core/test-plugin-max-hooks.c tests/tap.h
+tests_core_test_plugin_max_hooks_41_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+tests_core_test_plugin_max_hooks_41_LDFLAGS = -rdynamic
+tests_core_test_plugin_max_hooks_41_LDADD = -ldl
+tests_core_test_plugin_max_hooks_42_SOURCES = tests/core/test-plugin-max-hooks.c tests/tap.h
+tests_core_test_plugin_max_hooks_42_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -DCS_AS_CRIU_42
+tests_core_test_plugin_max_hooks_42_LDFLAGS = -rdynamic
+tests_core_test_plugin_max_hooks_42_LDADD = -ldl
 
 # our CUDA declarations against NVIDIA's cuda.h, when configure found one
 if HAVE_CUDA_H

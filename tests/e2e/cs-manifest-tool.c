@@ -141,6 +141,9 @@ int main(int argc, char **argv)
 			       m->devices[i]->ordinal, (unsigned long long)m->devices[i]->size,
 			       m->devices[i]->extent, m->devices[i]->chunk_size,
 			       (unsigned long long)m->devices[i]->stored_bytes);
+		for (i = 0; i < m->n_devices; i++)
+			for (size_t k = 0; k < m->devices[i]->n_stripe_extent; k++)
+				printf("device %zu stripe %zu extent %s\n", i, k + 1, m->devices[i]->stripe_extent[k]);
 		return 0;
 	}
 	if (!strcmp(argv[2], "set-extent") && argc == 5 && (size_t)atoi(argv[3]) < m->n_devices)

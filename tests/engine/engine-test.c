@@ -152,3 +152,27 @@ uint64_t et_disk_bytes(int dirfd, const char *name)
 		return UINT64_MAX;
 	return (uint64_t)st.st_blocks * 512;
 }
+
+void et_remove_extents(int dirfd, const char *name)
+{
+	char sname[CS_NAME_MAX];
+	unsigned k;
+
+	for (k = 0; k < CS_ENGINE_STRIPES_MAX; k++)
+		if (!cs_engine_stripe_name(sname, name, k))
+			unlinkat(dirfd, sname, 0);
+}
+
+uint64_t et_disk_bytes_region(int dirfd, const struct cs_engine_region *r)
+{
+	unsigned k, n = r->nstripes ? r->nstripes : 1;
+	uint64_t sum = 0, b;
+
+	for (k = 0; k < n; k++) {
+		b = et_disk_bytes(dirfd, k ? r->stripe_name[k] : r->name);
+		if (b == UINT64_MAX)
+			return b;
+		sum += b;
+	}
+	return sum;
+}

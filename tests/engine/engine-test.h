@@ -35,6 +35,10 @@ void et_region(struct cs_engine_region *r, CUdeviceptr ptr, uint64_t size, CUcon
 	       const char *name);
 
 int et_count_fds(void);
+/* remove name and every stripe file of it (cs_engine_stripe_name) */
+void et_remove_extents(int dirfd, const char *name);
+/* et_disk_bytes summed over the region's extent files, or UINT64_MAX */
+uint64_t et_disk_bytes_region(int dirfd, const struct cs_engine_region *r);
 /* st_blocks * 512 of name in dirfd, or UINT64_MAX */
 uint64_t et_disk_bytes(int dirfd, const char *name);
 

@@ -7,7 +7,7 @@ ENGINE_TEST_SAN =
 check_LIBRARIES += tests/engine/libenginetest.a
 tests_engine_libenginetest_a_SOURCES = \
 	plugin/engine.c plugin/engine_chunk.c plugin/engine_hash_avx2.c plugin/engine_io.c plugin/engine_dump.c \
-	plugin/engine_restore.c plugin/cuda_ops.c plugin/uuid.c plugin/imgdir.c tests/log-stderr.c \
+	plugin/engine_restore.c plugin/engine_prefetch.c plugin/cuda_ops.c plugin/uuid.c plugin/imgdir.c tests/log-stderr.c \
 	tests/engine/fake-cuda.c tests/engine/fake-cuda.h \
 	tests/engine/engine-test.c tests/engine/engine-test.h
 tests_engine_libenginetest_a_CFLAGS = $(AM_CFLAGS) $(ENGINE_TEST_SAN)
@@ -28,7 +28,9 @@ ENGINE_TESTS = \
 	tests/engine/test-engine-threads-block-signals \
 	tests/engine/test-engine-direct-align \
 	tests/engine/test-engine-extent-not-regular \
-	tests/engine/test-engine-restore-big-chunks
+	tests/engine/test-engine-restore-big-chunks \
+	tests/engine/test-engine-stripes \
+	tests/engine/test-engine-prefetch
 check_PROGRAMS += $(ENGINE_TESTS)
 TESTS += $(ENGINE_TESTS)
 
@@ -65,6 +67,13 @@ tests_engine_test_engine_hash_avx2_matches_sse2_LDADD = $(ENGINE_TEST_LDADD)
 tests_engine_test_engine_restore_big_chunks_SOURCES = tests/engine/test-engine-restore-big-chunks.c
 tests_engine_test_engine_restore_big_chunks_CFLAGS = $(ENGINE_TEST_CFLAGS)
 tests_engine_test_engine_restore_big_chunks_LDADD = $(ENGINE_TEST_LDADD)
+
+tests_engine_test_engine_stripes_SOURCES = tests/engine/test-engine-stripes.c
+tests_engine_test_engine_stripes_CFLAGS = $(ENGINE_TEST_CFLAGS)
+tests_engine_test_engine_stripes_LDADD = $(ENGINE_TEST_LDADD)
+tests_engine_test_engine_prefetch_SOURCES = tests/engine/test-engine-prefetch.c
+tests_engine_test_engine_prefetch_CFLAGS = $(ENGINE_TEST_CFLAGS)
+tests_engine_test_engine_prefetch_LDADD = $(ENGINE_TEST_LDADD)
 
 # cs-bench end to end on the fake device, loaded as a libcuda through the normal loader
 check_PROGRAMS += tests/engine/libcuda-fake.so

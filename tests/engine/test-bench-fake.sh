@@ -1,10 +1,11 @@
 #!/bin/sh
-# test-bench-fake: cs-bench runs end to end on the fake libcuda (tiny sizes), verifies every byte, and skips with 77 without libcuda.
+# test-bench-fake: cs-bench runs end to end on the fake libcuda (tiny sizes), verifies every byte, and skips with 77 without libcuda;
+# it creates a missing --dir, and its restore-overlap stand-in (--overlap) verifies every byte too.
 set -u
 b=${top_builddir:-.}
 bench=$b/bench/cs-bench
 lib=$b/tests/engine/libcuda-fake.so
-echo "1..4"
+echo "1..7"
 n=0
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 
@@ -21,4 +22,15 @@ echo "$out" | sed 's/^/# /'
 ok $rc "cs-bench on the fake device exits 0"
 [ "$(echo "$out" | grep -c '"verified":true')" = 4 ]; ok $? "4 rows (2 sizes x dense, zero75), all verified"
 [ -z "$(ls -A "$dir")" ]; ok $? "no files left in the directory without --keep"
+
+out=$(CUDASTORE_TEST_LOGLEVEL=1 CUDASTORE_LIBCUDA=$lib "$bench" --dir "$dir/new/sub" --sizes 6M --chunk 1M \
+	--pinned 3M --threads 2 --kinds dense --no-naive --overlap 0.1 --prefetch-max 4M 2>&1); rc=$?
+echo "$out" | sed 's/^/# /'
+ok $rc "a missing --dir is created; --overlap run exits 0"
+echo "$out" | grep -q '^# overlap 6M dense: window 0.10 s, prefetch read [0-9]* bytes.*verified$'
+ok $? "the overlap row verifies every byte"
+# (how much the nice-19 prefetch reads in 0.1 s depends on the machine's load; what it read is used)
+j=$(echo "$out" | grep '"bench":"cs-bench-overlap"')
+pf=$(echo "$j" | sed -n 's/.*"prefetch_bytes":\([0-9]*\).*/\1/p'); tk=$(echo "$j" | sed -n 's/.*"taken_bytes":\([0-9]*\).*/\1/p')
+[ -n "$pf" ] && [ "$pf" = "$tk" ] && [ "$pf" -le 4194304 ]; ok $? "the restore took all the prefetch read ($tk of $pf bytes), within its 4 MiB bound"
 rm -rf "$dir"

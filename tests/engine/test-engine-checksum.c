@@ -81,7 +81,7 @@ static void scenario(const char *what, uint64_t flip_off, int zero_rec, int hash
 	cs_engine_region_free_meta(&r);
 	fake_dev_free(src);
 	fake_dev_free(dst);
-	unlinkat(d.fd, "sum.ext", 0);
+	et_remove_extents(d.fd, "sum.ext");
 	et_check_clean(what, fds);
 }
 

@@ -136,7 +136,7 @@ static void roundtrip(const char *what, int dirfd, uint64_t size, bool want_dire
 	cs_engine_region_free_meta(&r);
 	fake_dev_free(src);
 	fake_dev_free(dst);
-	unlinkat(dirfd, r.name, 0);
+	et_remove_extents(dirfd, r.name);
 	et_check_clean(what, fds);
 }
 

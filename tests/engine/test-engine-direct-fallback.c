@@ -75,7 +75,7 @@ static void roundtrip(const char *what, int dirfd, size_t misalign, int want_dir
 	cs_engine_region_free_meta(&r);
 	fake_dev_free(src);
 	fake_dev_free(dst);
-	unlinkat(dirfd, "dio.ext", 0);
+	et_remove_extents(dirfd, "dio.ext");
 	fake_set_misalign(0);
 	et_check_clean(what, fds);
 }

@@ -148,10 +148,12 @@ static void remove_ours(int dirfd)
 {
 	static const char *const ours[] = { "cudastore-2.img", "cudastore-2-gpu0.ext", "cudastore-2-gpu13.ext",
 					    "cudastore-2.json", "cudastore-2.img.tmp", "cudastore-77-gpu1.ext.tmp",
-					    "cudastore-index.img", "cudastore-index.img.tmp" };
+					    "cudastore-index.img", "cudastore-index.img.tmp",
+					    "cudastore-2-gpu0.s1.ext", "cudastore-2-gpu3.s31.ext.tmp" };
 	static const char *const others[] = { "cudastore-dump.log", "cudastore-2.img.bak", "cudastore-.img",
 					      "cudastore-2-gpu.ext", "cudastore-x.json", "xcudastore-2.img",
-					      "inventory.img", "cudastore-index.json" };
+					      "inventory.img", "cudastore-index.json", "cudastore-2-gpu0.s.ext",
+					      "cudastore-2-gpu0.sx.ext", "cudastore-2-gpu0.s1.img" };
 	unsigned removed = 0, i;
 	bool ok = true;
 

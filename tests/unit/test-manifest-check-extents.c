@@ -9,6 +9,7 @@
 
 #include "../tap.h"
 #include "unit.h"
+#include "engine.h"
 
 static struct cs_manifest m;
 
@@ -74,13 +75,39 @@ static void scenarios(int dirfd, const char *dir)
 	expect(dirfd, "restored extent passes again", 0, "", "");
 }
 
+/* format 1.1: dev[0] striped over 3 files, each checked against its own size */
+static void stripes(int dirfd)
+{
+	struct cs_manifest_dev *d = &m.dev[0];
+	uint64_t s2;
+
+	d->nstripes = 3;
+	for (unsigned k = 0; k < 3; k++) {
+		cs_engine_stripe_name(d->stripe[k], d->extent, k);
+		make_extent(dirfd, d->stripe[k], cs_engine_stripe_size(d->size, d->chunk_size, 3, k));
+	}
+	expect(dirfd, "3 stripes of the right sizes", 0, "", "");
+	s2 = cs_engine_stripe_size(d->size, d->chunk_size, 3, 2);
+	make_extent(dirfd, d->stripe[2], s2 - 1);
+	expect(dirfd, "stripe 2 one byte short", -EBADMSG, "extent cudastore-4242-gpu0.s2.ext is", "manifest says");
+	unlinkat(dirfd, d->stripe[2], 0);
+	expect(dirfd, "stripe 2 missing", -ENOENT, "extent cudastore-4242-gpu0.s2.ext is missing", "incomplete");
+	make_extent(dirfd, d->stripe[2], s2);
+	make_extent(dirfd, d->extent, d->size);
+	expect(dirfd, "stripe 0 has the whole device's size", -EBADMSG, "cudastore-4242-gpu0.ext", "manifest says");
+	make_extent(dirfd, d->extent, cs_engine_stripe_size(d->size, d->chunk_size, 3, 0));
+	expect(dirfd, "all stripes right again", 0, "", "");
+	d->nstripes = 1;
+	make_extent(dirfd, d->extent, d->size);
+}
+
 int main(void)
 {
 	char path[4096];
 	struct stat st;
 	int dirfd;
 
-	tap_plan(10);
+	tap_plan(15);
 	dirfd = unit_tmpdir(path, sizeof(path));
 	unit_sample(&m, 2);
 	for (unsigned i = 0; i < m.ndev; i++)
@@ -91,6 +118,7 @@ int main(void)
 	       st.st_mode & 07777);
 	expect(dirfd, "all extents right", 0, "", "");
 	scenarios(dirfd, path);
+	stripes(dirfd);
 
 	m.dev[0].size++;
 	expect(dirfd, "first mismatch is the one reported", -EBADMSG, "cudastore-4242-gpu0.ext",

@@ -11,6 +11,10 @@ static struct cs_manifest sample;
 static uint64_t big_hash[2048];
 static uint8_t uuid15[15], uuid17[17];
 static char long_version[40];
+static char *stripes_ok[] = {(char *)"cudastore-4242-gpu0.s1.ext", (char *)"cudastore-4242-gpu0.s2.ext"};
+static char *stripes_unsafe[] = {(char *)"../gpu0.s1.ext"};
+static char *stripes_dup[] = {(char *)"cudastore-4242-gpu1.ext"};
+static char *stripes_many[] = {(char *)"a1", (char *)"a2", (char *)"a3", (char *)"a4", (char *)"a5", (char *)"a6"};
 
 #define MUT(name, body)                                                                                      \
 	static void name(struct unit_pb *p)                                                                  \
@@ -70,6 +74,13 @@ MUT(m_stored_missing, d0->has_stored_bytes = 0)
 MUT(m_dup_uuid, d1->uuid.data = d0->uuid.data)
 MUT(m_dup_ordinal, d1->ordinal = d0->ordinal)
 MUT(m_dup_extent, d1->extent = d0->extent)
+MUT(m_stripes_ok, d0->stripe_extent = stripes_ok; d0->n_stripe_extent = 2)
+MUT(m_stripes_v10, pm->format_minor = 0) /* a format 1.0 image: one file per device */
+MUT(m_stripe_unsafe, d0->stripe_extent = stripes_unsafe; d0->n_stripe_extent = 1)
+MUT(m_stripe_dup, d0->stripe_extent = stripes_dup; d0->n_stripe_extent = 1)
+MUT(m_stripe_self, d1->stripe_extent = stripes_ok; d1->n_stripe_extent = 1; d0->stripe_extent = stripes_ok;
+    d0->n_stripe_extent = 1)
+MUT(m_stripes_many, d0->stripe_extent = stripes_many; d0->n_stripe_extent = 6)
 MUT(m_total_off, pm->total_bytes++)
 MUT(m_total_stored_off, pm->stored_bytes--)
 MUT(m_total_missing, pm->has_total_bytes = 0)
@@ -140,6 +151,12 @@ static const struct pb_case cases[] = {
      {"devices[0] and devices[1] have the same uuid", "GPU-10111213"}},
     {"duplicate ordinal", m_dup_ordinal, -EBADMSG, {"same ordinal (3)", ""}},
     {"duplicate extent", m_dup_extent, -EBADMSG, {"same extent (cudastore-4242-gpu0.ext)", ""}},
+    {"format 1.1, device 0 in 3 files", m_stripes_ok, 0, {"", ""}},
+    {"format 1.0 (no stripes field)", m_stripes_v10, 0, {"", ""}},
+    {"unsafe stripe name", m_stripe_unsafe, -EBADMSG, {"devices[0].stripe_extent[0] \"../gpu0.s1.ext\"", "not a safe"}},
+    {"stripe named like another device's extent", m_stripe_dup, -EBADMSG, {"names the file cudastore-4242-gpu1.ext twice", ""}},
+    {"two devices share a stripe file", m_stripe_self, -EBADMSG, {"cudastore-4242-gpu0.s1.ext twice", ""}},
+    {"7 files for 6 chunks", m_stripes_many, -EBADMSG, {"devices[0] has 7 extent files", "no more than its 6 chunks"}},
     {"total_bytes off", m_total_off, -EBADMSG, {"total_bytes is", "the devices sum to"}},
     {"stored_bytes total off", m_total_stored_off, -EBADMSG, {"manifest stored_bytes is", "sum to"}},
     {"no total_bytes", m_total_missing, -EBADMSG, {"total_bytes is missing", ""}},

@@ -9,6 +9,7 @@
 
 #include "../tap.h"
 #include "unit.h"
+#include "engine.h"
 
 static void roundtrip_memory(unsigned ndev)
 {
@@ -29,6 +30,35 @@ static void roundtrip_memory(unsigned ndev)
 	       "decoded manifest keeps its invariants %s", why);
 	if (!ret)
 		free(buf);
+	cs_manifest_free(a);
+	cs_manifest_free(b);
+	free(a);
+	free(b);
+}
+
+/* format 1.2: a device striped over 3 files keeps its file names and count */
+static void roundtrip_stripes(void)
+{
+	struct cs_manifest *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	char why[256] = "", err[512] = "";
+	size_t len;
+	void *buf = NULL;
+	int ret;
+
+	unit_sample(a, 2);
+	a->dev[0].nstripes = 3;
+	for (unsigned k = 0; k < 3; k++)
+		cs_engine_stripe_name(a->dev[0].stripe[k], a->dev[0].extent, k);
+	ret = cs_manifest_encode(a, &buf, &len);
+	ret = ret ? ret : cs_manifest_decode(buf, len, b, err, sizeof(err));
+	tap_ok(!ret && unit_manifest_equal(a, b, why, sizeof(why)) &&
+		   unit_manifest_invariants(b, why, sizeof(why)),
+	       "striped device: decoded equal, invariants kept (%d %s %s)", ret, err, why);
+	tap_ok(!ret && b->format_minor == 2 && b->dev[0].nstripes == 3 && b->dev[1].nstripes == 1 &&
+		   !strcmp(b->dev[0].stripe[2], "cudastore-4242-gpu0.s2.ext") &&
+		   !strcmp(b->dev[1].stripe[0], b->dev[1].extent),
+	       "format 1.2 written; 3 files (%s) and 1 file (%s)", b->dev[0].stripe[2], b->dev[1].stripe[0]);
+	free(buf);
 	cs_manifest_free(a);
 	cs_manifest_free(b);
 	free(a);
@@ -109,7 +139,8 @@ int main(void)
 	char path[4096];
 	int dirfd;
 
-	tap_plan(4 * 4 + 8 + 2 + 2);
+	tap_plan(4 * 4 + 8 + 2 + 2 + 2);
+	roundtrip_stripes();
 	for (unsigned n = 1; n <= 4; n++)
 		roundtrip_memory(n);
 	dirfd = unit_tmpdir(path, sizeof(path));

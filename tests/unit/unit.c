@@ -214,6 +214,10 @@ static bool unit_dev_equal(const struct cs_manifest_dev *a, const struct cs_mani
 	for (uint64_t c = 0; c < a->nchunks; c++)
 		UNIT_DIFF(!a->zero[c] != !b->zero[c], "dev[%u].zero[%llu]", i, (unsigned long long)c);
 	UNIT_DIFF(a->stored_bytes != b->stored_bytes, "dev[%u].stored_bytes", i);
+	UNIT_DIFF((a->nstripes ? a->nstripes : 1) != (b->nstripes ? b->nstripes : 1), "dev[%u].nstripes %u != %u",
+		  i, a->nstripes, b->nstripes);
+	for (unsigned k = 1; k < a->nstripes; k++)
+		UNIT_DIFF(strcmp(a->stripe[k], b->stripe[k]), "dev[%u].stripe[%u]", i, k);
 	return true;
 }
 
@@ -247,6 +251,11 @@ static bool unit_dev_ok(const struct cs_manifest_dev *d, unsigned i, char *why, 
 	UNIT_DIFF(d->nchunks != (d->size + cs - 1) / cs, "dev[%u].nchunks", i);
 	UNIT_DIFF(!d->hash || !d->zero, "dev[%u] tables missing", i);
 	UNIT_DIFF(!cs_name_is_safe(d->extent), "dev[%u].extent unsafe", i);
+	UNIT_DIFF(d->nstripes < 1 || d->nstripes > CS_MAX_STRIPES || d->nstripes > d->nchunks,
+		  "dev[%u].nstripes %u", i, d->nstripes);
+	UNIT_DIFF(strcmp(d->stripe[0], d->extent), "dev[%u].stripe[0] is not the extent", i);
+	for (unsigned k = 1; k < d->nstripes && k < CS_MAX_STRIPES; k++)
+		UNIT_DIFF(!cs_name_is_safe(d->stripe[k]), "dev[%u].stripe[%u] unsafe", i, k);
 	for (uint64_t c = 0; c < d->nchunks; c++) {
 		uint64_t left = d->size - c * cs;
 

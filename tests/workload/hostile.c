@@ -5,7 +5,9 @@
  *                        the verification at SIGTERM fails unless ticks still arrive
  *   --seccomp-deny-yield a seccomp filter (every thread, TSYNC) making sched_yield() fail with
  *                        EPERM; the verification fails unless it still does
- * Both are set up before CUDA starts, so the driver's threads inherit them.
+ *   --host-mb N          N MiB of host memory filled with a pattern (CRIU restores it before the
+ *                        GPU: the window the plugin's restore prefetch uses); verified at SIGTERM
+ * All are set up before CUDA starts, so the driver's threads inherit them.
  */
 #include <errno.h>
 #include <linux/filter.h>
@@ -14,6 +16,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -23,6 +26,32 @@
 #include "workload.h"
 
 static volatile sig_atomic_t ticks;
+static uint64_t *host;
+static size_t host_words;
+
+static uint64_t host_word(uint64_t seed, size_t i)
+{
+	uint64_t x = (seed + 1) * 0x9e3779b97f4a7c15ull ^ (i * 0xbf58476d1ce4e5b9ull);
+
+	x ^= x >> 31;
+	return x * 0x94d049bb133111ebull;
+}
+
+static int host_fill(const struct wl_opts *o)
+{
+	size_t bytes = (size_t)o->host_mb << 20;
+
+	host = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (host == MAP_FAILED) {
+		host = NULL;
+		wl_log("cannot map %d MiB of host memory: %s", o->host_mb, strerror(errno));
+		return -1;
+	}
+	host_words = bytes / sizeof(*host);
+	for (size_t i = 0; i < host_words; i++)
+		host[i] = host_word(o->seed, i);
+	return 0;
+}
 
 static void on_alarm(int sig)
 {
@@ -67,6 +96,8 @@ int wl_hostile_start(const struct wl_opts *o)
 		return -1;
 	if (o->itimer_us && start_itimer(o->itimer_us))
 		return -1;
+	if (o->host_mb && host_fill(o))
+		return -1;
 	return 0;
 }
 
@@ -80,6 +111,12 @@ static uint64_t now_us(void)
 
 int wl_hostile_check(const struct wl_opts *o, char *fail, size_t len)
 {
+	for (size_t i = 0; host && i < host_words; i++) {
+		if (host[i] != host_word(o->seed, i)) {
+			snprintf(fail, len, "FAIL: host memory differs at byte %zu", i * sizeof(*host));
+			return -1;
+		}
+	}
 	if (o->seccomp_deny_yield && !(syscall(SYS_sched_yield) == -1 && errno == EPERM)) {
 		snprintf(fail, len, "FAIL: the seccomp filter is gone (sched_yield was allowed)");
 		return -1;

@@ -14,7 +14,7 @@ static void usage(void)
 		"usage: cuda-workload [--devices M] [--buffers N] [--size BYTES[k|m|g]] [--seed S]\n"
 		"                     [--zero-percent P] [--fork-cuda K] [--fork-cpu K] [--daemon]\n"
 		"                     [--pidfile F] [--ready F] [--outfile F] [--log F]\n"
-		"                     [--itimer-us N] [--seccomp-deny-yield]\n"
+		"                     [--itimer-us N] [--seccomp-deny-yield] [--host-mb N]\n"
 		"Fills N buffers per device with a pattern, keeps checking them, and on SIGTERM verifies\n"
 		"every byte and writes PASS or FAIL: ... to the outfile (exit 0 or 1).\n");
 }
@@ -53,7 +53,7 @@ static int parse_int(const char *text, int min, int max, int *out)
 	return 0;
 }
 
-enum { O_DEV = 1, O_BUF, O_SIZE, O_SEED, O_ZERO, O_PID, O_READY, O_OUT, O_FCUDA, O_FCPU, O_DAEMON, O_LOG, O_ITIMER, O_SECCOMP };
+enum { O_DEV = 1, O_BUF, O_SIZE, O_SEED, O_ZERO, O_PID, O_READY, O_OUT, O_FCUDA, O_FCPU, O_DAEMON, O_LOG, O_ITIMER, O_SECCOMP, O_HOSTMB };
 
 static const struct option longopts[] = {
 	{ "devices", required_argument, NULL, O_DEV },	   { "buffers", required_argument, NULL, O_BUF },
@@ -63,6 +63,7 @@ static const struct option longopts[] = {
 	{ "fork-cuda", required_argument, NULL, O_FCUDA },   { "fork-cpu", required_argument, NULL, O_FCPU },
 	{ "daemon", no_argument, NULL, O_DAEMON },	   { "log", required_argument, NULL, O_LOG },
 	{ "itimer-us", required_argument, NULL, O_ITIMER }, { "seccomp-deny-yield", no_argument, NULL, O_SECCOMP },
+	{ "host-mb", required_argument, NULL, O_HOSTMB },
 	{ "help", no_argument, NULL, 'h' },		   { NULL, 0, NULL, 0 },
 };
 
@@ -90,6 +91,7 @@ static int parse_one(struct wl_opts *o, int c, const char *arg)
 		return 0;
 	}
 	case O_SECCOMP: o->seccomp_deny_yield = true; return 0;
+	case O_HOSTMB: return parse_int(arg, 1, 1 << 20, &o->host_mb);
 	default: return -EINVAL;
 	}
 }

@@ -48,6 +48,7 @@ struct wl_opts {
 	bool daemon;
 	long itimer_us;		 /* hostile.c */
 	bool seccomp_deny_yield; /* hostile.c */
+	int host_mb;		 /* hostile.c */
 	const char *pidfile, *ready, *outfile, *log;
 };
 

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# run-gpu-perf.sh - all the numbers of the copy-engine targets (docs/performance.md, section 3)
+# in one go on the NVIDIA host, plus the restore overlap, then a summary that checks each target.
+# Runs from the GPU artifacts folder (scripts/make-gpu-artifacts.sh) as root; nothing installed.
+#
+#   ./run-gpu-perf.sh [-o OUTDIR] [-d DISKDIR] [-w WINDOW_S] [-s SHM_SIZES] [-k DISK_SIZES]
+#                     [-m MAP_SIZE] [-g GPU_SIZE]
+#
+# (The size options exist for dry runs on small machines; the defaults are the targets' sizes.)
+#
+#   1. cs-bench --dir /dev/shm/b --sizes 8G,32G --kinds dense,zero75 --overlap WINDOW  (defaults)
+#   2. cs-bench --dir DISKDIR --sizes 8G --kinds dense,zero75                            (defaults)
+#   3. cs-bench --dir /dev/shm/b --sizes "$MAP_SIZE" --kinds dense --no-naive --tmpfs-map        (the alternative)
+#   4. criu-overlap.sh: whole `criu restore` with and without the prefetch (driver emulator,
+#      2 x 1 GiB GPU buffers, 2 GiB host memory, images in /dev/shm, 3 runs each)
+# About 5 minutes on the 1 x H200 host; every step has a time limit (at most 475 s in all), and
+# what a step printed before its limit is kept. Everything goes to OUTDIR (*.out, *.err, results.jsonl,
+# summary.txt); the summary is also printed last.
+set -uo pipefail
+ART=$(cd "$(dirname "$0")" && pwd)
+BIN=$ART/bin
+[ -x "$BIN/cs-bench" ] || BIN=$ART # a build tree: bench/cs-bench next to this script
+OUT=$PWD/perf-$(hostname -s 2>/dev/null || echo host)-$(date +%Y%m%d-%H%M%S)
+DISK=/var/tmp/cs-bench
+WINDOW=2 SHM_SIZES=8G,32G DISK_SIZES=8G MAP_SIZE=32G GPU_SIZE=1g HOST_MB=2048
+while getopts o:d:w:s:k:m:g: opt; do
+	case $opt in
+	o) OUT=$OPTARG ;;
+	d) DISK=$OPTARG ;;
+	w) WINDOW=$OPTARG ;;
+	s) SHM_SIZES=$OPTARG ;;
+	k) DISK_SIZES=$OPTARG ;;
+	m) MAP_SIZE=$OPTARG ;;
+	g) GPU_SIZE=$OPTARG; HOST_MB=256 ;;
+	*) echo "usage: $0 [-o OUTDIR] [-d DISKDIR] [-w WINDOW_S] [-s SHM_SIZES] [-k DISK_SIZES] [-m MAP_SIZE] [-g GPU_SIZE]" >&2; exit 2 ;;
+	esac
+done
+SHM=/dev/shm/b
+mkdir -p "$OUT" || exit 1
+{
+	echo "# $(date -u +%FT%TZ) $(uname -srm); $(nproc) cpus"
+	nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current,memory.total \
+		--format=csv,noheader 2>/dev/null || echo "# nvidia-smi not available"
+	df -h /dev/shm "$(dirname "$DISK")" 2>/dev/null
+	free -g
+	cat /sys/kernel/mm/transparent_hugepage/shmem_enabled 2>/dev/null
+} >"$OUT/host.txt" 2>&1
+cat "$OUT/host.txt"
+
+rc=0
+step() { # step NAME LIMIT_S command...
+	local name=$1 limit=$2 r
+	shift 2
+	echo "== $(date +%T) $name: $*"
+	timeout -k 10 "$limit" "$@" >"$OUT/$name.out" 2>"$OUT/$name.err"
+	r=$?
+	cat "$OUT/$name.out"
+	[ $r = 0 ] || { echo "$name: exit $r (see $OUT/$name.err)"; tail -n 5 "$OUT/$name.err"; rc=1; }
+}
+step shm 240 "$BIN/cs-bench" --dir "$SHM" --sizes "$SHM_SIZES" --kinds dense,zero75 --overlap "$WINDOW"
+rm -rf "$SHM"
+step disk 110 "$BIN/cs-bench" --dir "$DISK" --sizes "$DISK_SIZES" --kinds dense,zero75
+rm -rf "$DISK"
+step shm-map 55 "$BIN/cs-bench" --dir "$SHM" --sizes "$MAP_SIZE" --kinds dense --no-naive --tmpfs-map
+rm -rf "$SHM"
+if [ -x "$ART/criu/criu" ] && [ -e "$ART/emu/libcuda.so.1" ]; then
+	step criu-overlap 70 "$ART/criu-overlap.sh" --criu "$ART/criu/criu" --plugins "$ART/plugins" \
+		--workload "$BIN/cuda-workload" --emu "$ART/emu" --size "$GPU_SIZE" --buffers 2 --host-mb "$HOST_MB" --runs 3 \
+		--images /dev/shm/cudastore-overlap
+else
+	echo "== criu-overlap: skipped (no criu bundle or emulator in $ART)"
+fi
+grep -h '^{' "$OUT"/*.out >"$OUT/results.jsonl" 2>/dev/null
+
+# the targets, checked from the JSON lines
+if command -v python3 >/dev/null; then
+	python3 - "$OUT/results.jsonl" <<'PY' | tee "$OUT/summary.txt"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+eng = [r for r in rows if r.get("bench") == "cs-bench"]
+ovl = [r for r in rows if r.get("bench") == "cs-bench-overlap"]
+cri = [r for r in rows if r.get("bench") == "criu-overlap"]
+def res(ok, what): print(("MET   " if ok else "MISSED") + "  " + what)
+def find(d, size, kind, mapped=False):
+    for r in eng:
+        if r["dir"].startswith(d) and r["size"] == size and r["kind"] == kind and r["tmpfs_mapped"] == mapped:
+            return r
+G = 1 << 30
+print("== targets (docs/performance.md, section 3; issue 12)")
+r = find("/dev/shm", 32 * G, "dense")
+if r: res(r["dump_gbps"] >= 10, "dump into /dev/shm at 32 GiB >= 10 GB/s: %.2f GB/s" % r["dump_gbps"])
+for s in (8, 32):
+    r = find("/dev/shm", s * G, "dense")
+    if r: res(r["restore_ratio"] >= 0.9, "restore from /dev/shm %g GiB >= 0.9 of the read limit (%d readers): %.2f (%.2f of %.2f GB/s)" % (s, r["restore_threads"], r["restore_ratio"], r["restore_gbps"], r["limit_restore_gbps"]))
+for r in eng:
+    if not r["dir"].startswith("/dev/shm") and r["kind"] == "dense":
+        res(r["dump_ratio"] >= 0.95 and r["restore_ratio"] >= 0.95, "disk %g GiB dense >= 0.95 of the limits: dump %.2f, restore %.2f" % (r["size"] / G, r["dump_ratio"], r["restore_ratio"]))
+for r in eng:
+    if r["naive_dump_gbps"] > 0:
+        res(r["dump_gbps"] >= r["naive_dump_gbps"] and r["restore_gbps"] >= r["naive_restore_gbps"], "%s %g GiB %s >= naive: dump %.2f vs %.2f, restore %.2f vs %.2f" % (r["dir"], r["size"] / G, r["kind"], r["dump_gbps"], r["naive_dump_gbps"], r["restore_gbps"], r["naive_restore_gbps"]))
+for r in eng:
+    if r["kind"] == "zero75":
+        d = find(r["dir"], r["size"], "dense", r["tmpfs_mapped"])
+        if d: res(r["restore_gbps"] >= 3 * d["restore_gbps"], "%s %g GiB: 75%%-zero restore >= 3x dense: %.1fx (%.2f vs %.2f GB/s)" % (r["dir"], r["size"] / G, r["restore_gbps"] / d["restore_gbps"], r["restore_gbps"], d["restore_gbps"]))
+res(all(r["pinned_bytes"] <= r["pinned_max"] for r in eng) and eng, "pinned memory within its bound in every row (max %d of %d)" % (max([r["pinned_bytes"] for r in eng] or [0]), max([r["pinned_max"] for r in eng] or [0])))
+res(all(r["verified"] for r in eng + ovl) and eng, "every row verified (%d rows, %d overlap rows)" % (len(eng), len(ovl)))
+print("== restore overlap")
+for r in ovl:
+    print("cs-bench %g GiB %s, %.1f s window: GPU phase %.3f -> %.3f s (%.0f %% hidden), window + GPU phase %.0f %% shorter; prefetched %d of the image's bytes" % (r["size"] / G, r["kind"], r["window_s"], r["restore_plain_s"], r["restore_after_s"], 100 * r["gpu_phase_hidden"], 100 * r["total_hidden"], r["prefetch_bytes"]))
+for r in cri:
+    print("criu restore (emulator, %s x %s, %s MiB host): %.3f s without, %.3f s with the overlap (%.1f %% less); GPU phase %.3f -> %.3f s; %d failures" % (r["buffers"], r["size"], r["host_mb"], r["restore_off_s"], r["restore_on_s"], 100 * (r["restore_off_s"] - r["restore_on_s"]) / max(r["restore_off_s"], 1e-9), r["gpu_off_s"], r["gpu_on_s"], r["failures"]))
+r = find("/dev/shm", 32 * G, "dense", True)
+d = find("/dev/shm", 32 * G, "dense")
+if r and d: print("mapped tmpfs writes, 32 GiB dense: dump %.2f GB/s (default pwrite into stripes: %.2f)" % (r["dump_gbps"], d["dump_gbps"]))
+PY
+fi
+echo "results in $OUT"
+exit $rc

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: MIT
+/*
+ * prefetch.c - the helper's restore prefetch (contract in prefetch.h).
+ *
+ * The scanner thread reads the manifests a restore would read - those cudastore-index.img lists
+ * with its dump_id, or every "cudastore-<nspid>.img" of format 1.0 images without an index
+ * (imgset.h) - with the same validation a restore uses (cs_manifest_read,
+ * cs_imgset_check_manifest, cs_manifest_check_extents), collects the devices of the custom-mode ones and
+ * starts the engine's prefetch over them, bounded by the prefetch_mb option and by half of the memory
+ * available now. Every failure here is logged at debug level and only means "no prefetch": the RESTORE
+ * request reads and checks everything itself, as it always did.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "imgdir.h"
+#include "imgindex.h"
+#include "imgset.h"
+#include "log.h"
+#include "manifest.h"
+#include "prefetch.h"
+#include "procfs.h"
+
+#define PF_MAX_MANIFESTS 16
+
+static struct {
+	pthread_t tid;
+	bool started;
+	bool scanning; /* tid not joined yet */
+	int dirfd;
+	unsigned threads;
+	uint64_t max_bytes;
+	struct cs_prefetch *pf;
+} st = { .dirfd = -1 };
+
+/* "cudastore-<nspid>.img", exactly as cs_name_manifest() writes it */
+static bool is_manifest_name(const char *name)
+{
+	char again[CS_NAME_MAX];
+	int nspid;
+
+	if (sscanf(name, "cudastore-%d.img", &nspid) != 1 || nspid <= 0)
+		return false;
+	cs_name_manifest(again, nspid);
+	return !strcmp(again, name);
+}
+
+static unsigned add_regions(struct cs_manifest *m, struct cs_engine_region *regs, unsigned n)
+{
+	for (unsigned i = 0; i < m->ndev && n < CS_MAX_DEVICES; i++, n++) {
+		const struct cs_manifest_dev *d = &m->dev[i];
+
+		regs[n] = (struct cs_engine_region){ .size = d->size,
+						     .dirfd = st.dirfd,
+						     .name = d->extent,
+						     .chunk_size = d->chunk_size,
+						     .nchunks = d->nchunks,
+						     .hash = d->hash,
+						     .zero = d->zero,
+						     .nstripes = d->nstripes };
+		memcpy(regs[n].stripe_name, d->stripe, sizeof(regs[n].stripe_name));
+	}
+	return n;
+}
+
+/* read, validate and keep the manifest name (idx: the dump's index, or NULL for 1.0 images) */
+static void take_manifest(const struct cs_index *idx, const char *name, struct cs_manifest *ms, unsigned *nm,
+			  struct cs_engine_region *regs, unsigned *nr)
+{
+	struct cs_manifest *m = &ms[*nm];
+	char err[512];
+
+	if (cs_manifest_read(st.dirfd, name, m, err, sizeof(err)) ||
+	    cs_imgset_check_manifest(idx, m, name, err, sizeof(err)) ||
+	    cs_manifest_check_extents(st.dirfd, m, err, sizeof(err))) {
+		cs_debug("prefetch: skipping %s: %s", name, err);
+		cs_manifest_free(m);
+		return;
+	}
+	(*nm)++;
+	if (m->mode == CS_MODE_CUSTOM)
+		*nr = add_regions(m, regs, *nr);
+}
+
+static void scan(struct cs_manifest *ms, unsigned *nm, struct cs_engine_region *regs, unsigned *nr)
+{
+	struct cs_index *idx = calloc(1, sizeof(*idx));
+	char err[512] = "", name[CS_NAME_MAX];
+	struct dirent *e;
+	DIR *d;
+	int fd, ret;
+
+	ret = idx ? cs_index_read(st.dirfd, idx, err, sizeof(err)) : -ENOMEM;
+	if (!ret) { /* format 1.1+: exactly the manifests of this dump */
+		for (unsigned i = 0; i < idx->n && *nm < PF_MAX_MANIFESTS; i++) {
+			cs_name_manifest(name, idx->ns_pid[i]);
+			take_manifest(idx, name, ms, nm, regs, nr);
+		}
+		free(idx);
+		return;
+	}
+	free(idx);
+	if (ret != -ENOENT) { /* the restore will say what is wrong with the index */
+		cs_debug("prefetch: no usable index: %s", err);
+		return;
+	}
+	fd = openat(st.dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* 1.0: every manifest */
+	d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		cs_debug("prefetch: cannot list the images directory: %s", strerror(errno));
+		return;
+	}
+	while ((e = readdir(d)) && *nm < PF_MAX_MANIFESTS)
+		if (is_manifest_name(e->d_name))
+			take_manifest(NULL, e->d_name, ms, nm, regs, nr);
+	closedir(d);
+}
+
+static void *scanner(void *arg)
+{
+	struct cs_manifest *ms = calloc(PF_MAX_MANIFESTS, sizeof(*ms));
+	struct cs_engine_region *regs = calloc(CS_MAX_DEVICES, sizeof(*regs));
+	unsigned nm = 0, nr = 0, i;
+	char err[512];
+
+	(void)arg;
+	if (!ms || !regs) {
+		cs_debug("prefetch: out of memory");
+		goto out;
+	}
+	scan(ms, &nm, regs, &nr);
+	if (!nr) {
+		cs_debug("prefetch: no extents to read (%u manifests)", nm);
+		goto out;
+	}
+	if (cs_prefetch_start(&st.pf, regs, nr, st.threads, st.max_bytes, err, sizeof(err)))
+		cs_debug("%s", err);
+	else
+		cs_debug("prefetch: reading %u extents of %u manifests, up to %llu bytes, %u threads", nr, nm,
+			 (unsigned long long)st.max_bytes, st.threads);
+out:
+	for (i = 0; ms && i < nm; i++)
+		cs_manifest_free(&ms[i]);
+	free(ms);
+	free(regs);
+	return NULL;
+}
+
+int cs_prefetch_begin(const struct cs_ctx *ctx, int dirfd)
+{
+	uint64_t avail = cs_procfs_mem_available() / 2;
+	sigset_t all, old;
+	int ret;
+
+	if (st.started || dirfd < 0 || !cs_opt_prefetch_on(&ctx->opt)) {
+		if (dirfd >= 0)
+			close(dirfd);
+		return st.started ? -EALREADY : 0;
+	}
+	st.dirfd = dirfd;
+	st.threads = ctx->opt.threads;
+	st.max_bytes = ctx->opt.prefetch_max;
+	if (avail && avail < st.max_bytes)
+		st.max_bytes = avail;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old); /* no signal handler runs on its threads */
+	ret = pthread_create(&st.tid, NULL, scanner, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret) {
+		cs_debug("prefetch: cannot start: %s", strerror(ret));
+		close(st.dirfd);
+		st.dirfd = -1;
+		return -ret;
+	}
+	st.started = st.scanning = true;
+	return 0;
+}
+
+struct cs_prefetch *cs_prefetch_take(void)
+{
+	struct cs_prefetch_stats ps;
+
+	if (!st.started)
+		return NULL;
+	if (st.scanning) {
+		pthread_join(st.tid, NULL);
+		st.scanning = false;
+		if (st.pf && getenv("CUDASTORE_TEST_PREFETCH_COMPLETE"))
+			cs_prefetch_wait(st.pf); /* tests: read everything first (deterministic counts) */
+		if (st.pf) {
+			cs_prefetch_settle(st.pf);
+			cs_prefetch_get_stats(st.pf, &ps);
+			cs_info("prefetch: %llu bytes read and verified in %.3f s before the GPU restore%s%s",
+				(unsigned long long)ps.ready_bytes, ps.seconds,
+				ps.full ? " (memory bound reached)" : "",
+				ps.bad_chunks ? "; some chunks were not usable and are read again" : "");
+		}
+	}
+	return st.pf;
+}
+
+void cs_prefetch_end(void)
+{
+	if (st.scanning)
+		pthread_join(st.tid, NULL);
+	st.scanning = false;
+	cs_prefetch_free(st.pf);
+	st.pf = NULL;
+	if (st.dirfd >= 0)
+		close(st.dirfd);
+	st.dirfd = -1;
+	st.started = false;
+}

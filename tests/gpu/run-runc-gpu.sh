@@ -66,6 +66,13 @@ LIBCUDA=$(readlink -f "$LIBCUDA")
 DRIVER=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n1)
 log "driver $DRIVER, libcuda $LIBCUDA, runc $("$RUNC" --version | head -n1), criu $(criu --version | sed -n 's/Version: //p')"
 
+# CRIU locks a container's own network namespace with iptables-restore; a host without it (the
+# project's GPU host) cannot checkpoint such a container at all, plugin or not: share the host's
+if ! command -v iptables-restore >/dev/null; then
+	export DROP_NETNS=1
+	log "no iptables-restore on this host: containers share the host's network namespace"
+fi
+
 # plugin configuration as a user writes it: CRIU config file named by the annotation, and
 # cudastore's own file (mode auto)
 mkdir -p "$TMP/plugins"
@@ -106,6 +113,8 @@ for n in sorted(glob.glob("/dev/nvidia*")) + sorted(glob.glob("/dev/nvidia-caps/
     devs.append({"path": n, "type": "c", "major": ma, "minor": mi, "fileMode": 0o666, "uid": 0, "gid": 0})
     allow.append({"allow": True, "type": "c", "major": ma, "minor": mi, "access": "rwm"})
 lx = c["linux"]
+if os.environ.get("DROP_NETNS"):
+    lx["namespaces"] = [n for n in lx["namespaces"] if n["type"] != "network"]
 lx["devices"] = lx.get("devices", []) + devs
 lx.setdefault("resources", {})["devices"] = allow
 c.setdefault("annotations", {})["org.criu.config"] = criu_conf
@@ -132,6 +141,7 @@ verdict() { # verdict NAME ID
 	head -n1 "$cw/w.out" 2>/dev/null || echo "no verdict"
 }
 wait_gone() { local i; for i in $(seq 400); do [ -d "/proc/$1" ] || return 0; sleep 0.05; done; return 1; }
+why() { grep -aE 'Error|rror \(|cudastore' "$1" 2>/dev/null | tail -n 8 | sed 's/^/    /' >&2; }
 mode_of() { sed -n 's/.*CUDA process.*; mode \([A-Za-z-]*\).*/\1/p' "$1" 2>/dev/null | head -n1; }
 
 # 1. checkpoint, restore under the same id
@@ -142,7 +152,7 @@ scenario_cr() {
 	local pid; pid=$(ctr_pid "$id")
 	t0=$(now)
 	timeout 600 "$RUNC" checkpoint --image-path "$img" --work-path "$img.work" "$id" >"$img.out" 2>&1 ||
-		{ row "runc checkpoint+restore" "$(mode_of "$img.work/dump.log")" - - "FAIL: checkpoint: $(tail -n1 "$img.out")"; return; }
+		{ row "runc checkpoint+restore" "$(mode_of "$img.work/dump.log")" - - "FAIL: checkpoint: $(tail -n1 "$img.out")"; why "$img.work/dump.log"; return; }
 	t1=$(now); m=$(mode_of "$img.work/dump.log")
 	wait_gone "$pid"
 	(cd "$TMP/cr/bundle" && timeout 600 "$RUNC" restore -d --image-path "$img" --work-path "$img.rwork" "$id" </dev/null >"$img.rout" 2>&1) ||
@@ -161,7 +171,7 @@ scenario_lr() {
 	ctr_run lr "$id" || { row "runc --leave-running" - - - "FAIL: container did not start"; return; }
 	t0=$(now)
 	timeout 600 "$RUNC" checkpoint --leave-running --image-path "$img" --work-path "$img.work" "$id" >"$img.out" 2>&1 ||
-		{ row "runc --leave-running" "$(mode_of "$img.work/dump.log")" - - "FAIL: checkpoint: $(tail -n1 "$img.out")"; return; }
+		{ row "runc --leave-running" "$(mode_of "$img.work/dump.log")" - - "FAIL: checkpoint: $(tail -n1 "$img.out")"; why "$img.work/dump.log"; return; }
 	t1=$(now); m=$(mode_of "$img.work/dump.log")
 	grep -aq "criu leaves running the dumped tree (read from criu's options" "$img.work/dump.log" ||
 		log "warning: the plugin did not read leave-running from criu's options: $(grep -a 'leave' "$img.work/dump.log" | tail -n2)"
@@ -190,7 +200,7 @@ scenario_tree() {
 	ctr_run tree "$id" || { row "runc tree (2 CUDA + 1 CPU)" - - - "FAIL: container did not start"; return; }
 	local t0 t1 t2; t0=$(now)
 	timeout 600 "$RUNC" checkpoint --image-path "$img" --work-path "$img.work" "$id" >"$img.out" 2>&1 ||
-		{ row "runc tree (2 CUDA + 1 CPU)" - - - "FAIL: checkpoint: $(tail -n1 "$img.out")"; return; }
+		{ row "runc tree (2 CUDA + 1 CPU)" - - - "FAIL: checkpoint: $(tail -n1 "$img.out")"; why "$img.work/dump.log"; return; }
 	t1=$(now); m=$(mode_of "$img.work/dump.log")
 	n=$(grep -ac 'GPU checkpoint done' "$img.work/dump.log")
 	sleep 1

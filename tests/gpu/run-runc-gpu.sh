@@ -156,7 +156,7 @@ scenario_cr() {
 	t1=$(now); m=$(mode_of "$img.work/dump.log")
 	wait_gone "$pid"
 	(cd "$TMP/cr/bundle" && timeout 600 "$RUNC" restore -d --image-path "$img" --work-path "$img.rwork" "$id" </dev/null >"$img.rout" 2>&1) ||
-		{ row "runc checkpoint+restore" "$m" "$(dt "$t0" "$t1")" - "FAIL: restore: $(tail -n1 "$img.rout")"; return; }
+		{ row "runc checkpoint+restore" "$m" "$(dt "$t0" "$t1")" - "FAIL: restore: $(tail -n1 "$img.rout")"; why "$img.rwork/restore.log"; return; }
 	t2=$(now)
 	sleep 1
 	v=$(verdict cr "$id")
@@ -166,7 +166,7 @@ scenario_cr() {
 
 # 2. checkpoint --leave-running (no cudastore setting), then a clone under a new id
 scenario_lr() {
-	local id=cs-gpu-lr img=$TMP/img-lr t0 t1 t2 v v2 m
+	local id=cs-gpu-lr img=$TMP/img-lr t0 t1 t2 tr v v2 m
 	make_bundle lr --size "$SIZE" || { row "runc --leave-running" - - - "FAIL: bundle"; return; }
 	ctr_run lr "$id" || { row "runc --leave-running" - - - "FAIL: container did not start"; return; }
 	t0=$(now)
@@ -176,18 +176,28 @@ scenario_lr() {
 	grep -aq "criu leaves running the dumped tree (read from criu's options" "$img.work/dump.log" ||
 		log "warning: the plugin did not read leave-running from criu's options: $(grep -a 'leave' "$img.work/dump.log" | tail -n2)"
 	sleep 2
+	if [ -n "${DROP_NETNS:-}" ]; then
+		# one network namespace for both: libcuda's abstract unix socket in the running original
+		# would make the clone's restore fail (EADDRINUSE). Verify and stop the original first.
+		v=$(verdict lr "$id")
+		row "runc --leave-running: original runs on" "$m" "$(dt "$t0" "$t1")" - "$v"
+		timeout 30 "$RUNC" delete -f "$id" >/dev/null 2>&1
+	fi
+	tr=$(now)
 	(cd "$TMP/lr/bundle" && timeout 600 "$RUNC" restore -d --image-path "$img" --work-path "$img.rwork" "$id-clone" </dev/null >"$img.rout" 2>&1)
 	local rc=$?
 	IDS="$IDS $id-clone"
 	t2=$(now)
-	v=$(verdict lr "$id")
-	row "runc --leave-running: original runs on" "$m" "$(dt "$t0" "$t1")" - "$v"
+	if [ -z "${DROP_NETNS:-}" ]; then
+		v=$(verdict lr "$id")
+		row "runc --leave-running: original runs on" "$m" "$(dt "$t0" "$t1")" - "$v"
+	fi
 	if [ $rc = 0 ]; then
 		sleep 1
 		v2=$(verdict lr "$id-clone")
-		row "runc restore as clone (new id)" "$m" - "$(dt "$t1" "$t2")" "$v2"
+		row "runc restore as clone (new id)" "$m" - "$(dt "$tr" "$t2")" "$v2"
 	else
-		row "runc restore as clone (new id)" "$m" - - "FAIL: restore: $(tail -n1 "$img.rout")"
+		row "runc restore as clone (new id)" "$m" - - "FAIL: restore: $(tail -n1 "$img.rout")"; why "$img.rwork/restore.log"
 	fi
 	timeout 30 "$RUNC" delete -f "$id" >/dev/null 2>&1
 	timeout 30 "$RUNC" delete -f "$id-clone" >/dev/null 2>&1
@@ -205,7 +215,7 @@ scenario_tree() {
 	n=$(grep -ac 'GPU checkpoint done' "$img.work/dump.log")
 	sleep 1
 	(cd "$TMP/tree/bundle" && timeout 600 "$RUNC" restore -d --image-path "$img" --work-path "$img.rwork" "$id" </dev/null >"$img.rout" 2>&1) ||
-		{ row "runc tree (2 CUDA + 1 CPU)" "$m" - - "FAIL: restore: $(tail -n1 "$img.rout")"; return; }
+		{ row "runc tree (2 CUDA + 1 CPU)" "$m" - - "FAIL: restore: $(tail -n1 "$img.rout")"; why "$img.rwork/restore.log"; return; }
 	t2=$(now)
 	c=$(grep -ac 'GPU restore done' "$img.rwork/restore.log")
 	sleep 1

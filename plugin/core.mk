@@ -1,21 +1,21 @@
 # plugin core: options, state machine, driver/process helpers (all in libcudastore.a)
 libcudastore_a_SOURCES += \
-	plugin/context.c plugin/context.h \
-	plugin/criu_opts.c plugin/criu_opts.h \
-	plugin/devices.c plugin/devices.h \
-	plugin/dump.c plugin/dump.h \
+	plugin/helper/context.c plugin/helper/context.h \
+	plugin/criu/criu_opts.c plugin/criu/criu_opts.h \
+	plugin/helper/devices.c plugin/helper/devices.h \
+	plugin/helper/dump.c plugin/helper/dump.h \
 	plugin/errmsg.h \
-	plugin/gpuop.c plugin/gpuop.h \
-	plugin/imgindex.c plugin/imgindex.h \
-	plugin/imgset.c plugin/imgset.h \
+	plugin/helper/gpuop.c plugin/helper/gpuop.h \
+	plugin/images/imgindex.c plugin/images/imgindex.h \
+	plugin/images/imgset.c plugin/images/imgset.h \
 	plugin/log.h \
 	plugin/options.c plugin/options.h \
-	plugin/plan.c plugin/plan.h \
-	plugin/prefetch.c plugin/prefetch.h \
+	plugin/helper/plan.c plugin/helper/plan.h \
+	plugin/helper/prefetch.c plugin/helper/prefetch.h \
 	plugin/procfs.c plugin/procfs.h \
-	plugin/restore.c plugin/restore.h \
+	plugin/helper/restore.c plugin/helper/restore.h \
 	plugin/rthread.h \
-	plugin/relay.h \
+	plugin/helper/relay.h \
 	plugin/wire.c plugin/wire.h \
-	plugin/stats.c plugin/stats.h \
-	plugin/summary.c plugin/summary.h
+	plugin/helper/stats.c plugin/helper/stats.h \
+	plugin/helper/summary.c plugin/helper/summary.h

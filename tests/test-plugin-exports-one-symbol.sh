@@ -12,7 +12,7 @@ bad=$(nm -D --undefined-only "$SO" | awk '{print $NF}' | while read -r s; do
 	print_on_level|criu_get_image_dir) ;;                # criu's plugin API
 	add_inventory_plugin|check_and_remove_inventory_plugin|set_compel_interrupt_only_mode) ;;
 	collect_madv_guards) ;;                              # criu >= 4.2 marker (hooks.c), weak
-	opts|log_get_loglevel) ;;                            # criu's options (plugin/criu_opts.c)
+	opts|log_get_loglevel) ;;                            # criu's options (plugin/criu/criu_opts.c)
 	_ITM_*|__gmon_start__|__cxa_finalize*) ;;            # toolchain weak refs
 	*) echo "$s" ;;
 	esac

@@ -23,7 +23,6 @@
 #include <unistd.h>
 
 #include "criu-plugin.h"
-#include "context.h"
 #include "criu_opts.h"
 #include "helper_link.h"
 #include "log.h"

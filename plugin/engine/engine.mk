@@ -1,0 +1,12 @@
+# fragment: see Makefile.am
+# ----- copy engine (engine.h; map of the files in engine_priv.h) -----
+libcudastore_a_SOURCES += \
+	plugin/engine/engine.h \
+	plugin/engine/engine_priv.h \
+	plugin/engine/engine.c \
+	plugin/engine/engine_chunk.c \
+	plugin/engine/engine_hash_avx2.c \
+	plugin/engine/engine_io.c \
+	plugin/engine/engine_dump.c \
+	plugin/engine/engine_restore.c \
+	plugin/engine/engine_prefetch.c

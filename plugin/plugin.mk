@@ -1,3 +1,0 @@
-# the plugin .so: hooks.c plus libcudastore.a, exporting only CR_PLUGIN_DESC (plugin/plugin.map)
-EXTRA_DIST += plugin/plugin.map
-cudastore_plugin_so_DEPENDENCIES = libcudastore.a $(top_srcdir)/plugin/plugin.map

@@ -199,7 +199,7 @@ static void defaults(struct cs_options *o)
 	o->direct_io = true;
 	o->tmpfs_map = false;
 	o->stripes = 0;
-	o->prefetch = CS_AUTO;
+	o->prefetch = CS_NO; /* no whole restore measured faster with it (performance.md) */
 	o->prefetch_max = CS_PREFETCH_MAX_DEF;
 	o->skip_zero = true;
 	o->space_check = true;
@@ -510,7 +510,8 @@ const char *cs_options_config_path(void)
 
 /*
  * The prefetch competes with CRIU for CPU and I/O while CRIU restores memory: on the 2-core
- * development VMs it made whole restores slower (docs/performance.md), so auto needs 4 CPUs.
+ * development VMs it made whole restores slower, and on the 16-core GPU host a whole restore got
+ * no faster (docs/performance.md). So it is off by default, and auto needs 4 CPUs.
  */
 bool cs_opt_prefetch_on(const struct cs_options *o)
 {

@@ -35,7 +35,7 @@ struct cs_options {
 	bool tmpfs_map; /* dump into tmpfs through a shared mapping */
 	unsigned stripes;	   /* extent files per GPU; 0 = auto (engine.h) */
 	enum cs_tristate prefetch; /* restore: read + verify extents at POST_FORKING (CRIU >= 4.2);
-				    * AUTO: when the machine has at least 4 CPUs */
+				    * default NO; AUTO: when the machine has at least 4 CPUs */
 	uint64_t prefetch_max;	   /* bytes of host memory the prefetch may hold */
 	bool skip_zero;
 	bool space_check;		/* refuse a dump that cannot fit, before the lock */

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -86,5 +87,40 @@ int cli_list_manifests(int dirfd, int **pids, unsigned *n)
 	if (*n)
 		qsort(v, *n, sizeof(*v), cmp_int);
 	*pids = v;
+	return 0;
+}
+
+int cli_dir_pid_args(const char *sub, int argc, char **argv, int *one)
+{
+	char *end;
+
+	*one = 0;
+	if (optind >= argc || argc - optind > 2)
+		return cli_usage_err(sub, "expected an images directory and at most one PID");
+	if (argc - optind == 2) {
+		*one = (int)strtol(argv[optind + 1], &end, 10);
+		if (*end || *one <= 0)
+			return cli_usage_err(sub, "'%s' is not a pid", argv[optind + 1]);
+	}
+	return CLI_OK;
+}
+
+int cli_pids(const char *sub, int dirfd, const char *dir, int one, int **pids, unsigned *n)
+{
+	*n = 0;
+	if (one) {
+		*pids = malloc(sizeof(**pids));
+		if (!*pids)
+			return -ENOMEM;
+		(*pids)[0] = one;
+		*n = 1;
+		return 0;
+	}
+	if (cli_list_manifests(dirfd, pids, n)) {
+		int ret = -errno;
+
+		cli_err(sub, "cannot list %s: %s", dir, strerror(errno));
+		return ret;
+	}
 	return 0;
 }

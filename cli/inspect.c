@@ -319,27 +319,13 @@ int cli_inspect(int argc, char **argv)
 			return cli_usage_err(SUB, "unknown option");
 		}
 	}
-	if (optind >= argc || argc - optind > 2)
-		return cli_usage_err(SUB, "expected an images directory and at most one PID");
-	if (argc - optind == 2) {
-		char *end;
-
-		one = (int)strtol(argv[optind + 1], &end, 10);
-		if (*end || one <= 0)
-			return cli_usage_err(SUB, "'%s' is not a pid", argv[optind + 1]);
-	}
+	if (cli_dir_pid_args(SUB, argc, argv, &one))
+		return CLI_USAGE;
 	dir = argv[optind];
 	dirfd = cli_open_dir(SUB, dir);
 	if (dirfd < 0)
 		return CLI_USAGE;
-	if (one) {
-		pids = malloc(sizeof(*pids));
-		if (pids) {
-			pids[0] = one;
-			n = 1;
-		}
-	} else if (cli_list_manifests(dirfd, &pids, &n)) {
-		cli_err(SUB, "cannot list %s: %s", dir, strerror(errno));
+	if (cli_pids(SUB, dirfd, dir, one, &pids, &n)) {
 		close(dirfd);
 		return CLI_USAGE;
 	}

@@ -102,15 +102,7 @@ static int verify_extents(int dirfd, const struct cs_manifest *m, const struct c
 	for (i = 0; i < m->ndev; i++) {
 		const struct cs_manifest_dev *d = &m->dev[i];
 
-		regs[i] = (struct cs_engine_region){ .size = d->size,
-						     .dirfd = dirfd,
-						     .name = d->extent,
-						     .chunk_size = d->chunk_size,
-						     .nchunks = d->nchunks,
-						     .hash = d->hash,
-						     .zero = d->zero,
-						     .nstripes = d->nstripes };
-		memcpy(regs[i].stripe_name, d->stripe, sizeof(regs[i].stripe_name));
+		cs_engine_region_from_manifest(&regs[i], d, dirfd);
 		r->chunks += d->nchunks;
 		for (c = 0; c < d->nchunks; c++)
 			r->zero_chunks += d->zero[c] != 0;
@@ -268,16 +260,8 @@ int cli_verify(int argc, char **argv)
 			return cli_usage_err(SUB, "unknown option");
 		}
 	}
-	if (optind >= argc || argc - optind > 2)
-		return cli_usage_err(SUB, "expected an images directory and at most one PID");
-	one = 0;
-	if (argc - optind == 2) {
-		char *end;
-
-		one = (int)strtol(argv[optind + 1], &end, 10);
-		if (*end || one <= 0)
-			return cli_usage_err(SUB, "'%s' is not a pid", argv[optind + 1]);
-	}
+	if (cli_dir_pid_args(SUB, argc, argv, &one))
+		return CLI_USAGE;
 	ret = cs_options_load(&o, err, sizeof(err));
 	if (ret) {
 		cli_err(SUB,
@@ -289,14 +273,7 @@ int cli_verify(int argc, char **argv)
 	dirfd = cli_open_dir(SUB, argv[optind]);
 	if (dirfd < 0)
 		return CLI_USAGE;
-	if (one) {
-		pids = malloc(sizeof(*pids));
-		if (pids) {
-			pids[0] = one;
-			n = 1;
-		}
-	} else if (cli_list_manifests(dirfd, &pids, &n)) {
-		cli_err(SUB, "cannot list %s: %s", argv[optind], strerror(errno));
+	if (cli_pids(SUB, dirfd, argv[optind], one, &pids, &n)) {
 		close(dirfd);
 		return CLI_USAGE;
 	}

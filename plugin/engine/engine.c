@@ -23,6 +23,7 @@
 
 #include "errmsg.h"
 #include "engine_priv.h"
+#include "manifest.h"
 #include "imgdir.h"
 #include "log.h"
 
@@ -71,6 +72,19 @@ int cs_engine_opts_check(const struct cs_engine_opts *o, char *err, size_t errle
 		return -EINVAL;
 	}
 	return 0;
+}
+
+void cs_engine_region_from_manifest(struct cs_engine_region *r, const struct cs_manifest_dev *d, int dirfd)
+{
+	*r = (struct cs_engine_region){ .size = d->size,
+					.dirfd = dirfd,
+					.name = d->extent,
+					.chunk_size = d->chunk_size,
+					.nchunks = d->nchunks,
+					.hash = d->hash,
+					.zero = d->zero,
+					.nstripes = d->nstripes };
+	memcpy(r->stripe_name, d->stripe, sizeof(r->stripe_name));
 }
 
 void cs_engine_region_free_meta(struct cs_engine_region *r)

@@ -104,6 +104,10 @@ int cs_engine_restore(const struct cs_cuda_ops *ops, struct cs_engine_region *re
 
 void cs_engine_region_free_meta(struct cs_engine_region *r);
 
+struct cs_manifest_dev;
+/* A region to restore or verify from a manifest device (no GPU pointer or context yet). */
+void cs_engine_region_from_manifest(struct cs_engine_region *r, const struct cs_manifest_dev *d, int dirfd);
+
 /*
  * Restore prefetch (engine_prefetch.c): read and verify the extents of regions (their names,
  * stripes, size, chunk table and dirfd; ptr and ctx are not used) into at most max_bytes of

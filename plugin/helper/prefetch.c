@@ -57,15 +57,7 @@ static unsigned add_regions(struct cs_manifest *m, struct cs_engine_region *regs
 	for (unsigned i = 0; i < m->ndev && n < CS_MAX_DEVICES; i++, n++) {
 		const struct cs_manifest_dev *d = &m->dev[i];
 
-		regs[n] = (struct cs_engine_region){ .size = d->size,
-						     .dirfd = st.dirfd,
-						     .name = d->extent,
-						     .chunk_size = d->chunk_size,
-						     .nchunks = d->nchunks,
-						     .hash = d->hash,
-						     .zero = d->zero,
-						     .nstripes = d->nstripes };
-		memcpy(regs[n].stripe_name, d->stripe, sizeof(regs[n].stripe_name));
+		cs_engine_region_from_manifest(&regs[n], d, st.dirfd);
 	}
 	return n;
 }

@@ -140,17 +140,10 @@ static int copy_from_extents(struct cs_ctx *ctx, pid_t pid, const struct cs_gpu_
 	for (i = 0; i < v->n; i++) {
 		const struct cs_manifest_dev *d = &m->dev[dev_of[i]];
 
-		regs[i] = (struct cs_engine_region){ .ptr = v->r[i].ptr,
-						     .size = v->r[i].size,
-						     .ctx = ctx->retained[v->r[i].ordinal],
-						     .dirfd = dirfd,
-						     .name = d->extent,
-						     .chunk_size = d->chunk_size,
-						     .nchunks = d->nchunks,
-						     .hash = d->hash,
-						     .zero = d->zero,
-						     .nstripes = d->nstripes };
-		memcpy(regs[i].stripe_name, d->stripe, sizeof(regs[i].stripe_name));
+		cs_engine_region_from_manifest(&regs[i], d, dirfd);
+		regs[i].ptr = v->r[i].ptr;
+		regs[i].size = v->r[i].size; /* == d->size (match_view) */
+		regs[i].ctx = ctx->retained[v->r[i].ordinal];
 		*bytes += d->size;
 	}
 	cs_gpuop_engine_opts(ctx, &eo);

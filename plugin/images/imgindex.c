@@ -7,6 +7,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "le.h"
 #include "cudastore.pb-c.h"
 #include "errmsg.h"
 #include "imgdir.h"
@@ -24,21 +25,6 @@ bool cs_index_has(const struct cs_index *x, int32_t ns_pid)
 		if (x->ns_pid[i] == ns_pid)
 			return true;
 	return false;
-}
-
-static void put_le(uint8_t *p, uint64_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_le(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = n - 1; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
 }
 
 int cs_index_encode(const struct cs_index *x, void **buf, size_t *len)
@@ -69,8 +55,8 @@ int cs_index_encode(const struct cs_index *x, void **buf, size_t *len)
 		return -EIO;
 	}
 	memcpy(out, IDX_MAGIC, 4);
-	put_le(out + 4, plen, 4);
-	put_le(out + 8, XXH3_64bits(out + IDX_HDR, plen), 8);
+	cs_put_le(out + 4, plen, 4);
+	cs_put_le(out + 8, XXH3_64bits(out + IDX_HDR, plen), 8);
 	*buf = out;
 	*len = IDX_HDR + plen;
 	return 0;
@@ -84,12 +70,12 @@ static int frame_check(const uint8_t *p, size_t len, size_t *plen, char *err, si
 		return cs_fail(-EBADMSG, err, errlen, "%s: %s" IDX_CORRUPT, CS_INDEX_NAME,
 			       len < IDX_HDR ? "shorter than its 16-byte header"
 					     : "magic is not \"" IDX_MAGIC "\"");
-	n = (uint32_t)get_le(p + 4, 4);
+	n = (uint32_t)cs_get_le(p + 4, 4);
 	if (n > CS_INDEX_MAX_BYTES || len - IDX_HDR != n)
 		return cs_fail(-EBADMSG, err, errlen,
 			       "%s: header says %u payload bytes (limit %u), file has %zu" IDX_CORRUPT,
 			       CS_INDEX_NAME, n, CS_INDEX_MAX_BYTES, len - IDX_HDR);
-	if (get_le(p + 8, 8) != XXH3_64bits(p + IDX_HDR, n))
+	if (cs_get_le(p + 8, 8) != XXH3_64bits(p + IDX_HDR, n))
 		return cs_fail(-EBADMSG, err, errlen,
 			       "%s: payload XXH3-64 does not match its header" IDX_CORRUPT, CS_INDEX_NAME);
 	*plen = n;

@@ -20,6 +20,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "le.h"
 #include "errmsg.h"
 #include "cudastore.pb-c.h"
 #include "cudastore/cuda_ops.h"
@@ -50,21 +51,6 @@ static int cs_bad(char *err, size_t errlen, const char *fmt, ...)
 	n = strlen(err);
 	snprintf(err + n, errlen - n, "%s", CS_CORRUPT);
 	return -EBADMSG;
-}
-
-static void put_le(uint8_t *p, uint64_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_le(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = n - 1; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
 }
 
 static uint64_t cs_nchunks(uint64_t size, uint32_t chunk_size)
@@ -164,8 +150,8 @@ static int cs_enc_frame(const CsManifest *pm, void **buf, size_t *len)
 		return -EIO;
 	}
 	memcpy(out, CS_FRAME_MAGIC, 4);
-	put_le(out + 4, plen, 4);
-	put_le(out + 8, XXH3_64bits(out + CS_FRAME_HDR, plen), 8);
+	cs_put_le(out + 4, plen, 4);
+	cs_put_le(out + 8, XXH3_64bits(out + CS_FRAME_HDR, plen), 8);
 	*buf = out;
 	*len = CS_FRAME_HDR + plen;
 	return 0;
@@ -209,7 +195,7 @@ static int cs_frame_check(const uint8_t *p, size_t len, size_t *plen, char *err,
 	if (memcmp(p, CS_FRAME_MAGIC, 4))
 		return cs_bad(err, errlen, "manifest magic is %02x %02x %02x %02x, expected \"%s\"", p[0],
 			      p[1], p[2], p[3], CS_FRAME_MAGIC);
-	n = (uint32_t)get_le(p + 4, 4);
+	n = (uint32_t)cs_get_le(p + 4, 4);
 	if (n > CS_MAX_MANIFEST_BYTES) {
 		cs_seterr(err, errlen, "manifest payload length is %u bytes, limit is %u" CS_CORRUPT, n,
 			  CS_MAX_MANIFEST_BYTES);
@@ -218,7 +204,7 @@ static int cs_frame_check(const uint8_t *p, size_t len, size_t *plen, char *err,
 	if (len - CS_FRAME_HDR != n)
 		return cs_bad(err, errlen, "manifest header says %u payload bytes, file has %zu: %s", n,
 			      len - CS_FRAME_HDR, len - CS_FRAME_HDR < n ? "truncated" : "trailing garbage");
-	want = get_le(p + 8, 8);
+	want = cs_get_le(p + 8, 8);
 	got = XXH3_64bits(p + CS_FRAME_HDR, n);
 	if (want != got)
 		return cs_bad(err, errlen, "manifest payload XXH3-64 is %016llx, header says %016llx",

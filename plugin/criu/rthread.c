@@ -74,14 +74,19 @@ static int pass_stop(struct cs_rthread *rt, int status)
 	return ptrace(PTRACE_CONT, rt->tid, NULL, (void *)(long)sig) ? -errno : 0;
 }
 
-static int wait_one(pid_t tid, int *status)
+/* The thread's next stop: 0, -ESRCH if it died, -EAGAIN with WNOHANG in flags if none yet. */
+static int wait_one(pid_t tid, int *status, int flags)
 {
+	pid_t w;
+
 	for (;;) {
-		if (waitpid(tid, status, __WALL) < 0) {
-			if (errno == EINTR)
-				continue;
+		w = waitpid(tid, status, __WALL | flags);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
 			return -errno;
-		}
+		if (w == 0)
+			return -EAGAIN;
 		if (WIFEXITED(*status) || WIFSIGNALED(*status))
 			return -ESRCH;
 		if (WIFSTOPPED(*status))
@@ -99,19 +104,13 @@ static int take_sigstop(struct cs_rthread *rt)
 	int status, ret, i;
 
 	for (i = 0; i < 2000 && !rt->resend_stop; i++) {
-		pid_t w = waitpid(rt->tid, &status, __WALL | WNOHANG);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		if (w == 0) {
+		ret = wait_one(rt->tid, &status, WNOHANG);
+		if (ret == -EAGAIN) {
 			usleep(1000);
 			continue;
 		}
-		if (WIFEXITED(status) || WIFSIGNALED(status))
-			return -ESRCH;
-		ret = WIFSTOPPED(status) ? pass_stop(rt, status) : 0;
+		if (!ret)
+			ret = pass_stop(rt, status);
 		if (ret)
 			return ret;
 	}
@@ -194,7 +193,7 @@ static int wait_stopped(struct cs_rthread *rt)
 	int status, ret;
 
 	for (;;) {
-		ret = wait_one(rt->tid, &status);
+		ret = wait_one(rt->tid, &status, 0);
 		if (ret)
 			return ret;
 		if ((status >> 16) == PTRACE_EVENT_STOP)
@@ -209,20 +208,17 @@ static int wait_stopped(struct cs_rthread *rt)
 
 int cs_rthread_poll(struct cs_rthread *rt)
 {
-	int status;
-	pid_t r;
+	int status, ret;
 
 	if (!rt->running)
 		return 0;
-	r = waitpid(rt->tid, &status, __WALL | WNOHANG);
-	if (r <= 0)
-		return r < 0 && errno != EINTR ? -errno : 0;
-	if (WIFEXITED(status) || WIFSIGNALED(status)) {
-		rt->running = false;
-		return -ESRCH;
-	}
-	if (!WIFSTOPPED(status))
+	ret = wait_one(rt->tid, &status, WNOHANG);
+	if (ret == -EAGAIN)
 		return 0;
+	if (ret == -ESRCH)
+		rt->running = false;
+	if (ret)
+		return ret;
 	cs_debug("restore thread %d: stopped (status %#x) while running; letting it go on", rt->tid,
 		 status);
 	return pass_stop(rt, status);

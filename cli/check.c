@@ -24,6 +24,7 @@
 #include "criu-plugin.h"
 
 #include "cli.h"
+#include "helper_path.h"
 #include "imgdir.h"
 #include "manifest.h"
 #include "options.h"
@@ -449,23 +450,13 @@ static void criu_version(struct report *r)
 	r->criu_major = atoi(v);
 }
 
-/* The plugin runs every driver call in cudastore-helper: beside it, else the installed one. */
+/* The plugin runs every driver call in cudastore-helper: found as the plugin finds it. */
 static void find_helper(struct report *r)
 {
-	const char *slash = strrchr(r->plugin_path, '/');
+	char err[600];
 
-	if (r->o.helper[0])
-		snprintf(r->helper, sizeof(r->helper), "%s", r->o.helper);
-	else if (slash)
-		snprintf(r->helper, sizeof(r->helper), "%.*s/cudastore-helper", (int)(slash - r->plugin_path),
-			 r->plugin_path);
-	if (r->helper[0] && access(r->helper, X_OK) == 0)
+	if (!cs_helper_path(&r->o, r->plugin_path, r->helper, sizeof(r->helper), err, sizeof(err)))
 		return;
-	if (!r->o.helper[0]) {
-		snprintf(r->helper, sizeof(r->helper), "%s", CS_HELPER_PATH);
-		if (access(r->helper, X_OK) == 0)
-			return;
-	}
 	snprintf(r->plugin_err, sizeof(r->plugin_err),
 		 "loads, but cudastore-helper is missing (beside it and at %s): every dump would fail; "
 		 "install cudastore completely",

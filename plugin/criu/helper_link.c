@@ -17,45 +17,22 @@
 #include <unistd.h>
 
 #include "helper_link.h"
+#include "helper_path.h"
 #include "log.h"
 #include "wire.h"
 
-#define HELPER_NAME	  "cudastore-helper"
 #define WATCH_INTERVAL_MS 20	/* restore threads are checked for signal stops this often */
 #define STOP_WAIT_MS	  30000 /* after BYE: the helper releases the GPUs and exits */
 
-int cs_link_helper_path(const struct cs_options *o, char *path, size_t len, char *err, size_t errlen)
+/* cudastore-helper beside this .so, else the option's or the installed one (helper_path.c) */
+static int find_helper(const struct cs_options *o, char *path, size_t len, char *err, size_t errlen)
 {
-	char self[PATH_MAX] = "", *slash;
 	Dl_info di;
+	const char *self = dladdr((void *)find_helper, &di) && di.dli_fname && di.dli_fname[0] == '/'
+				   ? di.dli_fname
+				   : NULL; /* criu may have changed directory since it loaded us */
 
-	if (o->helper[0]) {
-		snprintf(path, len, "%s", o->helper);
-		if (access(path, X_OK) == 0)
-			return 0;
-		snprintf(err, errlen, "helper %s (from the helper option) is not executable: %s", path,
-			 strerror(errno));
-		return -ENOENT;
-	}
-	if (dladdr((void *)cs_link_helper_path, &di) && di.dli_fname && di.dli_fname[0] == '/') {
-		snprintf(self, sizeof(self), "%s", di.dli_fname);
-		slash = strrchr(self, '/');
-		if (slash) {
-			snprintf(slash + 1, sizeof(self) - (size_t)(slash + 1 - self), HELPER_NAME);
-			if (access(self, X_OK) == 0) {
-				snprintf(path, len, "%s", self);
-				return 0;
-			}
-		}
-	}
-	snprintf(path, len, "%s", CS_HELPER_PATH);
-	if (access(path, X_OK) == 0)
-		return 0;
-	snprintf(err, errlen,
-		 "%s not found (looked beside the plugin%s%s and at %s); install cudastore completely "
-		 "(make install) or set helper = PATH in cudastore.conf",
-		 HELPER_NAME, self[0] ? ": " : "", self, CS_HELPER_PATH);
-	return -ENOENT;
+	return cs_helper_path(o, self, path, len, err, errlen);
 }
 
 static uint64_t now_ns(void)
@@ -178,7 +155,7 @@ static void link_lost(struct cs_link *l, const char *during, int err)
 	if (!l->dead)
 		cs_err("%s (pid %d) is gone during %s (%s); the GPU work of this operation is lost. "
 		       "See its messages above and the system log (OOM killer?), then retry",
-		       HELPER_NAME, l->helper, during, strerror(-err));
+		       CS_HELPER_NAME, l->helper, during, strerror(-err));
 	l->dead = true;
 	for (i = 0; i < CS_LINK_MAX_RT; i++) {
 		if (l->rt[i].running)
@@ -269,7 +246,7 @@ int cs_link_start(struct cs_link *l, int stage, const struct cs_options *o, bool
 
 	memset(l, 0, sizeof(*l));
 	l->sock = -1;
-	ret = cs_link_helper_path(o, path, sizeof(path), err, sizeof(err));
+	ret = find_helper(o, path, sizeof(path), err, sizeof(err));
 	if (ret) {
 		cs_err("%s", err);
 		return ret;
@@ -293,7 +270,7 @@ int cs_link_start(struct cs_link *l, int stage, const struct cs_options *o, bool
 		l->helper = m->pid;
 	free(m);
 	if (ret) {
-		cs_err("%s (%s) did not start: %s", HELPER_NAME, path,
+		cs_err("%s (%s) did not start: %s", CS_HELPER_NAME, path,
 		       ret == -EPIPE ? "it exited; see its message above" : strerror(-ret));
 		l->dead = true;
 		close(l->sock);

@@ -37,7 +37,5 @@ int cs_link_call(struct cs_link *l, uint32_t type, pid_t pid, int32_t arg, int32
 		 uint32_t *flags);
 /* BYE, then wait (bounded) for the helper to close its end. */
 void cs_link_stop(struct cs_link *l);
-/* Where the helper binary is: option "helper", beside the plugin .so, or the installed path. */
-int cs_link_helper_path(const struct cs_options *o, char *path, size_t len, char *err, size_t errlen);
 
 #endif /* CUDASTORE_HELPER_LINK_H */

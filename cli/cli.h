@@ -74,8 +74,14 @@ double cli_now(void);
 int cli_list_manifests(int dirfd, int **pids, unsigned *n);
 /* open DIR as a directory fd, with a message naming it on failure; -errno */
 int cli_open_dir(const char *sub, const char *dir);
-/* "DIR [PID]" after the options: *one gets PID or 0; CLI_OK, or CLI_USAGE after a message */
-int cli_dir_pid_args(const char *sub, int argc, char **argv, int *one);
+/* The arguments of inspect and verify: [--json] [-v] [--help] DIR [PID] */
+struct cli_dir_args {
+	bool json, help;
+	const char *dir;
+	int one; /* PID, or 0 for every process */
+};
+/* CLI_OK (with help set: print the usage and stop), or CLI_USAGE after a message */
+int cli_dir_pid_args(const char *sub, int argc, char **argv, struct cli_dir_args *a);
 /* the nspids to look at: just one, or every manifest in dirfd (DIR names it); 0 or -errno */
 int cli_pids(const char *sub, int dirfd, const char *dir, int one, int **pids, unsigned *n);
 

@@ -90,16 +90,36 @@ int cli_list_manifests(int dirfd, int **pids, unsigned *n)
 	return 0;
 }
 
-int cli_dir_pid_args(const char *sub, int argc, char **argv, int *one)
+int cli_dir_pid_args(const char *sub, int argc, char **argv, struct cli_dir_args *a)
 {
+	static const struct option lopts[] = { { "json", no_argument, NULL, 'j' },
+					       { "help", no_argument, NULL, 'h' },
+					       { NULL, 0, NULL, 0 } };
 	char *end;
+	int c;
 
-	*one = 0;
+	memset(a, 0, sizeof(*a));
+	while ((c = getopt_long(argc, argv, "+jhv", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			a->json = true;
+			break;
+		case 'v':
+			cli_verbose++;
+			break;
+		case 'h':
+			a->help = true;
+			return CLI_OK;
+		default:
+			return cli_usage_err(sub, "unknown option");
+		}
+	}
 	if (optind >= argc || argc - optind > 2)
 		return cli_usage_err(sub, "expected an images directory and at most one PID");
+	a->dir = argv[optind];
 	if (argc - optind == 2) {
-		*one = (int)strtol(argv[optind + 1], &end, 10);
-		if (*end || *one <= 0)
+		a->one = (int)strtol(argv[optind + 1], &end, 10);
+		if (*end || a->one <= 0)
 			return cli_usage_err(sub, "'%s' is not a pid", argv[optind + 1]);
 	}
 	return CLI_OK;

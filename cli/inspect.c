@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -294,34 +293,22 @@ static int usage(FILE *f, int rc)
 
 int cli_inspect(int argc, char **argv)
 {
-	static const struct option lopts[] = { { "json", no_argument, NULL, 'j' },
-					       { "help", no_argument, NULL, 'h' },
-					       { NULL, 0, NULL, 0 } };
+	struct cli_dir_args a;
 	struct cs_manifest *m;
-	bool json = false, all_ok = true;
-	int *pids = NULL, dirfd, c, one = 0;
+	bool json, all_ok = true;
+	int *pids = NULL, dirfd, one;
 	char err[1024], mname[CS_NAME_MAX];
 	const char *dir;
 	unsigned n = 0, i;
 	struct jw w;
 
-	while ((c = getopt_long(argc, argv, "+jhv", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'v':
-			cli_verbose++;
-			break;
-		case 'h':
-			return usage(stdout, CLI_OK);
-		default:
-			return cli_usage_err(SUB, "unknown option");
-		}
-	}
-	if (cli_dir_pid_args(SUB, argc, argv, &one))
+	if (cli_dir_pid_args(SUB, argc, argv, &a))
 		return CLI_USAGE;
-	dir = argv[optind];
+	if (a.help)
+		return usage(stdout, CLI_OK);
+	json = a.json;
+	one = a.one;
+	dir = a.dir;
 	dirfd = cli_open_dir(SUB, dir);
 	if (dirfd < 0)
 		return CLI_USAGE;

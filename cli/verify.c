@@ -11,7 +11,6 @@
  * offset exactly as the restore would log it. The images are opened read-only.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -235,33 +234,21 @@ static int usage(FILE *f, int rc)
 
 int cli_verify(int argc, char **argv)
 {
-	static const struct option lopts[] = { { "json", no_argument, NULL, 'j' },
-					       { "help", no_argument, NULL, 'h' },
-					       { NULL, 0, NULL, 0 } };
+	struct cli_dir_args a;
 	struct cs_options o;
 	struct vresult *res = NULL;
-	bool json = false, all_ok = true;
+	bool json, all_ok = true;
 	unsigned n = 0, i;
-	int *pids = NULL, dirfd, c, ret, one;
+	int *pids = NULL, dirfd, ret, one;
 	char err[512];
 	struct jw w;
 
-	while ((c = getopt_long(argc, argv, "+jhv", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'v':
-			cli_verbose++;
-			break;
-		case 'h':
-			return usage(stdout, CLI_OK);
-		default:
-			return cli_usage_err(SUB, "unknown option");
-		}
-	}
-	if (cli_dir_pid_args(SUB, argc, argv, &one))
+	if (cli_dir_pid_args(SUB, argc, argv, &a))
 		return CLI_USAGE;
+	if (a.help)
+		return usage(stdout, CLI_OK);
+	json = a.json;
+	one = a.one;
 	ret = cs_options_load(&o, err, sizeof(err));
 	if (ret) {
 		cli_err(SUB,
@@ -270,10 +257,10 @@ int cli_verify(int argc, char **argv)
 			err);
 		return CLI_USAGE;
 	}
-	dirfd = cli_open_dir(SUB, argv[optind]);
+	dirfd = cli_open_dir(SUB, a.dir);
 	if (dirfd < 0)
 		return CLI_USAGE;
-	if (cli_pids(SUB, dirfd, argv[optind], one, &pids, &n)) {
+	if (cli_pids(SUB, dirfd, a.dir, one, &pids, &n)) {
 		close(dirfd);
 		return CLI_USAGE;
 	}
@@ -281,7 +268,7 @@ int cli_verify(int argc, char **argv)
 		cli_err(SUB,
 			"%s holds no cudastore images (no cudastore-PID.img): nothing to restore "
 			"here; is it the directory given to criu dump -D?",
-			argv[optind]);
+			a.dir);
 		close(dirfd);
 		free(pids);
 		return CLI_FAIL;
@@ -296,12 +283,12 @@ int cli_verify(int argc, char **argv)
 		verify_one(dirfd, pids[i], &o, &res[i]);
 		all_ok &= res[i].ok;
 		if (!json)
-			print_text(argv[optind], &res[i]);
+			print_text(a.dir, &res[i]);
 	}
 	if (json) {
 		jw_init(&w, stdout);
 		jw_obj(&w, NULL);
-		jw_str(&w, "dir", argv[optind]);
+		jw_str(&w, "dir", a.dir);
 		jw_bool(&w, "ok", all_ok);
 		jw_arr(&w, "processes");
 		for (i = 0; i < n; i++)
@@ -312,7 +299,7 @@ int cli_verify(int argc, char **argv)
 	} else if (!all_ok) {
 		printf("verify: FAILED: a restore of %s would refuse these images (nothing was "
 		       "modified); dump again, or restore from an intact copy\n",
-		       argv[optind]);
+		       a.dir);
 	} else {
 		printf("verify: OK: a restore would accept the images of %u process(es)\n", n);
 	}

@@ -45,19 +45,11 @@ extern void collect_madv_guards(void) __attribute__((weak));
 struct cs_plugin {
 	int stage;
 	bool disabled; /* no GPU work for us: every hook says -ENOTSUP */
-	bool inventory_added;
 	struct cs_options opt;
 	struct cs_link link;
 };
 
 static struct cs_plugin *pl;
-
-static const char *stage_name(int stage)
-{
-	return stage == CR_PLUGIN_STAGE__DUMP	   ? "dump"
-	       : stage == CR_PLUGIN_STAGE__RESTORE ? "restore"
-						   : "pre-dump";
-}
 
 /* criu must stay single-threaded (setns into a container's mount namespace): say so per hook */
 static void note_threads(const char *where)
@@ -117,7 +109,6 @@ static int cudastore_init(int stage)
 	/* a cgroup freezer would freeze the driver's restore thread too: use ptrace interrupts */
 	if (stage == CR_PLUGIN_STAGE__DUMP && !pl->disabled && set_compel_interrupt_only_mode)
 		set_compel_interrupt_only_mode();
-	cs_debug("%s stage, helper pid %d", stage_name(stage), pl->link.helper);
 	return 0;
 
 err_stop:
@@ -174,11 +165,9 @@ static int cudastore_pause_devices(int pid)
 	note_threads("pause");
 	ret = cs_link_call(&pl->link, CS_W_PAUSE, pid, (int32_t)lock_timeout_ms(&pl->opt), 0,
 			   criu_get_image_dir(), &flags);
-	if ((flags & CS_WF_INVENTORY) && !pl->inventory_added && add_inventory_plugin) {
-		if (add_inventory_plugin(PLUGIN_NAME))
-			cs_warn("pid %d: CRIU could not record %s in its inventory", pid, PLUGIN_NAME);
-		pl->inventory_added = true;
-	}
+	/* the helper asks once per dump, with the first CUDA process */
+	if ((flags & CS_WF_INVENTORY) && add_inventory_plugin && add_inventory_plugin(PLUGIN_NAME))
+		cs_warn("pid %d: CRIU could not record %s in its inventory", pid, PLUGIN_NAME);
 	return ret;
 }
 

@@ -505,7 +505,6 @@ int eng_io_write(struct eng_thread *t, void *buf, size_t len, uint64_t idx, uint
 	uint64_t off = eng_file_off(reg, idx);
 	bool direct = atomic_load(&f->direct);
 	size_t alen = direct ? (size_t)align_up(len, f->align) : len;
-	bool hashed = false;
 	int ret;
 
 	if (f->map && hash) {
@@ -528,7 +527,6 @@ int eng_io_write(struct eng_thread *t, void *buf, size_t len, uint64_t idx, uint
 		ret = pwrite_direct(f->fd, buf, alen, off, f->align);
 	} else {
 		ret = pwrite_hashed(f->fd, buf, len, off, hash);
-		hashed = true;
 	}
 	if (ret == -EINVAL && direct && fall_back(f)) {
 		direct = false;
@@ -539,7 +537,6 @@ int eng_io_write(struct eng_thread *t, void *buf, size_t len, uint64_t idx, uint
 			 (unsigned long long)idx, f->name, (unsigned long long)off, alen, strerror(-ret));
 		return ret;
 	}
-	(void)hashed;
 	if (direct)
 		atomic_store(&f->direct_ok, true);
 	else

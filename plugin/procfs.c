@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* procfs.c - NSpid, MemAvailable, a thread's signal and seccomp status */
+/* procfs.c - NSpid, MemAvailable, a thread's signal and seccomp status, libcuda mapped */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -76,4 +76,20 @@ int cs_procfs_thread_status(pid_t tid, struct cs_thread_status *st)
 	}
 	fclose(f);
 	return found == 3 ? 0 : -EIO;
+}
+
+bool cs_procfs_maps_libcuda(pid_t pid)
+{
+	char path[64], line[512];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return true; /* cannot tell: treat as a CUDA process */
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, "/libcuda.so") != NULL;
+	fclose(f);
+	return found;
 }

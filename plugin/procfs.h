@@ -11,6 +11,8 @@
 pid_t cs_procfs_ns_pid(pid_t pid);
 /* MemAvailable in bytes, 0 if unknown */
 uint64_t cs_procfs_mem_available(void);
+/* pid has the CUDA driver (libcuda.so) mapped; true when it cannot be told (no driver call) */
+bool cs_procfs_maps_libcuda(pid_t pid);
 
 /* What /proc/<tid>/status says about one thread's signals and seccomp */
 struct cs_thread_status {

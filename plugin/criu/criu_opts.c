@@ -31,6 +31,7 @@
 
 #include "criu_opts.h"
 #include "log.h"
+#include "procfs.h"
 
 /* criu's symbols; weak so that code linked outside criu (unit tests) still links */
 extern unsigned char opts[] __attribute__((weak));
@@ -481,23 +482,6 @@ int cs_criu_leave_running(const struct cs_options *o, int dirfd)
 	return 1;
 }
 
-/* the process has the CUDA driver mapped (criu-side check: no driver call) */
-static bool maps_libcuda(int pid)
-{
-	char path[64], line[512];
-	bool found = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return true; /* cannot tell: treat as a CUDA process */
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, "/libcuda.so") != NULL;
-	fclose(f);
-	return found;
-}
-
 int cs_criu_refuse_unsupported(int pid, int dirfd)
 {
 	struct cs_criu_view v;
@@ -529,7 +513,7 @@ int cs_criu_refuse_unsupported(int pid, int dirfd)
 	} else {
 		return 0;
 	}
-	if (!maps_libcuda(pid)) {
+	if (!cs_procfs_maps_libcuda(pid)) {
 		cs_debug("pid %d: no CUDA driver mapped; %s does not concern cudastore", pid, opt);
 		return 0;
 	}

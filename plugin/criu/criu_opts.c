@@ -15,6 +15,8 @@
  * opts.imgs_dir, when set, names the directory criu_get_image_dir() has open. The callers pass
  * that fd: a reference to criu_get_image_dir here would have to be bound when the plugin is
  * loaded (tools that dlopen the plugin outside criu, and the unit tests, have none).
+ * A layout that passed once is trusted for the rest of the criu process: later reads (the exit
+ * hook, when criu may have released or never seized the tree) skip the tree_id check.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -157,8 +159,12 @@ static int check_imgs_dir(const char *path, int dfd, char *why, size_t whylen)
 	return 0;
 }
 
-int cs_criu_layout_check(const struct cs_criu_layout *l, const unsigned char *base, pid_t pid, int dirfd,
-			 char *why, size_t whylen)
+/*
+ * The checks above. check_tree false: this layout already passed the tree check in this criu
+ * process (the tree may be gone or released by now, at exit after a refused PAUSE).
+ */
+static int layout_check(const struct cs_criu_layout *l, const unsigned char *base, pid_t pid,
+			bool check_tree, int dirfd, char *why, size_t whylen)
 {
 	int fs = rd_int(base, l->final_state), mode = rd_int(base, l->mode);
 	int stream = rd_int(base, l->stream), ps = rd_int(base, l->use_page_server);
@@ -181,8 +187,8 @@ int cs_criu_layout_check(const struct cs_criu_layout *l, const unsigned char *ba
 		return -1;
 	}
 	/* RPC passes the pid in the request and leaves tree_id 0; then the log level must check */
-	if (tree < 0 || (tree == 0 && !log_get_loglevel) ||
-	    (tree > 0 && tree != pid && tracer_of(tree) != getpid())) {
+	if (check_tree && (tree < 0 || (tree == 0 && !log_get_loglevel) ||
+			   (tree > 0 && tree != pid && tracer_of(tree) != getpid()))) {
 		snprintf(why, whylen, "tree_id reads %d: neither pid %d nor a process criu has seized", tree,
 			 pid);
 		return -1;
@@ -204,6 +210,12 @@ int cs_criu_layout_check(const struct cs_criu_layout *l, const unsigned char *ba
 			return -1;
 	}
 	return 0;
+}
+
+int cs_criu_layout_check(const struct cs_criu_layout *l, const unsigned char *base, pid_t pid, int dirfd,
+			 char *why, size_t whylen)
+{
+	return layout_check(l, base, pid, true, dirfd, why, whylen);
 }
 
 /* criu's version as `criu --version` prints it ("4.2.1"), once per process */
@@ -273,6 +285,16 @@ static void fill_from(struct cs_criu_view *v, const struct cs_criu_layout *l)
 }
 
 static bool warned_probe, warned_none;
+/* the layout that passed every check once in this criu process (criu's options do not move) */
+static const struct cs_criu_layout *trusted;
+
+/* l passed: read v through it, and trust it from now on */
+static bool use_layout(struct cs_criu_view *v, const struct cs_criu_layout *l)
+{
+	trusted = l;
+	fill_from(v, l);
+	return true;
+}
 
 /* a warning once per criu process (PAUSE runs for every process of the tree) */
 __attribute__((format(printf, 2, 3))) static void warn_once(bool *done, const char *fmt, ...)
@@ -300,11 +322,15 @@ static bool read_layouts(struct cs_criu_view *v, pid_t pid, int dirfd, char *why
 		snprintf(why, whylen, "criu exports no 'opts'");
 		return false;
 	}
-#ifdef CS_CRIU_OPTS_PROBED
-	if (!cs_criu_layout_check(&probed, opts, pid, dirfd, w, sizeof(w))) {
-		fill_from(v, &probed);
-		return true;
+	if (trusted) {
+		if (!layout_check(trusted, opts, pid, false, dirfd, w, sizeof(w)))
+			return use_layout(v, trusted);
+		snprintf(why, whylen, "the %s, trusted until now, no longer fits: %s", trusted->what, w);
+		return false;
 	}
+#ifdef CS_CRIU_OPTS_PROBED
+	if (!cs_criu_layout_check(&probed, opts, pid, dirfd, w, sizeof(w)))
+		return use_layout(v, &probed);
 	warn_once(&warned_probe,
 		  "criu's options: the layout of the %s does not fit this criu (%s); "
 		  "trying the checked-in table",
@@ -318,10 +344,8 @@ static bool read_layouts(struct cs_criu_view *v, pid_t pid, int dirfd, char *why
 	for (l = cs_criu_layout_table; l->what; l++) {
 		if (!version_matches(l->versions, ver))
 			continue;
-		if (!cs_criu_layout_check(l, opts, pid, dirfd, w, sizeof(w))) {
-			fill_from(v, l);
-			return true;
-		}
+		if (!cs_criu_layout_check(l, opts, pid, dirfd, w, sizeof(w)))
+			return use_layout(v, l);
 		snprintf(why, whylen, "the %s does not fit criu %s: %s", l->what, ver, w);
 		return false;
 	}

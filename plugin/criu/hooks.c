@@ -45,6 +45,7 @@ extern void collect_madv_guards(void) __attribute__((weak));
 struct cs_plugin {
 	int stage;
 	bool disabled; /* no GPU work for us: every hook says -ENOTSUP */
+	bool paused;   /* a PAUSE reached the helper: exit must tell it criu's final state */
 	struct cs_options opt;
 	struct cs_link link;
 };
@@ -129,9 +130,14 @@ static void cudastore_exit(int stage, int ret)
 	if (!pl)
 		return;
 	note_threads("exit");
-	/* the images dir is still open in exit(DUMP), already closed in exit(RESTORE) */
+	/*
+	 * The images dir is still open in exit(DUMP), already closed in exit(RESTORE). Without a
+	 * PAUSE the helper touched nothing and criu's final state does not matter (nor can its
+	 * options be checked against a tree criu never seized).
+	 */
 	if (stage == CR_PLUGIN_STAGE__DUMP && !pl->disabled)
-		cs_link_call(&pl->link, CS_W_FINISH, 0, leave_running(pl), ret, criu_get_image_dir(), NULL);
+		cs_link_call(&pl->link, CS_W_FINISH, 0, pl->paused && leave_running(pl), ret,
+			     criu_get_image_dir(), NULL);
 	cs_link_stop(&pl->link);
 	free(pl);
 	pl = NULL;
@@ -163,6 +169,7 @@ static int cudastore_pause_devices(int pid)
 	if (cs_criu_refuse_unsupported(pid, criu_get_image_dir()))
 		return -EINVAL;
 	note_threads("pause");
+	pl->paused = true;
 	ret = cs_link_call(&pl->link, CS_W_PAUSE, pid, (int32_t)lock_timeout_ms(&pl->opt), 0,
 			   criu_get_image_dir(), &flags);
 	/* the helper asks once per dump, with the first CUDA process */

@@ -80,15 +80,29 @@ alive() { kill -0 "$1" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$1/status" 2
 
 # criu_dump DIR PID [criu options...]   (CRIU_ENV="VAR=value ..." sets criu-only environment)
 criu_dump() {
-	local dir=$1 pid=$2; shift 2
+	local dir=$1 pid=$2 rc; shift 2
 	mkdir -p "$dir"
 	timeout -k 5 "${CRIU_TIMEOUT:-180}" env ${CRIU_ENV:-} "$CRIU" dump -t "$pid" -D "$dir" -o dump.log -v4 -L "$PLUGINDIR" "$@" >/dev/null 2>&1
+	rc=$?
+	[ $rc = 0 ] || criu_errors "dump of $pid" $rc "$dir/dump.log"
+	return $rc
+}
+
+# criu_errors WHAT RC LOG: criu's error lines as TAP comments, so a failed run explains itself in
+# the test's log (a failure that was expected costs a few comment lines)
+criu_errors() {
+	echo "# criu $1 exited $2; its errors ($3):"
+	grep -a -E 'Error \(|cudastore: .*(cannot|fail|refus)' "$3" 2>/dev/null | tail -n 8 | cut -c1-200 |
+		sed 's/^/#   /'
 }
 
 # criu_restore DIR [criu options...]
 criu_restore() {
-	local dir=$1; shift
+	local dir=$1 rc; shift
 	timeout -k 5 "${CRIU_TIMEOUT:-180}" env ${CRIU_ENV:-} "$CRIU" restore -d -D "$dir" -o restore.log -v4 -L "$PLUGINDIR" "$@" >/dev/null 2>&1
+	rc=$?
+	[ $rc = 0 ] || criu_errors "restore from ${dir##*/}" $rc "$dir/restore.log"
+	return $rc
 }
 
 # log_has FILE REGEX

@@ -7,7 +7,7 @@
 . "$top_srcdir/tests/e2e/lib.sh"
 need_criu; setup_work; use_emulator
 export CUDASTORE_EMU_TRACE=$WORK/trace
-plan 16
+plan 17
 PORT=$((27000 + $$ % 1000))
 
 # refused NAME OPTION-TEXT: dump failed, log line, never locked, still running, data intact
@@ -62,14 +62,21 @@ mkdir -p "$WORK/ps-cpu"
 "$CRIU" page-server -d -D "$WORK/ps-cpu" --address 127.0.0.1 --port $((PORT + 2)) \
 	--pidfile "$WORK/ps2.pid" -o "$WORK/ps2.log" >/dev/null 2>&1 || bail "criu page-server did not start"
 wait_file "$WORK/ps2.pid" 10 && PIDS_TO_KILL="$PIDS_TO_KILL $(cat "$WORK/ps2.pid")"
-sleep 300 </dev/null >/dev/null 2>&1 &
-SPID=$!; disown
-PIDS_TO_KILL="$PIDS_TO_KILL $SPID"
-criu_dump "$WORK/cpu" "$SPID" -j --page-server --address 127.0.0.1 --port $((PORT + 2))
+# cpu-tree in a session of its own, as test-cpu-tree-survives-dump-restore.sh runs it: a child of
+# this shell would share its session and the descriptors the harness left open
+mkdir -p "$WORK/cpu-status"
+setsid -f "$top_builddir/tests/e2e/cpu-tree" --pidfile "$WORK/cpu.pid" --status "$WORK/cpu-status" \
+	--outfile "$WORK/cpu.out" </dev/null >/dev/null 2>&1
+wait_file "$WORK/cpu-status/child" 10 || bail "cpu-tree did not start"
+SPID=$(cat "$WORK/cpu.pid")
+PIDS_TO_KILL="$PIDS_TO_KILL $SPID $(cat "/proc/$SPID/task/$SPID/children" 2>/dev/null)"
+criu_dump "$WORK/cpu" "$SPID" --page-server --address 127.0.0.1 --port $((PORT + 2))
 check "a process without CUDA dumps with --page-server as before (rc $?)" \
 	bash -c "! grep -aq 'cannot serve' '$WORK/cpu/dump.log' && grep -aq 'Dumping finished successfully' '$WORK/cpu/dump.log'"
 check "... and no GPU processes were found in it" bash -c "! grep -aq 'CUDA process' '$WORK/cpu/dump.log'"
 check "the refusal is not a silent pass: no cudastore images were written by the refused dumps" \
 	bash -c "! ls '$WORK'/ps/cudastore-* '$WORK'/lazy/cudastore-* '$WORK'/stream/cudastore-* 2>/dev/null | grep -q ."
+check "the refused dumps read criu's options once, at PAUSE: no warning that they cannot be read at exit" \
+	bash -c "! grep -aE 'cudastore: .*(cannot be read|does not fit)' '$WORK'/ps/dump.log '$WORK'/lazy/dump.log '$WORK'/stream/dump.log"
 check "criu's page server received no GPU extents" bash -c "! ls '$WORK'/ps-target/cudastore-* 2>/dev/null | grep -q ."
 done_testing

@@ -33,6 +33,8 @@ struct cli {
 	bool keep, naive, limits;
 	int device;
 	double overlap;	      /* > 0: also a restore after a prefetch of this many seconds */
+	bool pool;	      /* also a restore with the buffers pinned ahead (cs_pinned_pool) */
+	struct cs_pinned_pool *pinned_pool;
 	uint64_t prefetch_max; /* the prefetch's memory bound */
 };
 
@@ -40,6 +42,8 @@ struct row {
 	uint64_t size;
 	enum bench_kind kind;
 	double dump, restore, naive_dump, naive_restore;
+	double restore_pool; /* --pool: the same restore with the pool's buffers */
+	double dsetup, dteardown, rsetup, rteardown; /* slowest thread's, seconds */
 	double d2h, h2d, wr, rd; /* limits */
 	uint64_t image_bytes, pinned;
 	unsigned files, wthreads, rthreads;
@@ -106,7 +110,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: cs-bench [--dir DIR] [--sizes 1G,8G,32G] [--kinds dense,zero75] [--threads N]\n"
 		   "                [--chunk SIZE] [--pinned SIZE] [--no-direct] [--no-naive] [--no-limits]\n"
 		   "                [--tmpfs-map] [--stripes N] [--overlap SECONDS] [--prefetch-max SIZE]\n"
-		   "                [--device N] [--keep]\n"
+		   "                [--pool] [--device N] [--keep]\n"
 		   "Sizes are binary (K, M, G = KiB, MiB, GiB); rates are GB/s (1e9 bytes/s).\n"
 		   "libcuda: $CUDASTORE_LIBCUDA, else libcuda.so.1 (exit 77 if it cannot be loaded).\n");
 }
@@ -129,6 +133,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 	    {"stripes", 1, 0, 'S'},
 	    {"overlap", 1, 0, 'O'},
 	    {"prefetch-max", 1, 0, 'P'},
+	    {"pool", 0, 0, 'o'},
 	    {"help", 0, 0, 'h'},
 	    {0, 0, 0, 0},
 	};
@@ -199,6 +204,9 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 			if (parse_size(optarg, &c->prefetch_max))
 				goto bad;
 			break;
+		case 'o':
+			c->pool = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -256,12 +264,21 @@ static void print_row(const struct cli *c, const struct row *r)
 	    "\"storage_read_gbps\":%.3f,\"limit_dump_gbps\":%.3f,\"limit_restore_gbps\":%.3f,"
 	    "\"dump_ratio\":%.3f,\"restore_ratio\":%.3f,\"naive_dump_gbps\":%.3f,\"naive_restore_gbps\":%.3f,"
 	    "\"image_bytes\":%llu,\"pinned_bytes\":%llu,\"caches_dropped\":%s,\"verified\":%s,"
-	    "\"files\":%u,\"dump_threads\":%u,\"restore_threads\":%u}\n",
+	    "\"files\":%u,\"dump_threads\":%u,\"restore_threads\":%u,\"dump_setup_s\":%.4f,"
+	    "\"dump_teardown_s\":%.4f,\"restore_setup_s\":%.4f,\"restore_teardown_s\":%.4f,"
+	    "\"restore_pool_gbps\":%.3f,\"restore_pool_ratio\":%.3f}\n",
 	    c->dir, (unsigned long long)r->size, kind_name(r->kind), c->eo.threads, c->eo.chunk_size,
 	    c->eo.pinned_max, r->direct ? "true" : "false", r->mapped ? "true" : "false", r->dump, r->restore, r->d2h, r->h2d, r->wr, r->rd,
 	    ld, lr, ratio(r->dump, ld), ratio(r->restore, lr), r->naive_dump, r->naive_restore,
 	    (unsigned long long)r->image_bytes, (unsigned long long)r->pinned, r->dropped ? "true" : "false",
-	    r->verified ? "true" : "false", r->files, r->wthreads, r->rthreads);
+	    r->verified ? "true" : "false", r->files, r->wthreads, r->rthreads, r->dsetup, r->dteardown,
+	    r->rsetup, r->rteardown, r->restore_pool, ratio(r->restore_pool, lr));
+	printf("# %s %s: dump thread setup %.3f s, teardown %.3f s; restore thread setup %.3f s, teardown %.3f s",
+	       size, kind_name(r->kind), r->dsetup, r->dteardown, r->rsetup, r->rteardown);
+	if (c->pool)
+		printf("; restore with the pool %.2f GB/s (%.2f of the limit %.2f)", r->restore_pool,
+		       ratio(r->restore_pool, lr), lr);
+	printf("\n");
 	fflush(stdout);
 }
 
@@ -351,6 +368,36 @@ static uint64_t image_bytes(const struct bench *b, const struct cs_engine_region
 	return sum;
 }
 
+/* --pool: drop caches, scramble, the same restore with the pool's buffers, verify */
+static int pool_restore(const struct bench *b, const struct cli *c, CUdeviceptr dev, struct cs_engine_region *reg,
+			struct row *r)
+{
+	struct cs_engine_opts eo = c->eo;
+	char err[512];
+	bool same = false;
+	double t0;
+	int ret;
+
+	if (r->dropped)
+		bench_drop_caches();
+	if (bench_scramble(b, dev, r->size))
+		return -1;
+	eo.pool = c->pinned_pool;
+	t0 = bench_now();
+	ret = cs_engine_restore(b->ops, reg, 1, &eo, err, sizeof(err));
+	r->restore_pool = (double)r->size / (bench_now() - t0) / 1e9;
+	if (ret) {
+		fprintf(stderr, "cs-bench: restore with the pool failed: %s\n", err);
+		return -1;
+	}
+	if (bench_verify(b, dev, r->size, r->kind, &same) || !same) {
+		fprintf(stderr, "cs-bench: restore with the pool: device bytes differ\n");
+		r->verified = false;
+		return -1;
+	}
+	return 0;
+}
+
 /* engine dump, drop caches, scramble, engine restore, verify */
 static int engine_row(const struct bench *b, const struct cli *c, CUdeviceptr dev, struct row *r)
 {
@@ -371,6 +418,8 @@ static int engine_row(const struct bench *b, const struct cli *c, CUdeviceptr de
 		return -1;
 	}
 	r->pinned = reg.pinned_bytes;
+	r->dsetup = reg.setup_seconds;
+	r->dteardown = reg.teardown_seconds;
 	r->direct = reg.used_direct_io;
 	r->mapped = reg.used_mapping;
 	r->files = reg.nstripes;
@@ -387,7 +436,11 @@ static int engine_row(const struct bench *b, const struct cli *c, CUdeviceptr de
 	}
 	r->pinned = reg.pinned_bytes > r->pinned ? reg.pinned_bytes : r->pinned;
 	r->direct = r->direct && reg.used_direct_io;
+	r->rsetup = reg.setup_seconds;
+	r->rteardown = reg.teardown_seconds;
 	ret = bench_verify(b, dev, r->size, r->kind, &r->verified);
+	if (!ret && r->verified && c->pool)
+		ret = pool_restore(b, c, dev, &reg, r);
 	if (!ret && r->verified && c->overlap)
 		ret = overlap_row(b, c, dev, &reg, r);
 err:
@@ -469,6 +522,22 @@ static int make_dir(const char *dir)
 	return 0;
 }
 
+/* --pool: the buffers the plugin pins while CRIU restores, pinned here before any timed step */
+static int make_pool(const struct cs_cuda_ops *ops, CUcontext ctx, struct cli *c)
+{
+	unsigned n = (unsigned)(c->eo.pinned_max / c->eo.chunk_size);
+	char err[256];
+
+	if (cs_pinned_pool_create(&c->pinned_pool, ops, ctx, c->eo.chunk_size, n, err, sizeof(err))) {
+		fprintf(stderr, "cs-bench: %s\n", err);
+		return -1;
+	}
+	printf("# --pool: %u x %u bytes pinned once in %.3f s, before any timed step (the plugin pins them "
+	       "while CRIU restores, at POST_FORKING)\n",
+	       n, c->eo.chunk_size, cs_pinned_pool_seconds(c->pinned_pool));
+	return 0;
+}
+
 static int cuda_start(struct cs_cuda_ops *ops, int device, CUcontext *ctx)
 {
 	char err[256];
@@ -537,10 +606,13 @@ int main(int argc, char **argv)
 	       !bench_dir_is_disk(b.dirfd)		       ? "n/a (memory filesystem)"
 	       : access("/proc/sys/vm/drop_caches", W_OK) == 0 ? "yes"
 							       : "NO (not root?)");
+	if (c.pool && make_pool(&ops, b.ctx, &c))
+		return 1;
 	print_header();
 	for (i = 0; i < c.nsizes; i++)
 		if (one_size(&b, &c, c.sizes[i]))
 			ret = 1;
+	cs_pinned_pool_destroy(c.pinned_pool);
 	close(b.dirfd);
 	return ret;
 }

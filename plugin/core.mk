@@ -19,4 +19,5 @@ libcudastore_a_SOURCES += \
 	plugin/helper/relay.h \
 	plugin/wire.c plugin/wire.h \
 	plugin/helper/stats.c plugin/helper/stats.h \
-	plugin/helper/summary.c plugin/helper/summary.h
+	plugin/helper/summary.c plugin/helper/summary.h \
+	plugin/helper/warmup.c plugin/helper/warmup.h

@@ -203,14 +203,14 @@ static int cudastore_resume_devices_late(int pid)
 }
 
 /*
- * CRIU >= 4.2, while it still restores memory and files: let the helper start reading and
+ * CRIU >= 4.2, while it still restores memory and files: let the helper set up the GPU phase
+ * ahead (warmup.h: cuInit, contexts, pinned buffers) and, with prefetch on, start reading and
  * verifying the extents (prefetch.c). Always -ENOTSUP: this hook has no pid, so other plugins
- * get it too, and nothing here may fail a restore (a prefetch that does not happen only costs
- * time).
+ * get it too, and nothing here may fail a restore (set-up that does not happen only costs time).
  */
 static int cudastore_post_forking(void)
 {
-	if (!pl || pl->disabled || pl->stage != CR_PLUGIN_STAGE__RESTORE || !cs_opt_prefetch_on(&pl->opt))
+	if (!pl || pl->disabled || pl->stage != CR_PLUGIN_STAGE__RESTORE)
 		return -ENOTSUP;
 	cs_link_call(&pl->link, CS_W_PREFETCH, 0, 0, 0, criu_get_image_dir(), NULL);
 	return -ENOTSUP;

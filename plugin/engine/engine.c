@@ -218,6 +218,13 @@ static int thread_setup(struct eng_thread *t)
 		res = ops->EventCreate(&t->ev[i], CU_EVENT_DISABLE_TIMING);
 		if (res != CUDA_SUCCESS)
 			return eng_cuda_fail(reg, res, "cuEventCreate", UINT64_MAX);
+		t->buf[i] = eng_pool_take(reg->job->opts->pool, reg->buf_size);
+		if (t->buf[i]) {
+			t->pooled[i] = true;
+			atomic_fetch_add(&reg->pooled, reg->buf_size);
+			atomic_fetch_add(&reg->pinned, reg->buf_size);
+			continue;
+		}
 		res = ops->MemHostAlloc(&t->buf[i], reg->buf_size, CU_MEMHOSTALLOC_PORTABLE);
 		if (res != CUDA_SUCCESS) {
 			t->buf[i] = NULL;
@@ -241,7 +248,9 @@ static void thread_teardown(struct eng_thread *t)
 	if (t->have_stream)
 		ops->StreamSynchronize(t->stream);
 	for (i = 0; i < 2; i++) {
-		if (t->buf[i])
+		if (t->buf[i] && t->pooled[i])
+			eng_pool_give(t->reg->job->opts->pool, t->buf[i]);
+		else if (t->buf[i])
 			ops->MemFreeHost(t->buf[i]);
 		if (t->ev[i])
 			ops->EventDestroy(t->ev[i]);
@@ -258,20 +267,36 @@ static void region_finish(struct eng_region *reg)
 	if (reg->job->dump && !eng_stopped(reg->job))
 		eng_io_finish_dump(reg);
 	reg->r->seconds = (double)(eng_now_ns() - reg->t0_ns) / 1e9;
+	reg->r->setup_seconds = (double)atomic_load(&reg->setup_ns) / 1e9;
+	reg->r->teardown_seconds = (double)atomic_load(&reg->teardown_ns) / 1e9;
+}
+
+/* *slowest = max(*slowest, now - t0) */
+static void note_slowest(atomic_uint_fast64_t *slowest, uint64_t t0)
+{
+	uint64_t d = eng_now_ns() - t0, cur = atomic_load(slowest);
+
+	while (d > cur && !atomic_compare_exchange_weak(slowest, &cur, d))
+		;
 }
 
 static void *thread_main(void *arg)
 {
 	struct eng_thread *t = arg;
 	struct eng_region *reg = t->reg;
+	uint64_t t0 = eng_now_ns();
+	int ret = thread_setup(t);
 
-	if (!thread_setup(t)) {
+	note_slowest(&reg->setup_ns, t0);
+	if (!ret) {
 		if (reg->job->dump)
 			eng_dump_loop(t);
 		else
 			eng_restore_loop(t);
 	}
+	t0 = eng_now_ns();
 	thread_teardown(t);
+	note_slowest(&reg->teardown_ns, t0);
 	if (atomic_fetch_sub(&reg->live, 1) == 1)
 		region_finish(reg);
 	return NULL;
@@ -540,6 +565,7 @@ static void region_close(struct eng_region *reg, bool failed)
 	}
 	r->stored_bytes = atomic_load(&reg->stored);
 	r->pinned_bytes = atomic_load(&reg->pinned);
+	r->pooled_bytes = atomic_load(&reg->pooled);
 	r->used_direct_io = direct;
 	r->prefetched_bytes = atomic_load(&reg->prefetched);
 	eng_prefetch_release(reg->job->opts->prefetch, reg->pf);
@@ -607,15 +633,17 @@ static void log_region(const struct eng_region *reg)
 	const struct cs_engine_region *r = reg->r;
 	double s = r->seconds > 0 ? r->seconds : 1e-9;
 	uint64_t i, zero = 0;
-	char pf[64] = "";
+	char pf[64] = "", pool[48] = "";
 
+	if (r->pooled_bytes)
+		snprintf(pool, sizeof(pool), " (%llu from the pool)", (unsigned long long)r->pooled_bytes);
 	if (r->prefetched_bytes)
 		snprintf(pf, sizeof(pf), "; %llu bytes from the prefetch",
 			 (unsigned long long)r->prefetched_bytes);
 	for (i = 0; r->zero && i < r->nchunks; i++)
 		zero += r->zero[i] != 0;
 	cs_info("%s region %u (%s): %llu bytes in %.3f s (%.2f GB/s); %llu chunks, %llu zero; %llu bytes in "
-		"%u file%s; %s I/O; %u threads, %llu pinned bytes%s",
+		"%u file%s; %s I/O; %u threads, %llu pinned bytes%s; thread setup %.3f s, teardown %.3f s%s",
 		reg->job->dump ? "dumped" : "restored", reg->index, r->name, (unsigned long long)r->size,
 		r->seconds, (double)r->size / s / 1e9, (unsigned long long)reg->nchunks,
 		(unsigned long long)zero, (unsigned long long)r->stored_bytes, reg->nfiles,
@@ -623,7 +651,8 @@ static void log_region(const struct eng_region *reg)
 		r->used_mapping	    ? "mapped (tmpfs)"
 		: r->used_direct_io ? "O_DIRECT"
 				    : "buffered",
-		reg->nthreads, (unsigned long long)r->pinned_bytes, pf);
+		reg->nthreads, (unsigned long long)r->pinned_bytes, pool, r->setup_seconds,
+		r->teardown_seconds, pf);
 }
 
 static int run(const struct cs_cuda_ops *ops, struct cs_engine_region *regions, unsigned n,
@@ -650,7 +679,8 @@ static int run(const struct cs_cuda_ops *ops, struct cs_engine_region *regions, 
 		pthread_mutex_init(&regs[i].lock, NULL);
 		regions[i].stored_bytes = regions[i].pinned_bytes = regions[i].prefetched_bytes = 0;
 		regions[i].used_direct_io = regions[i].used_mapping = false;
-		regions[i].seconds = 0;
+		regions[i].pooled_bytes = 0;
+		regions[i].seconds = regions[i].setup_seconds = regions[i].teardown_seconds = 0;
 		ret = (dump ? region_prepare_dump : region_prepare_restore)(&regs[i]);
 		if (ret) {
 			if (!job.err)

@@ -40,6 +40,7 @@
 #define CS_PREFETCH_MAX_DEF (8ull << 30) /* host bytes a restore prefetch may hold (options.c) */
 
 struct cs_prefetch;
+struct cs_pinned_pool;
 
 struct cs_engine_opts {
 	uint32_t chunk_size; /* power of two in [CHUNK_MIN, CHUNK_MAX] */
@@ -56,6 +57,8 @@ struct cs_engine_opts {
 	void *progress_arg;
 	/* restore: chunks already read and verified by cs_prefetch_start() (settled), or NULL */
 	struct cs_prefetch *prefetch;
+	/* pinned buffers made ahead (cs_pinned_pool_create), lent to the copy threads; or NULL */
+	struct cs_pinned_pool *pool;
 };
 
 /* Defaults above; returns 0 or -EINVAL with a message naming the bad value in err. */
@@ -91,8 +94,24 @@ struct cs_engine_region {
 	bool used_direct_io;
 	bool used_mapping; /* dump: written through a shared mapping (tmpfs) */
 	uint64_t prefetched_bytes; /* restore: bytes taken from the prefetch instead of the files */
-	double seconds;	   /* wall time of this region's copy */
+	uint64_t pooled_bytes;	   /* pinned bytes lent by opts->pool (not pinned by this call) */
+	double seconds;		   /* wall time of this region's copy */
+	double setup_seconds;	   /* of it, the slowest thread's setup: stream, events, pinning */
+	double teardown_seconds;   /* of it, the slowest thread's teardown: sync, unpinning */
 };
+
+/*
+ * Pinned host buffers made once and lent to every engine call that names the pool in
+ * opts->pool (engine_pool.c): the pinning and unpinning leave the timed copy. nbufs buffers of
+ * buf_size bytes (a multiple of 4096), pinned CU_MEMHOSTALLOC_PORTABLE in parallel with ctx
+ * current. A thread whose region needs larger buffers than buf_size, or that finds none free,
+ * pins its own as before. Destroy only when no engine call uses the pool.
+ */
+int cs_pinned_pool_create(struct cs_pinned_pool **out, const struct cs_cuda_ops *ops, CUcontext ctx,
+			  size_t buf_size, unsigned nbufs, char *err, size_t errlen);
+void cs_pinned_pool_destroy(struct cs_pinned_pool *p);
+size_t cs_pinned_pool_bytes(const struct cs_pinned_pool *p);
+double cs_pinned_pool_seconds(const struct cs_pinned_pool *p); /* the pinning took this long */
 
 /* Copy every region out of the GPU into its extent file (all regions in parallel). */
 int cs_engine_dump(const struct cs_cuda_ops *ops, struct cs_engine_region *regions, unsigned n,

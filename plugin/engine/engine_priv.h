@@ -7,6 +7,7 @@
  *   engine_chunk.c    per-chunk data checks: zero detection, XXH3-64 (AVX2 build where the CPU has it)
  *   engine_dump.c     the dump worker loop (D2H -> zero check -> hash -> pwrite)
  *   engine_restore.c  the restore worker loop (pread -> verify -> H2D / memset)
+ *   engine_pool.c     pinned buffers pinned once and lent to the copy threads of every call
  *
  * One struct eng_job per cs_engine_dump()/restore() call; it owns the first error and the
  * stop flag every thread of every region polls. One struct eng_region per cs_engine_region;
@@ -76,6 +77,8 @@ struct eng_region {
 	atomic_uint_fast64_t done;   /* bytes finished (progress) */
 	atomic_uint_fast64_t stored; /* bytes written to the file */
 	atomic_uint_fast64_t pinned; /* pinned bytes allocated */
+	atomic_uint_fast64_t pooled; /* of them, lent by the pool */
+	atomic_uint_fast64_t setup_ns, teardown_ns; /* slowest thread's */
 	atomic_uint_fast64_t last_progress_ns;
 	struct pf_region *pf; /* restore: this region's prefetched chunks (engine_prefetch.c), or NULL */
 	atomic_uint_fast64_t prefetched; /* bytes taken from it */
@@ -90,6 +93,7 @@ struct eng_thread {
 	bool started;
 	unsigned nbuf; /* 1 or 2 pinned buffers (2 = double buffering) */
 	void *buf[2];
+	bool pooled[2]; /* buf[i] is lent by the pool: give it back, do not free it */
 	CUevent ev[2];
 	bool busy[2]; /* restore: an H2D from buf[i] may still be running */
 	CUstream stream;
@@ -163,6 +167,10 @@ int eng_io_write(struct eng_thread *t, void *buf, size_t len, uint64_t idx, uint
 /* read chunk idx into buf; *hash (when not NULL) gets the XXH3 of what was read */
 int eng_io_read(struct eng_thread *t, void *buf, size_t len, uint64_t idx, uint64_t *hash);
 int eng_io_finish_dump(struct eng_region *reg);
+
+/* engine_pool.c: a free pool buffer of at least len bytes, or NULL; give it back when done */
+void *eng_pool_take(struct cs_pinned_pool *p, size_t len);
+void eng_pool_give(struct cs_pinned_pool *p, void *buf);
 
 /* engine_prefetch.c */
 struct pf_region;

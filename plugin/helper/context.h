@@ -8,6 +8,7 @@
 #ifndef CUDASTORE_CONTEXT_H
 #define CUDASTORE_CONTEXT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -15,6 +16,8 @@
 #include "imgindex.h"
 #include "manifest.h"
 #include "options.h"
+
+struct cs_pinned_pool;
 
 #define CS_MAX_PROCS 256
 
@@ -64,6 +67,11 @@ struct cs_ctx {
 	bool index_loaded; /* restore: index read (or found absent) */
 	int index_err;	   /* restore: 0, -ENOENT (format 1.0 images) or why it is unusable */
 	uint64_t planned_bytes; /* GPU memory of the processes already admitted to this dump */
+	struct cs_pinned_pool *pool; /* pinned buffers lent to every copy (warmup.h), or NULL */
+	bool pool_failed;	     /* pinning the pool failed once: do not try again */
+	bool warming;		     /* restore: the warm-up thread runs (warmup.h) */
+	pthread_t warmup;
+	int warmup_dirfd;
 	unsigned nproc;
 	struct cs_proc proc[CS_MAX_PROCS];
 };

@@ -11,6 +11,7 @@
 
 #include "devices.h"
 #include "dump.h"
+#include "warmup.h"
 #include "gpuop.h"
 #include "imgdir.h"
 #include "imgset.h"
@@ -286,6 +287,7 @@ static int copy_out(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_v
 	m->ndev = v->n;
 	cs_gpuop_engine_opts(ctx, &eo);
 	eo.progress_arg = (void *)(long)p->pid;
+	eo.pool = cs_pool_for_copy(ctx, regs, v->n); /* kept for the next process */
 	ret = cs_engine_dump(&ctx->cuda, regs, v->n, &eo, err, sizeof(err));
 	if (ret) {
 		cs_err("pid %d: writing GPU memory to the images failed: %s", p->pid, err);

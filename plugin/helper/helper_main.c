@@ -29,6 +29,7 @@
 #include "dump.h"
 #include "log.h"
 #include "prefetch.h"
+#include "warmup.h"
 #include "relay.h"
 #include "restore.h"
 #include "wire.h"
@@ -87,6 +88,7 @@ static int do_init(struct helper *h, const struct cs_wire_msg *m)
 	if (!ctx)
 		return -ENOMEM;
 	ctx->stage = (enum cs_stage)m->arg;
+	ctx->warmup_dirfd = -1;
 	memcpy(&ctx->opt, m->data, sizeof(ctx->opt));
 	h->ctx = ctx;
 	if (load_driver(ctx))
@@ -132,9 +134,12 @@ static int dispatch(struct helper *h, const struct cs_wire_msg *m, int fd, uint3
 				close(fd);
 			return 0;
 		}
-		cs_prefetch_begin(ctx, fd); /* takes fd; a prefetch that does not start changes nothing */
+		if (fd >= 0) /* each takes its fd; one that does not start changes nothing */
+			cs_warmup_begin(ctx, fcntl(fd, F_DUPFD_CLOEXEC, 0));
+		cs_prefetch_begin(ctx, fd);
 		return 0;
 	case CS_W_RESTORE:
+		cs_warmup_wait(ctx);
 		ret = cs_restore_process(ctx, m->pid, fd);
 		if (fd >= 0)
 			close(fd);
@@ -193,6 +198,10 @@ static void guardian(struct helper *h)
 static void release(struct helper *h)
 {
 	cs_prefetch_end();
+	if (h->ctx) {
+		cs_warmup_wait(h->ctx);
+		cs_pool_release(h->ctx); /* before the contexts go */
+	}
 	if (h->ctx && h->ctx->cuda_loaded) {
 		cs_dev_release_all(h->ctx);
 		cs_cuda_unload(&h->ctx->cuda);

@@ -7,6 +7,7 @@ ENGINE_TEST_SAN =
 check_LIBRARIES += tests/engine/libenginetest.a
 tests_engine_libenginetest_a_SOURCES = \
 	plugin/engine/engine.c plugin/engine/engine_chunk.c plugin/engine/engine_hash_avx2.c plugin/engine/engine_io.c plugin/engine/engine_dump.c \
+	plugin/engine/engine_pool.c \
 	plugin/engine/engine_restore.c plugin/engine/engine_prefetch.c plugin/cuda_ops.c plugin/uuid.c plugin/images/imgdir.c tests/log-stderr.c \
 	tests/engine/fake-cuda.c tests/engine/fake-cuda.h \
 	tests/engine/engine-test.c tests/engine/engine-test.h
@@ -30,7 +31,8 @@ ENGINE_TESTS = \
 	tests/engine/test-engine-extent-not-regular \
 	tests/engine/test-engine-restore-big-chunks \
 	tests/engine/test-engine-stripes \
-	tests/engine/test-engine-prefetch
+	tests/engine/test-engine-prefetch \
+	tests/engine/test-engine-pinned-pool
 check_PROGRAMS += $(ENGINE_TESTS)
 TESTS += $(ENGINE_TESTS)
 
@@ -93,3 +95,6 @@ tests_engine_test_engine_direct_align_LDADD = $(ENGINE_TEST_LDADD)
 tests_engine_test_engine_extent_not_regular_SOURCES = tests/engine/test-engine-extent-not-regular.c
 tests_engine_test_engine_extent_not_regular_CFLAGS = $(ENGINE_TEST_CFLAGS)
 tests_engine_test_engine_extent_not_regular_LDADD = $(ENGINE_TEST_LDADD)
+tests_engine_test_engine_pinned_pool_SOURCES = tests/engine/test-engine-pinned-pool.c
+tests_engine_test_engine_pinned_pool_CFLAGS = $(ENGINE_TEST_CFLAGS)
+tests_engine_test_engine_pinned_pool_LDADD = $(ENGINE_TEST_LDADD)

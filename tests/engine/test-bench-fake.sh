@@ -1,11 +1,12 @@
 #!/bin/sh
 # test-bench-fake: cs-bench runs end to end on the fake libcuda (tiny sizes), verifies every byte, and skips with 77 without libcuda;
-# it creates a missing --dir, and its restore-overlap stand-in (--overlap) verifies every byte too.
+# it creates a missing --dir, and its restore-overlap stand-in (--overlap) and its restore with buffers pinned
+# ahead (--pool) verify every byte too.
 set -u
 b=${top_builddir:-.}
 bench=$b/bench/cs-bench
 lib=$b/tests/engine/libcuda-fake.so
-echo "1..7"
+echo "1..10"
 n=0
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 
@@ -33,4 +34,13 @@ ok $? "the overlap row verifies every byte"
 j=$(echo "$out" | grep '"bench":"cs-bench-overlap"')
 pf=$(echo "$j" | sed -n 's/.*"prefetch_bytes":\([0-9]*\).*/\1/p'); tk=$(echo "$j" | sed -n 's/.*"taken_bytes":\([0-9]*\).*/\1/p')
 [ -n "$pf" ] && [ "$pf" = "$tk" ] && [ "$pf" -le 4194304 ]; ok $? "the restore took all the prefetch read ($tk of $pf bytes), within its 4 MiB bound"
+out=$(CUDASTORE_TEST_LOGLEVEL=1 CUDASTORE_LIBCUDA=$lib "$bench" --dir "$dir" --sizes 5M --chunk 1M \
+	--pinned 3M --threads 2 --no-naive --pool 2>&1); rc=$?
+echo "$out" | sed 's/^/# /'
+ok $rc "--pool run exits 0"
+echo "$out" | grep -q '^# --pool: 3 x 1048576 bytes pinned once in [0-9.]* s'
+ok $? "--pool says what it pinned ahead, and how long it took"
+[ "$(echo "$out" | grep -c '"verified":true.*"restore_pool_gbps":[1-9]')" = 2 ] &&
+	[ "$(echo "$out" | grep -c '^# 5M .*restore thread setup [0-9.]* s.*restore with the pool [0-9.]* GB/s')" = 2 ]
+ok $? "both rows verified the pooled restore and report it beside the thread setup times"
 rm -rf "$dir"

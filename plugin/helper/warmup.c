@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT
+/* warmup.c - restore set-up ahead of the GPU phase, and the pinned pool (see warmup.h) */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "devices.h"
+#include "engine.h"
+#include "imgdir.h"
+#include "imgindex.h"
+#include "log.h"
+#include "manifest.h"
+#include "stats.h"
+#include "warmup.h"
+
+/* the pool, made with cu current, with chunk buffers for a GPU of bytes (at most pinned_mb) */
+static struct cs_pinned_pool *pool_for(struct cs_ctx *ctx, CUcontext cu, uint64_t bytes)
+{
+	size_t size = ctx->opt.chunk_size;
+	uint64_t want = bytes < ctx->opt.pinned_max ? bytes : ctx->opt.pinned_max;
+	unsigned n = size ? (unsigned)((want + size - 1) / size) : 0;
+	char err[256];
+	int ret;
+
+	if (ctx->pool || ctx->pool_failed || !n || !size || ctx->opt.pinned_max < size)
+		return ctx->pool;
+	ret = cs_pinned_pool_create(&ctx->pool, &ctx->cuda, cu, size, n, err, sizeof(err));
+	if (ret) {
+		ctx->pool_failed = true; /* the copies pin their own buffers, as without a pool */
+		cs_warn("%s; each copy pins its own buffers", err);
+		return NULL;
+	}
+	cs_debug("pinned pool: %u buffers of %zu bytes pinned in %.3f s", n, size,
+		 cs_pinned_pool_seconds(ctx->pool));
+	return ctx->pool;
+}
+
+struct cs_pinned_pool *cs_pool_for_copy(struct cs_ctx *ctx, const struct cs_engine_region *regs, unsigned n)
+{
+	uint64_t max = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		if (regs[i].size > max)
+			max = regs[i].size;
+	return n ? pool_for(ctx, regs[0].ctx, max) : NULL;
+}
+
+void cs_pool_release(struct cs_ctx *ctx)
+{
+	cs_pinned_pool_destroy(ctx->pool);
+	ctx->pool = NULL;
+}
+
+/* the first manifest the index lists, if it is a CustomStorage one; 0 or -errno */
+static int first_custom_manifest(int dirfd, struct cs_manifest *m)
+{
+	struct cs_index *idx = calloc(1, sizeof(*idx));
+	char name[CS_NAME_MAX], err[256];
+	int ret;
+
+	if (!idx)
+		return -ENOMEM;
+	ret = cs_index_read(dirfd, idx, err, sizeof(err)); /* format 1.0 images have none: no warm-up */
+	if (!ret && !idx->n)
+		ret = -ENOENT;
+	if (!ret) {
+		cs_name_manifest(name, idx->ns_pid[0]);
+		ret = cs_manifest_read(dirfd, name, m, err, sizeof(err));
+	}
+	free(idx);
+	if (!ret && m->mode != CS_MODE_CUSTOM) {
+		cs_manifest_free(m);
+		ret = -ENOTSUP;
+	}
+	return ret;
+}
+
+/* retain the GPUs manifest m is restored onto; the first one's ordinal, or -errno */
+static int retain_destinations(struct cs_ctx *ctx, const struct cs_manifest *m)
+{
+	CUuuid visible[CS_MAX_DEVICES], dest[CS_MAX_DEVICES];
+	char err[512];
+	int i, ord, first = -ENODEV;
+
+	for (i = 0; i < ctx->ndev; i++)
+		if (cs_dev_uuid(ctx, i, &visible[i]))
+			return -ENODEV;
+	if (cs_dev_plan_restore(m, ctx->opt.device_map, ctx->opt.ndevice_map, visible, ctx->ndev, dest, err,
+				sizeof(err)))
+		return -ENODEV; /* the restore says why */
+	for (i = 0; i < (int)m->ndev; i++) {
+		ord = cs_dev_by_uuid(ctx, &dest[i]);
+		if (ord < 0 || cs_dev_retain(ctx, ord))
+			return -ENODEV;
+		if (first < 0)
+			first = ord;
+	}
+	return first;
+}
+
+static uint64_t largest_device(const struct cs_manifest *m)
+{
+	uint64_t max = 0;
+
+	for (unsigned i = 0; i < m->ndev; i++)
+		if (m->dev[i].size > max)
+			max = m->dev[i].size;
+	return max;
+}
+
+static void *warmup_main(void *arg)
+{
+	struct cs_ctx *ctx = arg;
+	struct cs_manifest *m = calloc(1, sizeof(*m));
+	double t0 = cs_now();
+	int ord = -ENODEV;
+
+	if (cs_dev_init(ctx))
+		goto out;
+	if (m && ctx->cuda.has_custom_storage && !first_custom_manifest(ctx->warmup_dirfd, m)) {
+		ord = retain_destinations(ctx, m);
+		if (ord >= 0)
+			pool_for(ctx, ctx->retained[ord], largest_device(m));
+		cs_manifest_free(m);
+	}
+	cs_info("warm-up while CRIU restores: cuInit%s%s in %.3f s", ord >= 0 ? ", GPU contexts" : "",
+		ctx->pool ? ", pinned pool" : "", cs_now() - t0);
+out:
+	free(m);
+	close(ctx->warmup_dirfd);
+	ctx->warmup_dirfd = -1;
+	return NULL;
+}
+
+int cs_warmup_begin(struct cs_ctx *ctx, int dirfd)
+{
+	sigset_t all, old;
+	int ret;
+
+	if (dirfd < 0)
+		return -EBADF;
+	if (ctx->warming || ctx->cuda_inited) {
+		close(dirfd);
+		return -EALREADY;
+	}
+	ctx->warmup_dirfd = dirfd;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old); /* no signal handler runs on its thread */
+	ret = pthread_create(&ctx->warmup, NULL, warmup_main, ctx);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret) {
+		cs_debug("warm-up: cannot start a thread: %s", strerror(ret));
+		close(dirfd);
+		ctx->warmup_dirfd = -1;
+		return -ret;
+	}
+	ctx->warming = true;
+	return 0;
+}
+
+void cs_warmup_wait(struct cs_ctx *ctx)
+{
+	if (!ctx->warming)
+		return;
+	pthread_join(ctx->warmup, NULL);
+	ctx->warming = false;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * warmup.h - restore: the GPU phase's set-up, done ahead while CRIU still restores memory and
+ * files, and the helper's pinned pool.
+ *
+ * At POST_FORKING (CRIU >= 4.2) the helper starts one background thread that calls cuInit, and,
+ * when the images hold a CustomStorage manifest and the driver has CustomStorage, retains the
+ * primary context of each GPU that manifest is restored onto and pins the copy engine's buffers
+ * (the pool). All of it would otherwise open the GPU phase at RESUME_DEVICES_LATE. A warm-up
+ * that fails or finds nothing to do changes nothing: the restore does each step itself, and
+ * says what went wrong then. cs_warmup_wait() joins the thread before anything else uses ctx.
+ *
+ * The pool (engine.h, cs_pinned_pool): pinned_mb of chunk buffers, made once per helper (ahead, or
+ * by the first copy that wants it) and lent to every dump and restore copy of every process.
+ */
+#ifndef CUDASTORE_WARMUP_H
+#define CUDASTORE_WARMUP_H
+
+#include "context.h"
+#include "engine.h"
+
+/* Start the warm-up over the images in dirfd (taken: closed by the warm-up). 0 or -errno. */
+int cs_warmup_begin(struct cs_ctx *ctx, int dirfd);
+/* Wait for a started warm-up to end; a no-op otherwise. */
+void cs_warmup_wait(struct cs_ctx *ctx);
+/*
+ * The pool for a copy of regs: made now (with regs[0].ctx current, enough chunk buffers for the
+ * largest region, at most pinned_mb) when there is none yet; NULL if it cannot be made (logged
+ * once: the copy then pins its own buffers).
+ */
+struct cs_pinned_pool *cs_pool_for_copy(struct cs_ctx *ctx, const struct cs_engine_region *regs, unsigned n);
+/* Free the pool (no copy may be running). */
+void cs_pool_release(struct cs_ctx *ctx);
+
+#endif /* CUDASTORE_WARMUP_H */

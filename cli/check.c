@@ -40,7 +40,7 @@
 static const char *const option_keys[] = {
 	"mode",	     "libcuda",	  "libnvml",	 "chunk_mb", "threads",	      "pinned_mb",	 "direct_io",
 	"tmpfs_map", "skip_zero", "space_check", "rescue",   "leave_running", "lock_timeout_ms", "device_map",
-	"helper"
+	"helper",    "stripes",	  "prefetch",	 "prefetch_mb", "warmup"
 };
 #define NKEYS (sizeof(option_keys) / sizeof(option_keys[0]))
 
@@ -178,6 +178,18 @@ static void option_value(const struct cs_options *o, size_t k, char *buf, size_t
 		break;
 	case 14:
 		snprintf(buf, len, "%s", o->helper[0] ? o->helper : "(beside the plugin, else installed)");
+		break;
+	case 15:
+		snprintf(buf, len, "%u%s", o->stripes, o->stripes ? "" : " (auto)");
+		break;
+	case 16:
+		snprintf(buf, len, "%s", tri(o->prefetch));
+		break;
+	case 17:
+		snprintf(buf, len, "%llu", (unsigned long long)(o->prefetch_max >> 20));
+		break;
+	case 18:
+		snprintf(buf, len, "%s", o->warmup ? "yes" : "no");
 		break;
 	default:
 		buf[0] = '\0';

@@ -165,6 +165,9 @@ int cs_options_set(struct cs_options *o, const char *key, const char *v, char *e
 		if (parse_u64(v, 0, 1u << 22, &x))
 			return cs_fail(-EINVAL, err, len, "prefetch_mb: '%s' is not in 0..4194304", v);
 		o->prefetch_max = x << 20;
+	} else if (!strcmp(key, "warmup")) {
+		if (parse_bool(v, &o->warmup))
+			return cs_fail(-EINVAL, err, len, "warmup: '%s' is not yes or no", v);
 	} else if (!strcmp(key, "skip_zero")) {
 		if (parse_bool(v, &o->skip_zero))
 			return cs_fail(-EINVAL, err, len, "skip_zero: '%s' is not yes or no", v);
@@ -201,6 +204,7 @@ static void defaults(struct cs_options *o)
 	o->stripes = 0;
 	o->prefetch = CS_NO; /* no whole restore measured faster with it (performance.md) */
 	o->prefetch_max = CS_PREFETCH_MAX_DEF;
+	o->warmup = true;
 	o->skip_zero = true;
 	o->space_check = true;
 	o->rescue = CS_AUTO;
@@ -312,6 +316,7 @@ static const struct {
 	{ "CUDASTORE_STRIPES", "stripes" },
 	{ "CUDASTORE_PREFETCH", "prefetch" },
 	{ "CUDASTORE_PREFETCH_MB", "prefetch_mb" },
+	{ "CUDASTORE_WARMUP", "warmup" },
 	{ "CUDASTORE_SKIP_ZERO", "skip_zero" },
 	{ "CUDASTORE_SPACE_CHECK", "space_check" },
 	{ "CUDASTORE_RESCUE", "rescue" },

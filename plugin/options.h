@@ -37,6 +37,7 @@ struct cs_options {
 	enum cs_tristate prefetch; /* restore: read + verify extents at POST_FORKING (CRIU >= 4.2);
 				    * default NO; AUTO: when the machine has at least 4 CPUs */
 	uint64_t prefetch_max;	   /* bytes of host memory the prefetch may hold */
+	bool warmup; /* restore: cuInit, GPU contexts and pinned buffers at POST_FORKING (warmup.h) */
 	bool skip_zero;
 	bool space_check;		/* refuse a dump that cannot fit, before the lock */
 	enum cs_tristate rescue;	/* host copy of GPU memory when writing extents fails */

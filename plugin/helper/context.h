@@ -72,6 +72,7 @@ struct cs_ctx {
 	bool warming;		     /* restore: the warm-up thread runs (warmup.h) */
 	pthread_t warmup;
 	int warmup_dirfd;
+	double warmup_done; /* cs_now() when the warm-up thread ended */
 	unsigned nproc;
 	struct cs_proc proc[CS_MAX_PROCS];
 };

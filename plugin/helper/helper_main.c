@@ -134,7 +134,7 @@ static int dispatch(struct helper *h, const struct cs_wire_msg *m, int fd, uint3
 				close(fd);
 			return 0;
 		}
-		if (fd >= 0) /* each takes its fd; one that does not start changes nothing */
+		if (fd >= 0 && ctx->opt.warmup) /* each takes its fd; one that does not start changes nothing */
 			cs_warmup_begin(ctx, fcntl(fd, F_DUPFD_CLOEXEC, 0));
 		cs_prefetch_begin(ctx, fd);
 		return 0;

@@ -16,16 +16,25 @@
 #include "stats.h"
 #include "warmup.h"
 
-/* the pool, made with cu current, with chunk buffers for a GPU of bytes (at most pinned_mb) */
-static struct cs_pinned_pool *pool_for(struct cs_ctx *ctx, CUcontext cu, uint64_t bytes)
+/*
+ * Chunk buffers for one GPU of bytes: enough for all of it, at most pinned_mb (the engine's
+ * bound per GPU; the GPUs of a process are copied at the same time, each within its bound).
+ */
+static unsigned bufs_for(const struct cs_ctx *ctx, uint64_t bytes)
+{
+	uint64_t want = bytes < ctx->opt.pinned_max ? bytes : ctx->opt.pinned_max;
+
+	return (unsigned)((want + ctx->opt.chunk_size - 1) / ctx->opt.chunk_size);
+}
+
+/* the pool of n chunk buffers, made with cu current */
+static struct cs_pinned_pool *pool_for(struct cs_ctx *ctx, CUcontext cu, unsigned n)
 {
 	size_t size = ctx->opt.chunk_size;
-	uint64_t want = bytes < ctx->opt.pinned_max ? bytes : ctx->opt.pinned_max;
-	unsigned n = size ? (unsigned)((want + size - 1) / size) : 0;
 	char err[256];
 	int ret;
 
-	if (ctx->pool || ctx->pool_failed || !n || !size || ctx->opt.pinned_max < size)
+	if (ctx->pool || ctx->pool_failed || !n || ctx->opt.pinned_max < size)
 		return ctx->pool;
 	ret = cs_pinned_pool_create(&ctx->pool, &ctx->cuda, cu, size, n, err, sizeof(err));
 	if (ret) {
@@ -40,12 +49,11 @@ static struct cs_pinned_pool *pool_for(struct cs_ctx *ctx, CUcontext cu, uint64_
 
 struct cs_pinned_pool *cs_pool_for_copy(struct cs_ctx *ctx, const struct cs_engine_region *regs, unsigned n)
 {
-	uint64_t max = 0;
+	unsigned nbufs = 0;
 
 	for (unsigned i = 0; i < n; i++)
-		if (regs[i].size > max)
-			max = regs[i].size;
-	return n ? pool_for(ctx, regs[0].ctx, max) : NULL;
+		nbufs += bufs_for(ctx, regs[i].size);
+	return n ? pool_for(ctx, regs[0].ctx, nbufs) : NULL;
 }
 
 void cs_pool_release(struct cs_ctx *ctx)
@@ -101,14 +109,13 @@ static int retain_destinations(struct cs_ctx *ctx, const struct cs_manifest *m)
 	return first;
 }
 
-static uint64_t largest_device(const struct cs_manifest *m)
+static unsigned bufs_for_manifest(const struct cs_ctx *ctx, const struct cs_manifest *m)
 {
-	uint64_t max = 0;
+	unsigned n = 0;
 
 	for (unsigned i = 0; i < m->ndev; i++)
-		if (m->dev[i].size > max)
-			max = m->dev[i].size;
-	return max;
+		n += bufs_for(ctx, m->dev[i].size);
+	return n;
 }
 
 static void *warmup_main(void *arg)
@@ -117,13 +124,21 @@ static void *warmup_main(void *arg)
 	struct cs_manifest *m = calloc(1, sizeof(*m));
 	double t0 = cs_now();
 	int ord = -ENODEV;
+	CUresult res;
 
+	/* probe first: a failure here is the restore's to report (cs_dev_init logs it as an error) */
+	res = ctx->cuda.Init(0);
+	if (res != CUDA_SUCCESS) {
+		cs_debug("warm-up: cuInit failed (%s); the restore will try again",
+			 cs_cuda_errname(&ctx->cuda, res));
+		goto out;
+	}
 	if (cs_dev_init(ctx))
 		goto out;
 	if (m && ctx->cuda.has_custom_storage && !first_custom_manifest(ctx->warmup_dirfd, m)) {
 		ord = retain_destinations(ctx, m);
 		if (ord >= 0)
-			pool_for(ctx, ctx->retained[ord], largest_device(m));
+			pool_for(ctx, ctx->retained[ord], bufs_for_manifest(ctx, m));
 		cs_manifest_free(m);
 	}
 	cs_info("warm-up while CRIU restores: cuInit%s%s in %.3f s", ord >= 0 ? ", GPU contexts" : "",
@@ -132,6 +147,7 @@ out:
 	free(m);
 	close(ctx->warmup_dirfd);
 	ctx->warmup_dirfd = -1;
+	ctx->warmup_done = cs_now();
 	return NULL;
 }
 
@@ -163,8 +179,14 @@ int cs_warmup_begin(struct cs_ctx *ctx, int dirfd)
 
 void cs_warmup_wait(struct cs_ctx *ctx)
 {
+	double t0 = cs_now();
+
 	if (!ctx->warming)
 		return;
 	pthread_join(ctx->warmup, NULL);
 	ctx->warming = false;
+	if (ctx->warmup_done > t0)
+		cs_info("warm-up: the GPU phase waited %.3f s for it", ctx->warmup_done - t0);
+	else
+		cs_info("warm-up: done %.3f s before the GPU phase began", t0 - ctx->warmup_done);
 }

@@ -10,8 +10,9 @@
  * that fails or finds nothing to do changes nothing: the restore does each step itself, and
  * says what went wrong then. cs_warmup_wait() joins the thread before anything else uses ctx.
  *
- * The pool (engine.h, cs_pinned_pool): pinned_mb of chunk buffers, made once per helper (ahead, or
- * by the first copy that wants it) and lent to every dump and restore copy of every process.
+ * The pool (engine.h, cs_pinned_pool): chunk buffers for every GPU of the first process, at most
+ * pinned_mb per GPU, made once per helper (ahead, or by the first copy that wants it) and lent to
+ * every dump and restore copy of every process.
  */
 #ifndef CUDASTORE_WARMUP_H
 #define CUDASTORE_WARMUP_H
@@ -24,8 +25,8 @@ int cs_warmup_begin(struct cs_ctx *ctx, int dirfd);
 /* Wait for a started warm-up to end; a no-op otherwise. */
 void cs_warmup_wait(struct cs_ctx *ctx);
 /*
- * The pool for a copy of regs: made now (with regs[0].ctx current, enough chunk buffers for the
- * largest region, at most pinned_mb) when there is none yet; NULL if it cannot be made (logged
+ * The pool for a copy of regs: made now (with regs[0].ctx current, enough chunk buffers for every
+ * region, at most pinned_mb per region) when there is none yet; NULL if it cannot be made (logged
  * once: the copy then pins its own buffers).
  */
 struct cs_pinned_pool *cs_pool_for_copy(struct cs_ctx *ctx, const struct cs_engine_region *regs, unsigned n);

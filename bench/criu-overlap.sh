@@ -1,30 +1,36 @@
 #!/usr/bin/env bash
-# criu-overlap.sh - the whole `criu restore` wall time with and without the restore prefetch
-# (POST_FORKING, CRIU >= 4.2; docs/design.md "Restore that overlaps CRIU"), on the driver
-# emulator: one workload with GPU buffers and host memory is dumped once, then restored RUNS
-# times each way (alternating), killed after each restore. Prints each run and the medians:
-# criu restore wall time, the GPU phase (RESUME_DEVICES_LATE, "GPU restore done in"), the bytes
-# the prefetch read, and the share of the restore the overlap hides. --drop: drop the page cache
-# before every restore (images on a disk: the extents then really come from the device).
+# criu-overlap.sh - the whole `criu restore` wall time with and without what the plugin does at
+# POST_FORKING (CRIU >= 4.2; docs/design.md "Restore that overlaps CRIU"): the prefetch
+# (--compare prefetch, the default; warm-up on both ways) or the warm-up (--compare warmup: cuInit,
+# GPU contexts, pinned buffers; prefetch off both ways). One workload with GPU buffers and host
+# memory is dumped once, then restored RUNS times each way (alternating), killed after each
+# restore. Prints each run and the medians: criu restore wall time, the GPU phase
+# (RESUME_DEVICES_LATE, "GPU restore done in"), the bytes the prefetch read, and the share of the
+# restore the overlap hides. --drop: drop the page cache before every restore (images on a disk:
+# the extents then really come from the device). The driver emulator by default; --real: the
+# machine's libcuda (on a driver without CustomStorage the dump is driver-managed).
 #
-#   bench/criu-overlap.sh [--size 512m] [--buffers 2] [--host-mb 1024] [--runs 5] [--images DIR] [--drop]
-#                         [--criu PATH] [--plugins DIR] [--workload PATH] [--emu DIR] [--out FILE]
+#   bench/criu-overlap.sh [--compare prefetch|warmup] [--real] [--size 512m] [--buffers 2] [--host-mb 1024]
+#                         [--runs 5] [--images DIR] [--drop] [--criu PATH] [--plugins DIR] [--workload PATH]
+#                         [--emu DIR] [--out FILE]
 #
 # Defaults fit a build tree (make; criu at $CRIU or /usr/local/sbin/criu); the GPU artifacts
 # (scripts/make-gpu-artifacts.sh) carry the same tools, see bench/run-gpu-bench.sh. Root only.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
-SIZE=512m BUFFERS=2 HOSTMB=1024 RUNS=5 IMGS=/dev/shm/cudastore-overlap OUT= DROP=0
+SIZE=512m BUFFERS=2 HOSTMB=1024 RUNS=5 IMGS=/dev/shm/cudastore-overlap OUT= DROP=0 WHAT=prefetch REAL=0
 CRIU=${CRIU:-/usr/local/sbin/criu}
 PLUGINS= WORKLOAD=$top/tests/workload/cuda-workload EMU=$top/tests/emu/lib
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--drop) DROP=1; shift; continue ;;
+	--real) REAL=1; shift; continue ;;
+	--compare) WHAT=$2; case $WHAT in prefetch | warmup) ;; *) echo "$0: --compare prefetch or warmup" >&2; exit 2 ;; esac ;;
 	--size) SIZE=$2 ;; --buffers) BUFFERS=$2 ;; --host-mb) HOSTMB=$2 ;; --runs) RUNS=$2 ;;
 	--images) IMGS=$2 ;; --criu) CRIU=$2 ;; --plugins) PLUGINS=$2 ;; --workload) WORKLOAD=$2 ;;
 	--emu) EMU=$2 ;; --out) OUT=$2 ;;
-	*) echo "usage: $0 [--size S] [--buffers N] [--host-mb N] [--runs N] [--images DIR] [--criu PATH] [--plugins DIR] [--workload PATH] [--emu DIR] [--out FILE]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--compare prefetch|warmup] [--real] [--size S] [--buffers N] [--host-mb N] [--runs N] [--images DIR] [--criu PATH] [--plugins DIR] [--workload PATH] [--emu DIR] [--out FILE]" >&2; exit 2 ;;
 	esac
 	shift 2
 done
@@ -36,11 +42,14 @@ if [ -z "$PLUGINS" ]; then
 	mkdir -p "$PLUGINS"
 	cp "$top/cudastore_plugin.so" "$top/cudastore-helper" "$PLUGINS/" || exit 1
 fi
-for f in "$CRIU" "$WORKLOAD" "$EMU/libcuda.so.1" "$PLUGINS/cudastore_plugin.so"; do
+[ "$REAL" = 1 ] && EMU=
+for f in "$CRIU" "$WORKLOAD" ${EMU:+"$EMU/libcuda.so.1"} "$PLUGINS/cudastore_plugin.so"; do
 	[ -e "$f" ] || { echo "$0: $f not found" >&2; exit 2; }
 done
-export CUDASTORE_LIBCUDA=$EMU/libcuda.so.1 CUDASTORE_LIBNVML=$EMU/libnvidia-ml.so.1
-export CUDASTORE_EMU_MEM_MB=${CUDASTORE_EMU_MEM_MB:-65536}
+if [ -n "$EMU" ]; then
+	export CUDASTORE_LIBCUDA=$EMU/libcuda.so.1 CUDASTORE_LIBNVML=$EMU/libnvidia-ml.so.1
+	export CUDASTORE_EMU_MEM_MB=${CUDASTORE_EMU_MEM_MB:-65536}
+fi
 printf '# cudastore settings of this measurement (defaults otherwise)\n' >"$TMP/cs.conf"
 export CUDASTORE_CONFIG=$TMP/cs.conf
 
@@ -58,7 +67,7 @@ WPID=$(cat "$TMP/w.pid")
 t0=$(now)
 "$CRIU" dump -t "$WPID" -D "$IMGS/img" -o dump.log -v4 -L "$PLUGINS" >/dev/null 2>&1 ||
 	{ echo "criu dump failed: $(grep -m3 -E 'Error|cudastore' "$IMGS/img/dump.log")" >&2; exit 1; }
-echo "# $(date -u +%FT%TZ) criu-overlap: $BUFFERS x $SIZE GPU buffers (emulated), $HOSTMB MiB host memory," \
+echo "# $(date -u +%FT%TZ) criu-overlap, $WHAT on/off: $BUFFERS x $SIZE GPU buffers ($([ -n "$EMU" ] && echo emulated || echo "real GPU, $(grep -m1 -o 'mode [a-zA-Z-]*' "$IMGS/img/dump.log")")), $HOSTMB MiB host memory," \
 	"images in $IMGS ($(du -sh "$IMGS/img" | cut -f1); page cache dropped before restores: $([ $DROP = 1 ] && echo yes || echo no)), dump $(awk "BEGIN{printf \"%.2f\", $(now) - $t0}") s"
 wait_gone "$WPID"
 
@@ -68,12 +77,14 @@ restore_once() { # restore_once on|off RUN
 	local mode=$1 run=$2 t1 t2 log=$IMGS/img/restore-$1-$2.log v
 	[ "$DROP" = 1 ] && { sync; echo 3 >/proc/sys/vm/drop_caches; }
 	t1=$(now)
-	CUDASTORE_PREFETCH=$([ "$mode" = on ] && echo yes || echo no) \
+	local on=$([ "$mode" = on ] && echo yes || echo no)
+	CUDASTORE_PREFETCH=$([ "$WHAT" = prefetch ] && echo "$on" || echo no) \
+		CUDASTORE_WARMUP=$([ "$WHAT" = warmup ] && echo "$on" || echo yes) \
 		"$CRIU" restore -d -D "$IMGS/img" -o "restore-$mode-$run.log" -v4 -L "$PLUGINS" >/dev/null 2>&1
 	local rc=$?
 	t2=$(now)
 	if [ $rc != 0 ] || ! grep -q "pid $WPID: GPU restore done" "$log"; then
-		echo "run $run prefetch=$mode: restore FAILED: $(grep -m2 -E 'Error' "$log")"
+		echo "run $run $WHAT=$mode: restore FAILED: $(grep -m2 -E 'Error' "$log")"
 		fails=$((fails + 1))
 		kill -9 "$WPID" 2>/dev/null
 		wait_gone "$WPID"
@@ -87,10 +98,10 @@ restore_once() { # restore_once on|off RUN
 	for i in $(seq 600); do [ -s "$TMP/w.out" ] && break; sleep 0.1; done
 	v=$(head -n1 "$TMP/w.out" 2>/dev/null)
 	rm -f "$TMP/w.out"
-	[ "$v" = PASS ] || { echo "run $run prefetch=$mode: workload verdict: ${v:-none}"; fails=$((fails + 1)); }
+	[ "$v" = PASS ] || { echo "run $run $WHAT=$mode: workload verdict: ${v:-none}"; fails=$((fails + 1)); }
 	kill -9 "$WPID" 2>/dev/null
 	wait_gone "$WPID"
-	echo "run $run prefetch=$mode: criu restore $(echo "${WALL[$mode]}" | awk '{print $NF}') s, GPU phase" \
+	echo "run $run $WHAT=$mode: criu restore $(echo "${WALL[$mode]}" | awk '{print $NF}') s, GPU phase" \
 		"$(echo "${GPU[$mode]}" | awk '{print $NF}') s, prefetched $(echo "${PF[$mode]:-} -" | awk '{print $(NF-1)}') bytes, verified $v"
 }
 for run in $(seq "$RUNS"); do
@@ -102,11 +113,11 @@ woff=$(echo "${WALL[off]:-}" | tr ' ' '\n' | grep . | median)
 gon=$(echo "${GPU[on]:-}" | tr ' ' '\n' | grep . | median)
 goff=$(echo "${GPU[off]:-}" | tr ' ' '\n' | grep . | median)
 pf=$(echo "${PF[on]:-}" | tr ' ' '\n' | grep . | median)
-summary=$(awk -v won="${won:-0}" -v woff="${woff:-0}" -v gon="${gon:-0}" -v goff="${goff:-0}" -v pf="${pf:-0}" -v runs="$RUNS" 'BEGIN {
-	printf "median of %d runs: criu restore %.3f s without the overlap, %.3f s with it (%.1f %% less); ", runs, woff, won, (woff > 0 ? 100 * (woff - won) / woff : 0);
+summary=$(awk -v what="$WHAT" -v won="${won:-0}" -v woff="${woff:-0}" -v gon="${gon:-0}" -v goff="${goff:-0}" -v pf="${pf:-0}" -v runs="$RUNS" 'BEGIN {
+	printf "median of %d runs: criu restore %.3f s without the %s, %.3f s with it (%.1f %% less); ", runs, woff, what, won, (woff > 0 ? 100 * (woff - won) / woff : 0);
 	printf "GPU phase %.3f s -> %.3f s (%.1f %% of it hidden); prefetched %.0f bytes\n", goff, gon, (goff > 0 ? 100 * (goff - gon) / goff : 0), pf }')
 echo "$summary"
-printf '{"bench":"criu-overlap","images":"%s","dropped":%s,"size":"%s","buffers":%s,"host_mb":%s,"runs":%s,"restore_off_s":%s,"restore_on_s":%s,"gpu_off_s":%s,"gpu_on_s":%s,"prefetched_bytes":%s,"failures":%s}\n' \
-	"$IMGS" "$DROP" "$SIZE" "$BUFFERS" "$HOSTMB" "$RUNS" "${woff:-0}" "${won:-0}" "${goff:-0}" "${gon:-0}" "${pf:-0}" "$fails"
+printf '{"bench":"criu-overlap","compare":"%s","real_gpu":%s,"images":"%s","dropped":%s,"size":"%s","buffers":%s,"host_mb":%s,"runs":%s,"restore_off_s":%s,"restore_on_s":%s,"gpu_off_s":%s,"gpu_on_s":%s,"prefetched_bytes":%s,"failures":%s}\n' \
+	"$WHAT" "$REAL" "$IMGS" "$DROP" "$SIZE" "$BUFFERS" "$HOSTMB" "$RUNS" "${woff:-0}" "${won:-0}" "${goff:-0}" "${gon:-0}" "${pf:-0}" "$fails"
 [ -n "$OUT" ] && { echo "$summary" >>"$OUT"; }
 [ "$fails" = 0 ]

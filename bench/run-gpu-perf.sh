@@ -108,7 +108,7 @@ print("== restore overlap")
 for r in ovl:
     print("cs-bench %g GiB %s, %.1f s window: GPU phase %.3f -> %.3f s (%.0f %% hidden), window + GPU phase %.0f %% shorter; prefetched %d of the image's bytes" % (r["size"] / G, r["kind"], r["window_s"], r["restore_plain_s"], r["restore_after_s"], 100 * r["gpu_phase_hidden"], 100 * r["total_hidden"], r["prefetch_bytes"]))
 for r in cri:
-    print("criu restore (emulator, %s x %s, %s MiB host): %.3f s without, %.3f s with the overlap (%.1f %% less); GPU phase %.3f -> %.3f s; %d failures" % (r["buffers"], r["size"], r["host_mb"], r["restore_off_s"], r["restore_on_s"], 100 * (r["restore_off_s"] - r["restore_on_s"]) / max(r["restore_off_s"], 1e-9), r["gpu_off_s"], r["gpu_on_s"], r["failures"]))
+    print("criu restore (%s, %s x %s, %s MiB host): %.3f s without, %.3f s with the %s (%.1f %% less); GPU phase %.3f -> %.3f s; %d failures" % ("real GPU" if r.get("real_gpu") else "emulator", r["buffers"], r["size"], r["host_mb"], r["restore_off_s"], r["restore_on_s"], r.get("compare", "prefetch"), 100 * (r["restore_off_s"] - r["restore_on_s"]) / max(r["restore_off_s"], 1e-9), r["gpu_off_s"], r["gpu_on_s"], r["failures"]))
 r = find("/dev/shm", 32 * G, "dense", True)
 d = find("/dev/shm", 32 * G, "dense")
 if r and d: print("mapped tmpfs writes, 32 GiB dense: dump %.2f GB/s (default pwrite into stripes: %.2f)" % (r["dump_gbps"], d["dump_gbps"]))

@@ -15,6 +15,8 @@
 #include <protobuf-c/protobuf-c.h>
 
 #define CS_FRAME_HDR 16u
+/* ends every message about a framed file that cannot be trusted, its frame or its fields */
+#define CS_IMAGES_CORRUPT " (images corrupt or not written by cudastore: use another checkpoint)"
 
 /* What cs_imgframe_decode() finds first, in the order it checks. */
 enum cs_frame_fault {

@@ -10,8 +10,7 @@
 #include "imgframe.h"
 #include "imgindex.h"
 
-#define IDX_MAGIC   "CSIX"
-#define IDX_CORRUPT " (images corrupt or not written by cudastore: use another checkpoint)"
+#define IDX_MAGIC "CSIX"
 
 _Static_assert(CS_INDEX_MAX_PIDS * 5 + 64 < CS_INDEX_MAX_BYTES, "a full index fits its bound");
 
@@ -51,53 +50,56 @@ static int frame_decode(const uint8_t *p, size_t len, CsIndex **pi, char *err, s
 		*pi = (CsIndex *)f.msg;
 		return 0;
 	case CS_FRAME_SHORT:
-		return cs_fail(-EBADMSG, err, errlen, "%s: shorter than its 16-byte header" IDX_CORRUPT,
+		return cs_fail(-EBADMSG, err, errlen, "%s: shorter than its 16-byte header" CS_IMAGES_CORRUPT,
 			       CS_INDEX_NAME);
 	case CS_FRAME_MAGIC:
-		return cs_fail(-EBADMSG, err, errlen, "%s: magic is not \"" IDX_MAGIC "\"" IDX_CORRUPT,
+		return cs_fail(-EBADMSG, err, errlen, "%s: magic is not \"" IDX_MAGIC "\"" CS_IMAGES_CORRUPT,
 			       CS_INDEX_NAME);
 	case CS_FRAME_BIG:
 	case CS_FRAME_LENGTH:
 		return cs_fail(-EBADMSG, err, errlen,
-			       "%s: header says %u payload bytes (limit %u), file has %zu" IDX_CORRUPT,
+			       "%s: header says %u payload bytes (limit %u), file has %zu" CS_IMAGES_CORRUPT,
 			       CS_INDEX_NAME, f.plen, CS_INDEX_MAX_BYTES, f.have);
 	case CS_FRAME_HASH:
 		return cs_fail(-EBADMSG, err, errlen,
-			       "%s: payload XXH3-64 does not match its header" IDX_CORRUPT, CS_INDEX_NAME);
+			       "%s: payload XXH3-64 does not match its header" CS_IMAGES_CORRUPT,
+			       CS_INDEX_NAME);
 	case CS_FRAME_PAYLOAD:
 		break;
 	}
-	return cs_fail(-EBADMSG, err, errlen, "%s: payload is not a valid CsIndex message" IDX_CORRUPT,
+	return cs_fail(-EBADMSG, err, errlen, "%s: payload is not a valid CsIndex message" CS_IMAGES_CORRUPT,
 		       CS_INDEX_NAME);
 }
 
 static int check(const CsIndex *pi, char *err, size_t errlen)
 {
 	if (!pi->has_format_major || !pi->has_format_minor)
-		return cs_fail(-EBADMSG, err, errlen, "%s: format version missing" IDX_CORRUPT,
+		return cs_fail(-EBADMSG, err, errlen, "%s: format version missing" CS_IMAGES_CORRUPT,
 			       CS_INDEX_NAME);
 	if (pi->format_major != CS_FORMAT_MAJOR)
 		return cs_fail(pi->format_major > CS_FORMAT_MAJOR ? -EPROTONOSUPPORT : -EBADMSG, err, errlen,
 			       "%s: format is %u.%u; this plugin supports format %d.x%s", CS_INDEX_NAME,
 			       pi->format_major, pi->format_minor, CS_FORMAT_MAJOR,
-			       pi->format_major > CS_FORMAT_MAJOR ? ": upgrade the plugin" : IDX_CORRUPT);
+			       pi->format_major > CS_FORMAT_MAJOR ? ": upgrade the plugin"
+								  : CS_IMAGES_CORRUPT);
 	if (!pi->has_dump_id || pi->dump_id.len != CS_DUMP_ID_BYTES)
-		return cs_fail(-EBADMSG, err, errlen, "%s: dump_id is %s, must be %d bytes" IDX_CORRUPT,
+		return cs_fail(-EBADMSG, err, errlen, "%s: dump_id is %s, must be %d bytes" CS_IMAGES_CORRUPT,
 			       CS_INDEX_NAME, pi->has_dump_id ? "of another size" : "missing",
 			       CS_DUMP_ID_BYTES);
 	if (pi->n_ns_pids > CS_INDEX_MAX_PIDS)
-		return cs_fail(-EBADMSG, err, errlen, "%s: lists %zu processes, limit is %d" IDX_CORRUPT,
-			       CS_INDEX_NAME, pi->n_ns_pids, CS_INDEX_MAX_PIDS);
+		return cs_fail(-EBADMSG, err, errlen,
+			       "%s: lists %zu processes, limit is %d" CS_IMAGES_CORRUPT, CS_INDEX_NAME,
+			       pi->n_ns_pids, CS_INDEX_MAX_PIDS);
 	for (size_t i = 0; i < pi->n_ns_pids; i++) {
 		if (pi->ns_pids[i] <= 0)
 			return cs_fail(-EBADMSG, err, errlen,
-				       "%s: ns_pids[%zu] is %d, must be > 0" IDX_CORRUPT, CS_INDEX_NAME, i,
-				       pi->ns_pids[i]);
+				       "%s: ns_pids[%zu] is %d, must be > 0" CS_IMAGES_CORRUPT, CS_INDEX_NAME,
+				       i, pi->ns_pids[i]);
 		for (size_t j = 0; j < i; j++)
 			if (pi->ns_pids[j] == pi->ns_pids[i])
 				return cs_fail(-EBADMSG, err, errlen,
-					       "%s: ns pid %d is listed twice" IDX_CORRUPT, CS_INDEX_NAME,
-					       pi->ns_pids[i]);
+					       "%s: ns pid %d is listed twice" CS_IMAGES_CORRUPT,
+					       CS_INDEX_NAME, pi->ns_pids[i]);
 	}
 	return 0;
 }

@@ -29,7 +29,6 @@
 #define CS_VERSION_MAX	    sizeof(((struct cs_manifest *)0)->plugin_version)
 #define CS_PB_MANIFEST_LAST 11 /* highest field number of format 1.0 in CsManifest... */
 #define CS_PB_DEVICE_LAST   8  /* ...and in CsDevice */
-#define CS_CORRUPT	    " (images corrupt or not written by cudastore: use another checkpoint)"
 
 /* Sets err to "<fmt> (images corrupt ...)" and returns -EBADMSG. */
 static int cs_bad(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -45,7 +44,7 @@ static int cs_bad(char *err, size_t errlen, const char *fmt, ...)
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
 	n = strlen(err);
-	snprintf(err + n, errlen - n, "%s", CS_CORRUPT);
+	snprintf(err + n, errlen - n, "%s", CS_IMAGES_CORRUPT);
 	return -EBADMSG;
 }
 
@@ -175,8 +174,8 @@ static int cs_frame_decode(const uint8_t *p, size_t len, CsManifest **pm, char *
 		return cs_bad(err, errlen, "manifest magic is %02x %02x %02x %02x, expected \"%s\"", p[0],
 			      p[1], p[2], p[3], CS_MANIFEST_MAGIC);
 	case CS_FRAME_BIG:
-		cs_seterr(err, errlen, "manifest payload length is %u bytes, limit is %u" CS_CORRUPT, f.plen,
-			  CS_MAX_MANIFEST_BYTES);
+		cs_seterr(err, errlen, "manifest payload length is %u bytes, limit is %u" CS_IMAGES_CORRUPT,
+			  f.plen, CS_MAX_MANIFEST_BYTES);
 		return -EFBIG;
 	case CS_FRAME_LENGTH:
 		return cs_bad(err, errlen, "manifest header says %u payload bytes, file has %zu: %s", f.plen,
@@ -638,7 +637,7 @@ int cs_manifest_read(int dirfd, const char *name, struct cs_manifest *m, char *e
 	memset(m, 0, sizeof(*m));
 	ret = cs_imgdir_read_all(dirfd, name, CS_FRAME_HDR + CS_MAX_MANIFEST_BYTES, &buf, &len);
 	if (ret == -EFBIG) {
-		cs_seterr(err, errlen, "manifest %s is larger than the %u-byte limit" CS_CORRUPT, name,
+		cs_seterr(err, errlen, "manifest %s is larger than the %u-byte limit" CS_IMAGES_CORRUPT, name,
 			  CS_FRAME_HDR + CS_MAX_MANIFEST_BYTES);
 		return ret;
 	}

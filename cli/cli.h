@@ -72,8 +72,6 @@ double cli_now(void);
 /* ---- images directory ---- */
 /* nspids of the manifests (cudastore-<nspid>.img) in dirfd, sorted; *n set. 0 or -errno. */
 int cli_list_manifests(int dirfd, int **pids, unsigned *n);
-/* open DIR as a directory fd, with a message naming it on failure; -errno */
-int cli_open_dir(const char *sub, const char *dir);
 /* The arguments of inspect and verify: [--json] [-v] [--help] DIR [PID] */
 struct cli_dir_args {
 	bool json, help;
@@ -82,8 +80,14 @@ struct cli_dir_args {
 };
 /* CLI_OK (with help set: print the usage and stop), or CLI_USAGE after a message */
 int cli_dir_pid_args(const char *sub, int argc, char **argv, struct cli_dir_args *a);
-/* the nspids to look at: just one, or every manifest in dirfd (DIR names it); 0 or -errno */
-int cli_pids(const char *sub, int dirfd, const char *dir, int one, int **pids, unsigned *n);
+/*
+ * DIR opened (*dirfd) and the nspids to look at (*pids, malloc'ed): just one, or every manifest
+ * in DIR. CLI_OK; CLI_USAGE when DIR cannot be opened or listed, CLI_FAIL when it holds no
+ * manifest (the message says so, none right after "(no cudastore-PID.img)"), each after a
+ * message and with nothing left open.
+ */
+int cli_open_images(const char *sub, const char *dir, int one, const char *none, int *dirfd, int **pids,
+		    unsigned *n);
 
 /* ---- host-only CUDA ops (verify) ---- */
 void cli_hostops(struct cs_cuda_ops *ops);

@@ -11,7 +11,8 @@
 #include "cli.h"
 #include "imgdir.h"
 
-int cli_open_dir(const char *sub, const char *dir)
+/* DIR as a directory fd, with a message naming it on failure; -errno */
+static int cli_open_dir(const char *sub, const char *dir)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
@@ -125,7 +126,8 @@ int cli_dir_pid_args(const char *sub, int argc, char **argv, struct cli_dir_args
 	return CLI_OK;
 }
 
-int cli_pids(const char *sub, int dirfd, const char *dir, int one, int **pids, unsigned *n)
+/* the nspids to look at: just one, or every manifest in dirfd (DIR names it); 0 or -errno */
+static int cli_pids(const char *sub, int dirfd, const char *dir, int one, int **pids, unsigned *n)
 {
 	*n = 0;
 	if (one) {
@@ -143,4 +145,34 @@ int cli_pids(const char *sub, int dirfd, const char *dir, int one, int **pids, u
 		return ret;
 	}
 	return 0;
+}
+
+int cli_open_images(const char *sub, const char *dir, int one, const char *none, int *dirfd, int **pids,
+		    unsigned *n)
+{
+	int rc = CLI_USAGE;
+
+	*pids = NULL;
+	*n = 0;
+	*dirfd = cli_open_dir(sub, dir);
+	if (*dirfd < 0)
+		return CLI_USAGE;
+	if (cli_pids(sub, *dirfd, dir, one, pids, n))
+		goto err_close;
+	if (!*n) {
+		cli_err(sub,
+			"%s holds no cudastore images (no cudastore-PID.img)%s; is it the directory given "
+			"to criu dump -D?",
+			dir, none);
+		rc = CLI_FAIL;
+		goto err_free;
+	}
+	return CLI_OK;
+err_free:
+	free(*pids);
+	*pids = NULL;
+err_close:
+	close(*dirfd);
+	*dirfd = -1;
+	return rc;
 }

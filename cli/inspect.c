@@ -296,7 +296,7 @@ int cli_inspect(int argc, char **argv)
 	struct cli_dir_args a;
 	struct cs_manifest *m;
 	bool json, all_ok = true;
-	int *pids = NULL, dirfd, one;
+	int *pids = NULL, dirfd, rc;
 	char err[1024], mname[CS_NAME_MAX];
 	const char *dir;
 	unsigned n = 0, i;
@@ -307,24 +307,10 @@ int cli_inspect(int argc, char **argv)
 	if (a.help)
 		return usage(stdout, CLI_OK);
 	json = a.json;
-	one = a.one;
 	dir = a.dir;
-	dirfd = cli_open_dir(SUB, dir);
-	if (dirfd < 0)
-		return CLI_USAGE;
-	if (cli_pids(SUB, dirfd, dir, one, &pids, &n)) {
-		close(dirfd);
-		return CLI_USAGE;
-	}
-	if (!n) {
-		cli_err(SUB,
-			"%s holds no cudastore images (no cudastore-PID.img); is it the directory "
-			"given to criu dump -D?",
-			dir);
-		close(dirfd);
-		free(pids);
-		return CLI_FAIL;
-	}
+	rc = cli_open_images(SUB, dir, a.one, "", &dirfd, &pids, &n);
+	if (rc != CLI_OK)
+		return rc;
 	m = calloc(1, sizeof(*m));
 	if (!m) {
 		close(dirfd);

@@ -239,7 +239,7 @@ int cli_verify(int argc, char **argv)
 	struct vresult *res = NULL;
 	bool json, all_ok = true;
 	unsigned n = 0, i;
-	int *pids = NULL, dirfd, ret, one;
+	int *pids = NULL, dirfd, ret;
 	char err[512];
 	struct jw w;
 
@@ -248,7 +248,6 @@ int cli_verify(int argc, char **argv)
 	if (a.help)
 		return usage(stdout, CLI_OK);
 	json = a.json;
-	one = a.one;
 	ret = cs_options_load(&o, err, sizeof(err));
 	if (ret) {
 		cli_err(SUB,
@@ -257,22 +256,9 @@ int cli_verify(int argc, char **argv)
 			err);
 		return CLI_USAGE;
 	}
-	dirfd = cli_open_dir(SUB, a.dir);
-	if (dirfd < 0)
-		return CLI_USAGE;
-	if (cli_pids(SUB, dirfd, a.dir, one, &pids, &n)) {
-		close(dirfd);
-		return CLI_USAGE;
-	}
-	if (!n) {
-		cli_err(SUB,
-			"%s holds no cudastore images (no cudastore-PID.img): nothing to restore "
-			"here; is it the directory given to criu dump -D?",
-			a.dir);
-		close(dirfd);
-		free(pids);
-		return CLI_FAIL;
-	}
+	ret = cli_open_images(SUB, a.dir, a.one, ": nothing to restore here", &dirfd, &pids, &n);
+	if (ret != CLI_OK)
+		return ret;
 	res = calloc(n, sizeof(*res));
 	if (!res) {
 		close(dirfd);

@@ -9,14 +9,21 @@
 
 #include "procfs.h"
 
+/* /proc/PID/NAME opened for reading; NULL with errno set */
+static FILE *proc_open(pid_t pid, const char *name)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
+	return fopen(path, "re");
+}
+
 pid_t cs_procfs_ns_pid(pid_t pid)
 {
-	char path[64], line[256];
+	FILE *f = proc_open(pid, "status");
+	char line[256];
 	pid_t ns = pid;
-	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "re");
 	if (!f)
 		return pid;
 	while (fgets(line, sizeof(line), f)) {
@@ -54,13 +61,12 @@ uint64_t cs_procfs_mem_available(void)
 
 int cs_procfs_thread_status(pid_t tid, struct cs_thread_status *st)
 {
-	char path[64], line[256];
+	char line[256];
 	int found = 0;
 	FILE *f;
 
 	memset(st, 0, sizeof(*st));
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "re");
+	f = proc_open(tid, "status");
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
@@ -80,12 +86,10 @@ int cs_procfs_thread_status(pid_t tid, struct cs_thread_status *st)
 
 bool cs_procfs_maps_libcuda(pid_t pid)
 {
-	char path[64], line[512];
+	FILE *f = proc_open(pid, "maps");
 	bool found = false;
-	FILE *f;
+	char line[512];
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "re");
 	if (!f)
 		return true; /* cannot tell: treat as a CUDA process */
 	while (!found && fgets(line, sizeof(line), f))

@@ -22,13 +22,13 @@ tests_fuzz_fuzz_replay_SOURCES = tests/fuzz/fuzz-replay.c $(FUZZ_MANIFEST_SRCS) 
 tests_fuzz_fuzz_replay_LDADD = libcudastore.a $(PROTOBUF_C_LIBS) -ldl -lpthread
 EXTRA_DIST += tests/fuzz/corpus tests/fuzz/regressions tests/fuzz/make-corpus.sh
 # libFuzzer build, made by test-fuzz-manifest.sh: make tests/fuzz/fuzz-manifest-libfuzzer CLANG=clang.
-# The decoder's sources (manifest.c, imgdir.c and the protobuf-c code, wherever they live) are
-# compiled by clang with coverage instrumentation; anything else they call comes uninstrumented
-# from libcudastore.a, as in the replay driver.
+# The decoder's sources (manifest.c, imgframe.c, imgdir.c and the protobuf-c code, wherever they
+# live) are compiled by clang with coverage instrumentation; anything else they call comes
+# uninstrumented from libcudastore.a, as in the replay driver.
 CLANG = clang
 FUZZ_CLANG_FLAGS = $(DEFS) $(DEFAULT_INCLUDES) $(AM_CPPFLAGS) -g -O1 -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all -fsanitize=fuzzer,address,undefined
-FUZZ_DECODER_SRCS = $(addprefix $(top_srcdir)/,$(filter %/manifest.c %/imgdir.c,$(libcudastore_a_SOURCES))) \
+FUZZ_DECODER_SRCS = $(addprefix $(top_srcdir)/,$(filter %/manifest.c %/imgframe.c %/imgdir.c,$(libcudastore_a_SOURCES))) \
 	$(filter %.pb-c.c,$(nodist_libcudastore_a_SOURCES))
 tests/fuzz/fuzz-manifest-libfuzzer: $(FUZZ_MANIFEST_SRCS) tests/log-stderr.c $(FUZZ_DECODER_SRCS) libcudastore.a
 	$(AM_V_CCLD)$(CLANG) $(FUZZ_CLANG_FLAGS) -o $@ $(top_srcdir)/tests/fuzz/fuzz-manifest.c \

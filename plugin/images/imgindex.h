@@ -2,9 +2,10 @@
 /*
  * imgindex.h - cudastore-index.img: the manifests one dump owns (format 1.1, docs/image-format.md).
  *
- * On disk: the manifest's 16-byte frame with the magic "CSIX" (u32 LE payload length, at most
- * CS_INDEX_MAX_BYTES, u64 LE XXH3-64 of the payload), then a protobuf-c CsIndex: format version,
- * the dump's 16-byte dump_id (also in every manifest it wrote) and the ns pid of every manifest.
+ * On disk: the manifest's 16-byte frame (imgframe.h) with the magic "CSIX" (u32 LE payload
+ * length, at most CS_INDEX_MAX_BYTES, u64 LE XXH3-64 of the payload), then a protobuf-c CsIndex:
+ * format version, the dump's 16-byte dump_id (also in every manifest it wrote) and the ns pid of
+ * every manifest.
  * cs_index_decode() refuses a bad frame, a newer major, a missing or wrong-sized dump_id, more
  * than CS_MAX_PROCS pids, a pid <= 0 and a pid listed twice, naming the field.
  */

@@ -17,23 +17,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
-#include "le.h"
 #include "errmsg.h"
 #include "cudastore.pb-c.h"
 #include "cudastore/cuda_ops.h"
 #include "engine.h"
+#include "imgframe.h"
 #include "log.h"
 #include "manifest.h"
 
-#define CS_FRAME_MAGIC	    "CSMF"
-#define CS_FRAME_HDR	    16u
+#define CS_MANIFEST_MAGIC   "CSMF"
 #define CS_VERSION_MAX	    sizeof(((struct cs_manifest *)0)->plugin_version)
 #define CS_PB_MANIFEST_LAST 11 /* highest field number of format 1.0 in CsManifest... */
 #define CS_PB_DEVICE_LAST   8  /* ...and in CsDevice */
-#define CS_CORRUPT	    " (images corrupt or not written by cudastore: use another checkpoint)"
 
 /* Sets err to "<fmt> (images corrupt ...)" and returns -EBADMSG. */
 static int cs_bad(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -49,7 +44,7 @@ static int cs_bad(char *err, size_t errlen, const char *fmt, ...)
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
 	n = strlen(err);
-	snprintf(err + n, errlen - n, "%s", CS_CORRUPT);
+	snprintf(err + n, errlen - n, "%s", CS_IMAGES_CORRUPT);
 	return -EBADMSG;
 }
 
@@ -135,28 +130,6 @@ static void cs_enc_header(struct cs_enc *e, const struct cs_manifest *m)
 	}
 }
 
-static int cs_enc_frame(const CsManifest *pm, void **buf, size_t *len)
-{
-	size_t plen = cs_manifest__get_packed_size(pm);
-	uint8_t *out;
-
-	if (plen > CS_MAX_MANIFEST_BYTES)
-		return -EFBIG;
-	out = malloc(CS_FRAME_HDR + plen);
-	if (!out)
-		return -ENOMEM;
-	if (cs_manifest__pack(pm, out + CS_FRAME_HDR) != plen) {
-		free(out);
-		return -EIO;
-	}
-	memcpy(out, CS_FRAME_MAGIC, 4);
-	cs_put_le(out + 4, plen, 4);
-	cs_put_le(out + 8, XXH3_64bits(out + CS_FRAME_HDR, plen), 8);
-	*buf = out;
-	*len = CS_FRAME_HDR + plen;
-	return 0;
-}
-
 int cs_manifest_encode(const struct cs_manifest *m, void **buf, size_t *len)
 {
 	struct cs_enc *e;
@@ -173,7 +146,7 @@ int cs_manifest_encode(const struct cs_manifest *m, void **buf, size_t *len)
 		ret = cs_enc_dev(e, i, &m->dev[i]);
 	if (!ret) {
 		cs_enc_header(e, m);
-		ret = cs_enc_frame(&e->pm, buf, len);
+		ret = cs_imgframe_encode(&e->pm.base, CS_MANIFEST_MAGIC, CS_MAX_MANIFEST_BYTES, buf, len);
 	}
 	for (unsigned i = 0; i < m->ndev; i++)
 		free(e->bitmap[i]);
@@ -183,34 +156,38 @@ int cs_manifest_encode(const struct cs_manifest *m, void **buf, size_t *len)
 
 /* ===== decode: frame ========================================================================== */
 
-static int cs_frame_check(const uint8_t *p, size_t len, size_t *plen, char *err, size_t errlen)
+/* The frame and payload (imgframe.c) into *pm, or their first fault in the manifest's words. */
+static int cs_frame_decode(const uint8_t *p, size_t len, CsManifest **pm, char *err, size_t errlen)
 {
-	uint64_t want, got;
-	uint32_t n;
+	struct cs_frame f;
 
-	if (len < CS_FRAME_HDR)
+	switch (cs_imgframe_decode(p, len, CS_MANIFEST_MAGIC, CS_MAX_MANIFEST_BYTES, &cs_manifest__descriptor,
+				   &f)) {
+	case CS_FRAME_OK:
+		*pm = (CsManifest *)f.msg;
+		return 0;
+	case CS_FRAME_SHORT:
 		return cs_bad(err, errlen,
 			      "manifest is %zu bytes, shorter than its %u-byte header: truncated", len,
 			      CS_FRAME_HDR);
-	if (memcmp(p, CS_FRAME_MAGIC, 4))
+	case CS_FRAME_MAGIC:
 		return cs_bad(err, errlen, "manifest magic is %02x %02x %02x %02x, expected \"%s\"", p[0],
-			      p[1], p[2], p[3], CS_FRAME_MAGIC);
-	n = (uint32_t)cs_get_le(p + 4, 4);
-	if (n > CS_MAX_MANIFEST_BYTES) {
-		cs_seterr(err, errlen, "manifest payload length is %u bytes, limit is %u" CS_CORRUPT, n,
-			  CS_MAX_MANIFEST_BYTES);
+			      p[1], p[2], p[3], CS_MANIFEST_MAGIC);
+	case CS_FRAME_BIG:
+		cs_seterr(err, errlen, "manifest payload length is %u bytes, limit is %u" CS_IMAGES_CORRUPT,
+			  f.plen, CS_MAX_MANIFEST_BYTES);
 		return -EFBIG;
-	}
-	if (len - CS_FRAME_HDR != n)
-		return cs_bad(err, errlen, "manifest header says %u payload bytes, file has %zu: %s", n,
-			      len - CS_FRAME_HDR, len - CS_FRAME_HDR < n ? "truncated" : "trailing garbage");
-	want = cs_get_le(p + 8, 8);
-	got = XXH3_64bits(p + CS_FRAME_HDR, n);
-	if (want != got)
+	case CS_FRAME_LENGTH:
+		return cs_bad(err, errlen, "manifest header says %u payload bytes, file has %zu: %s", f.plen,
+			      f.have, f.have < f.plen ? "truncated" : "trailing garbage");
+	case CS_FRAME_HASH:
 		return cs_bad(err, errlen, "manifest payload XXH3-64 is %016llx, header says %016llx",
-			      (unsigned long long)got, (unsigned long long)want);
-	*plen = n;
-	return 0;
+			      (unsigned long long)f.got, (unsigned long long)f.want);
+	case CS_FRAME_PAYLOAD:
+		break;
+	}
+	return cs_bad(err, errlen, "manifest payload (%zu bytes) is not a valid CsManifest message",
+		      (size_t)f.plen);
 }
 
 /* ===== decode: checks on the unpacked message ================================================== */
@@ -572,19 +549,14 @@ static int cs_pb_copy(const CsManifest *pm, struct cs_manifest *m)
 
 int cs_manifest_decode(const void *buf, size_t len, struct cs_manifest *m, char *err, size_t errlen)
 {
-	CsManifest *pm;
-	size_t plen = 0;
+	CsManifest *pm = NULL;
 	int ret;
 
 	memset(m, 0, sizeof(*m));
 	cs_seterr(err, errlen, "%s", "");
-	ret = cs_frame_check(buf, len, &plen, err, errlen);
+	ret = cs_frame_decode(buf, len, &pm, err, errlen);
 	if (ret)
 		return ret;
-	pm = cs_manifest__unpack(NULL, plen, (const uint8_t *)buf + CS_FRAME_HDR);
-	if (!pm)
-		return cs_bad(err, errlen, "manifest payload (%zu bytes) is not a valid CsManifest message",
-			      plen);
 	ret = cs_pb_check(pm, err, errlen);
 	if (!ret) {
 		ret = cs_pb_copy(pm, m);
@@ -665,7 +637,7 @@ int cs_manifest_read(int dirfd, const char *name, struct cs_manifest *m, char *e
 	memset(m, 0, sizeof(*m));
 	ret = cs_imgdir_read_all(dirfd, name, CS_FRAME_HDR + CS_MAX_MANIFEST_BYTES, &buf, &len);
 	if (ret == -EFBIG) {
-		cs_seterr(err, errlen, "manifest %s is larger than the %u-byte limit" CS_CORRUPT, name,
+		cs_seterr(err, errlen, "manifest %s is larger than the %u-byte limit" CS_IMAGES_CORRUPT, name,
 			  CS_FRAME_HDR + CS_MAX_MANIFEST_BYTES);
 		return ret;
 	}

@@ -2,7 +2,7 @@
 /*
  * manifest.h - the per-process manifest: what was checkpointed, where, and how to check it.
  *
- * On disk (docs/image-format.md): 16-byte frame header
+ * On disk (docs/image-format.md): 16-byte frame header (imgframe.h)
  *     magic "CSMF" | u32 LE payload length | u64 LE XXH3-64 of the payload
  * followed by a protobuf-c CsManifest (proto/cudastore.proto). cs_manifest_decode() refuses
  * anything it cannot fully trust before a byte of it is used: wrong magic, length or hash,

@@ -1,6 +1,6 @@
 # fragment: see Makefile.am
 # ===== manifest + images directory ============================================================
-libcudastore_a_SOURCES += plugin/images/manifest.c plugin/images/manifest.h plugin/images/le.h plugin/images/imgdir.c plugin/images/imgdir.h
+libcudastore_a_SOURCES += plugin/images/manifest.c plugin/images/manifest.h plugin/images/imgframe.c plugin/images/imgframe.h plugin/images/imgdir.c plugin/images/imgdir.h
 
 # ===== unit tests: manifest + images directory (tests/unit) ===================================
 CS_UNIT_TESTS = \

@@ -40,7 +40,7 @@ echo "$out" | sed 's/^/# /'
 ok $rc "--pool run exits 0"
 echo "$out" | grep -q '^# --pool: 3 x 1048576 bytes pinned once in [0-9.]* s'
 ok $? "--pool says what it pinned ahead, and how long it took"
-[ "$(echo "$out" | grep -c '"verified":true.*"restore_pool_gbps":[1-9]')" = 2 ] &&
+[ "$(echo "$out" | grep -cE '"verified":true.*"restore_pool_gbps":([1-9][0-9.]*|0\.[0-9]*[1-9])')" = 2 ] &&
 	[ "$(echo "$out" | grep -c '^# 5M .*restore thread setup [0-9.]* s.*restore with the pool [0-9.]* GB/s')" = 2 ]
 ok $? "both rows verified the pooled restore and report it beside the thread setup times"
 rm -rf "$dir"

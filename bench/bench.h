@@ -43,8 +43,12 @@ int bench_naive(const struct bench *b, CUdeviceptr dev, uint64_t size, bool drop
 /* bench-io.c */
 /* parallel write (then fdatasync) and read of size bytes of scratch files (b->files of them, chunk i
  * in file i % files as the engine's stripes) with b->threads writers and b->read_threads readers;
- * on tmpfs with b->map_tmpfs the writers copy into shared mappings */
-int bench_storage(const struct bench *b, uint64_t size, bool drop, double *write_gbps, double *read_gbps);
+ * on tmpfs with b->map_tmpfs the writers copy into shared mappings. The read runs twice, with one
+ * pread per chunk and per RAW_PIECE (the engine's buffered piece): *read_gbps is the faster,
+ * *read_piece_gbps (may be NULL) the piece-sized one. Buffers are written before the timer. */
+#define RAW_PIECE (256u << 10)
+int bench_storage(const struct bench *b, uint64_t size, bool drop, double *write_gbps, double *read_gbps,
+		  double *read_piece_gbps);
 /* can the page cache of this directory be dropped meaningfully (not tmpfs/ramfs)? */
 bool bench_dir_is_disk(int dirfd);
 /* sync + echo 3 > /proc/sys/vm/drop_caches; true if that worked */

@@ -45,6 +45,7 @@ struct row {
 	double restore_pool; /* --pool: the same restore with the pool's buffers */
 	double dsetup, dteardown, rsetup, rteardown; /* slowest thread's, seconds */
 	double d2h, h2d, wr, rd; /* limits */
+	double rd_piece;	 /* the read limit's 256 KiB-pread pass (rd is the faster pass) */
 	uint64_t image_bytes, pinned;
 	unsigned files, wthreads, rthreads;
 	bool direct, mapped, verified, dropped;
@@ -266,13 +267,13 @@ static void print_row(const struct cli *c, const struct row *r)
 	    "\"image_bytes\":%llu,\"pinned_bytes\":%llu,\"caches_dropped\":%s,\"verified\":%s,"
 	    "\"files\":%u,\"dump_threads\":%u,\"restore_threads\":%u,\"dump_setup_s\":%.4f,"
 	    "\"dump_teardown_s\":%.4f,\"restore_setup_s\":%.4f,\"restore_teardown_s\":%.4f,"
-	    "\"restore_pool_gbps\":%.3f,\"restore_pool_ratio\":%.3f}\n",
+	    "\"restore_pool_gbps\":%.3f,\"restore_pool_ratio\":%.3f,\"storage_read_piece_gbps\":%.3f}\n",
 	    c->dir, (unsigned long long)r->size, kind_name(r->kind), c->eo.threads, c->eo.chunk_size,
 	    c->eo.pinned_max, r->direct ? "true" : "false", r->mapped ? "true" : "false", r->dump, r->restore, r->d2h, r->h2d, r->wr, r->rd,
 	    ld, lr, ratio(r->dump, ld), ratio(r->restore, lr), r->naive_dump, r->naive_restore,
 	    (unsigned long long)r->image_bytes, (unsigned long long)r->pinned, r->dropped ? "true" : "false",
 	    r->verified ? "true" : "false", r->files, r->wthreads, r->rthreads, r->dsetup, r->dteardown,
-	    r->rsetup, r->rteardown, r->restore_pool, ratio(r->restore_pool, lr));
+	    r->rsetup, r->rteardown, r->restore_pool, ratio(r->restore_pool, lr), r->rd_piece);
 	printf("# %s %s: dump thread setup %.3f s, teardown %.3f s; restore thread setup %.3f s, teardown %.3f s",
 	       size, kind_name(r->kind), r->dsetup, r->dteardown, r->rsetup, r->rteardown);
 	if (c->pool)
@@ -474,7 +475,7 @@ static int one_size(const struct bench *b0, const struct cli *c, uint64_t size)
 	/* H2D first: it writes every page of the buffer, so D2H then reads memory that exists */
 	if (c->limits &&
 	    (bench_pcie(b, dev, size, false, &lim.h2d) || bench_pcie(b, dev, size, true, &lim.d2h) ||
-	     bench_storage(b, size, disk, &lim.wr, &lim.rd)))
+	     bench_storage(b, size, disk, &lim.wr, &lim.rd, &lim.rd_piece)))
 		ret = -1;
 	for (k = 0; !ret && k < 2; k++) {
 		struct row r = lim;
@@ -601,7 +602,8 @@ int main(int argc, char **argv)
 	    ops.path, ops.driver_version, c.dir, bench_dir_is_disk(b.dirfd) ? "disk" : "tmpfs/ramfs",
 	    c.eo.threads, b.read_threads, c.eo.chunk_size, c.eo.pinned_max, c.eo.direct_io ? "requested" : "off",
 	    c.eo.map_tmpfs ? "through a shared mapping" : "with pwrite");
-	printf("# limits: dump = min(pinned D2H, storage write), restore = min(pinned H2D, storage read); "
+	printf("# limits: dump = min(pinned D2H, storage write), restore = min(pinned H2D, storage read: the faster of "
+	       "chunk-sized and 256 KiB preads); "
 	       "page cache dropped before reads: %s\n",
 	       !bench_dir_is_disk(b.dirfd)		       ? "n/a (memory filesystem)"
 	       : access("/proc/sys/vm/drop_caches", W_OK) == 0 ? "yes"

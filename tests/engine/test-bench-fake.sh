@@ -6,7 +6,7 @@ set -u
 b=${top_builddir:-.}
 bench=$b/bench/cs-bench
 lib=$b/tests/engine/libcuda-fake.so
-echo "1..10"
+echo "1..11"
 n=0
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 
@@ -43,4 +43,10 @@ ok $? "--pool says what it pinned ahead, and how long it took"
 [ "$(echo "$out" | grep -cE '"verified":true.*"restore_pool_gbps":([1-9][0-9.]*|0\.[0-9]*[1-9])')" = 2 ] &&
 	[ "$(echo "$out" | grep -c '^# 5M .*restore thread setup [0-9.]* s.*restore with the pool [0-9.]* GB/s')" = 2 ]
 ok $? "both rows verified the pooled restore and report it beside the thread setup times"
+# the read limit is the faster of its chunk-sized and 256 KiB passes, and both were measured
+echo "$out" | grep '"bench":"cs-bench"' | awk '{
+	rd = $0; sub(/.*"storage_read_gbps":/, "", rd); sub(/,.*/, "", rd)
+	pc = $0; sub(/.*"storage_read_piece_gbps":/, "", pc); sub(/[,}].*/, "", pc)
+	if (!(pc + 0 > 0 && rd + 0 >= pc + 0)) bad = 1; n++ } END { exit (n == 2 && !bad) ? 0 : 1 }'
+ok $? "the read limit is the faster of the chunk-sized and 256 KiB read passes (both measured)"
 rm -rf "$dir"

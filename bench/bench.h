@@ -49,6 +49,10 @@ int bench_naive(const struct bench *b, CUdeviceptr dev, uint64_t size, bool drop
 #define RAW_PIECE (256u << 10)
 int bench_storage(const struct bench *b, uint64_t size, bool drop, double *write_gbps, double *read_gbps,
 		  double *read_piece_gbps);
+/* bench-pipe.c: the restore's data path alone (RAW_PIECE preads of reg's extent files into pinned
+ * chunk buffers, H2D into dev; no hashing) with b->read_threads threads, in GB/s */
+struct cs_engine_region;
+int bench_pipeline(const struct bench *b, CUdeviceptr dev, const struct cs_engine_region *reg, double *gbps);
 /* can the page cache of this directory be dropped meaningfully (not tmpfs/ramfs)? */
 bool bench_dir_is_disk(int dirfd);
 /* sync + echo 3 > /proc/sys/vm/drop_caches; true if that worked */

@@ -46,6 +46,7 @@ struct row {
 	double dsetup, dteardown, rsetup, rteardown; /* slowest thread's, seconds */
 	double d2h, h2d, wr, rd; /* limits */
 	double rd_piece;	 /* the read limit's 256 KiB-pread pass (rd is the faster pass) */
+	double pipe;		 /* dense rows: read + H2D without the engine (bench-pipe.c), 0 if not run */
 	uint64_t image_bytes, pinned;
 	unsigned files, wthreads, rthreads;
 	bool direct, mapped, verified, dropped;
@@ -267,18 +268,24 @@ static void print_row(const struct cli *c, const struct row *r)
 	    "\"image_bytes\":%llu,\"pinned_bytes\":%llu,\"caches_dropped\":%s,\"verified\":%s,"
 	    "\"files\":%u,\"dump_threads\":%u,\"restore_threads\":%u,\"dump_setup_s\":%.4f,"
 	    "\"dump_teardown_s\":%.4f,\"restore_setup_s\":%.4f,\"restore_teardown_s\":%.4f,"
-	    "\"restore_pool_gbps\":%.3f,\"restore_pool_ratio\":%.3f,\"storage_read_piece_gbps\":%.3f}\n",
+	    "\"restore_pool_gbps\":%.3f,\"restore_pool_ratio\":%.3f,\"storage_read_piece_gbps\":%.3f,"
+	    "\"pipeline_gbps\":%.3f}\n",
 	    c->dir, (unsigned long long)r->size, kind_name(r->kind), c->eo.threads, c->eo.chunk_size,
 	    c->eo.pinned_max, r->direct ? "true" : "false", r->mapped ? "true" : "false", r->dump, r->restore, r->d2h, r->h2d, r->wr, r->rd,
 	    ld, lr, ratio(r->dump, ld), ratio(r->restore, lr), r->naive_dump, r->naive_restore,
 	    (unsigned long long)r->image_bytes, (unsigned long long)r->pinned, r->dropped ? "true" : "false",
 	    r->verified ? "true" : "false", r->files, r->wthreads, r->rthreads, r->dsetup, r->dteardown,
-	    r->rsetup, r->rteardown, r->restore_pool, ratio(r->restore_pool, lr), r->rd_piece);
+	    r->rsetup, r->rteardown, r->restore_pool, ratio(r->restore_pool, lr), r->rd_piece, r->pipe);
 	printf("# %s %s: dump thread setup %.3f s, teardown %.3f s; restore thread setup %.3f s, teardown %.3f s",
 	       size, kind_name(r->kind), r->dsetup, r->dteardown, r->rsetup, r->rteardown);
 	if (c->pool)
 		printf("; restore with the pool %.2f GB/s (%.2f of the limit %.2f)", r->restore_pool,
 		       ratio(r->restore_pool, lr), lr);
+	if (r->pipe > 0)
+		printf("; read + H2D alone (%u threads, no hashing) %.2f GB/s: the restore %.2f of it%s", r->rthreads,
+		       r->pipe, ratio(r->restore, r->pipe), c->pool ? ", with the pool" : "");
+	if (r->pipe > 0 && c->pool)
+		printf(" %.2f", ratio(r->restore_pool, r->pipe));
 	printf("\n");
 	fflush(stdout);
 }
@@ -425,6 +432,9 @@ static int engine_row(const struct bench *b, const struct cli *c, CUdeviceptr de
 	r->mapped = reg.used_mapping;
 	r->files = reg.nstripes;
 	r->image_bytes = image_bytes(b, &reg);
+	if (c->limits && r->kind == BENCH_DENSE &&
+	    ((bench_dir_is_disk(b->dirfd) && !bench_drop_caches()) || bench_pipeline(b, dev, &reg, &r->pipe)))
+		goto err;
 	r->dropped = bench_dir_is_disk(b->dirfd) && bench_drop_caches();
 	if (bench_scramble(b, dev, r->size))
 		goto err;

@@ -6,7 +6,7 @@ set -u
 b=${top_builddir:-.}
 bench=$b/bench/cs-bench
 lib=$b/tests/engine/libcuda-fake.so
-echo "1..11"
+echo "1..12"
 n=0
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 
@@ -49,4 +49,7 @@ echo "$out" | grep '"bench":"cs-bench"' | awk '{
 	pc = $0; sub(/.*"storage_read_piece_gbps":/, "", pc); sub(/[,}].*/, "", pc)
 	if (!(pc + 0 > 0 && rd + 0 >= pc + 0)) bad = 1; n++ } END { exit (n == 2 && !bad) ? 0 : 1 }'
 ok $? "the read limit is the faster of the chunk-sized and 256 KiB read passes (both measured)"
+[ "$(echo "$out" | grep -cE '^# 5M dense: .*read \+ H2D alone \([0-9]+ threads, no hashing\) [0-9.]+ GB/s: the restore [0-9.]+ of it, with the pool [0-9.]+$')" = 1 ] &&
+	echo "$out" | grep '"kind":"dense"' | grep -qE '"pipeline_gbps":([1-9][0-9.]*|0\.[0-9]*[1-9])'
+ok $? "the dense row measured read + H2D without the engine and compares both restores with it"
 rm -rf "$dir"

@@ -131,6 +131,18 @@ void et_region(struct cs_engine_region *r, CUdeviceptr ptr, uint64_t size, CUcon
 	r->name = name;
 }
 
+struct cs_engine_opts et_opts(uint32_t chunk, unsigned threads, size_t pinned, bool direct)
+{
+	struct cs_engine_opts o;
+
+	cs_engine_opts_default(&o);
+	o.chunk_size = chunk;
+	o.threads = threads;
+	o.pinned_max = pinned;
+	o.direct_io = direct;
+	return o;
+}
+
 int et_count_fds(void)
 {
 	struct dirent *de;

@@ -34,6 +34,9 @@ CUdeviceptr et_dev(CUcontext ctx, size_t size, int pat, size_t block, uint64_t s
 void et_region(struct cs_engine_region *r, CUdeviceptr ptr, uint64_t size, CUcontext ctx, int dirfd,
 	       const char *name);
 
+/* the engine's defaults with these four set */
+struct cs_engine_opts et_opts(uint32_t chunk, unsigned threads, size_t pinned, bool direct);
+
 int et_count_fds(void);
 /* remove name and every stripe file of it (cs_engine_stripe_name) */
 void et_remove_extents(int dirfd, const char *name);

@@ -15,13 +15,8 @@
 
 static struct cs_engine_opts opts(unsigned threads, size_t pinned, struct cs_pinned_pool *pool)
 {
-	struct cs_engine_opts o;
+	struct cs_engine_opts o = et_opts(K64, threads, pinned, false);
 
-	cs_engine_opts_default(&o);
-	o.chunk_size = K64;
-	o.threads = threads;
-	o.pinned_max = pinned;
-	o.direct_io = false;
 	o.pool = pool;
 	return o;
 }

@@ -129,17 +129,6 @@ static void roundtrip(const char *what, int dirfd, uint64_t size, struct cs_engi
 	et_check_clean(what, fds);
 }
 
-static struct cs_engine_opts opts(uint32_t chunk, unsigned threads, size_t pinned, bool direct)
-{
-	struct cs_engine_opts o;
-
-	cs_engine_opts_default(&o);
-	o.chunk_size = chunk;
-	o.threads = threads;
-	o.pinned_max = pinned;
-	o.direct_io = direct;
-	return o;
-}
 
 int main(void)
 {
@@ -152,22 +141,22 @@ int main(void)
 	tap_diag("scratch directory %s, O_DIRECT %s", d.path, dio ? "supported" : "not supported");
 	tap_plan(13 * 13);
 
-	roundtrip("1 byte", d.fd, 1, opts(K64, 4, 8 * K64, true), dio);
-	roundtrip("5000 bytes (under one chunk, not 4 KiB-aligned)", d.fd, 5000, opts(K64, 4, 8 * K64, true),
+	roundtrip("1 byte", d.fd, 1, et_opts(K64, 4, 8 * K64, true), dio);
+	roundtrip("5000 bytes (under one chunk, not 4 KiB-aligned)", d.fd, 5000, et_opts(K64, 4, 8 * K64, true),
 		  dio);
-	roundtrip("exactly one chunk", d.fd, K64, opts(K64, 4, 8 * K64, true), dio);
-	roundtrip("exactly 7 chunks", d.fd, 7 * K64, opts(K64, 4, 8 * K64, true), dio);
-	roundtrip("13 chunks + 12345 bytes", d.fd, 13 * K64 + 12345, opts(K64, 4, 8 * K64, true), dio);
-	roundtrip("64 chunks + 4095, 8 threads", d.fd, 64 * K64 + 4095, opts(K64, 8, 16 * K64, true), dio);
-	roundtrip("pinned bound = one chunk (1 thread, 1 buffer)", d.fd, 9 * K64 + 7, opts(K64, 4, K64, true),
+	roundtrip("exactly one chunk", d.fd, K64, et_opts(K64, 4, 8 * K64, true), dio);
+	roundtrip("exactly 7 chunks", d.fd, 7 * K64, et_opts(K64, 4, 8 * K64, true), dio);
+	roundtrip("13 chunks + 12345 bytes", d.fd, 13 * K64 + 12345, et_opts(K64, 4, 8 * K64, true), dio);
+	roundtrip("64 chunks + 4095, 8 threads", d.fd, 64 * K64 + 4095, et_opts(K64, 8, 16 * K64, true), dio);
+	roundtrip("pinned bound = one chunk (1 thread, 1 buffer)", d.fd, 9 * K64 + 7, et_opts(K64, 4, K64, true),
 		  dio);
 	roundtrip("pinned bound = 3 chunks (2 threads, 3 buffers)", d.fd, 11 * K64 + 1,
-		  opts(K64, 2, 3 * K64, true), dio);
-	roundtrip("pinned bound 2.5 chunks", d.fd, 10 * K64, opts(K64, 4, 5 * K64 / 2, true), dio);
-	roundtrip("buffered I/O", d.fd, 13 * K64 + 12345, opts(K64, 3, 8 * K64, false), false);
-	roundtrip("1 MiB chunks, 5 MiB + 1", d.fd, (5u << 20) + 1, opts(1u << 20, 4, 4u << 20, true), dio);
-	roundtrip("1 thread", d.fd, 6 * K64 + 100, opts(K64, 1, 8 * K64, true), dio);
-	roundtrip("empty region", d.fd, 0, opts(K64, 4, 8 * K64, true), dio);
+		  et_opts(K64, 2, 3 * K64, true), dio);
+	roundtrip("pinned bound 2.5 chunks", d.fd, 10 * K64, et_opts(K64, 4, 5 * K64 / 2, true), dio);
+	roundtrip("buffered I/O", d.fd, 13 * K64 + 12345, et_opts(K64, 3, 8 * K64, false), false);
+	roundtrip("1 MiB chunks, 5 MiB + 1", d.fd, (5u << 20) + 1, et_opts(1u << 20, 4, 4u << 20, true), dio);
+	roundtrip("1 thread", d.fd, 6 * K64 + 100, et_opts(K64, 1, 8 * K64, true), dio);
+	roundtrip("empty region", d.fd, 0, et_opts(K64, 4, 8 * K64, true), dio);
 
 	et_dir_remove(&d);
 	return tap_done();

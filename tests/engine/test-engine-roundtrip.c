@@ -80,7 +80,7 @@ static bool direct_supported(int dirfd)
 
 static void roundtrip(const char *what, int dirfd, uint64_t size, struct cs_engine_opts o, bool want_direct)
 {
-	struct progress prog = {0};
+	struct progress prog = { 0 };
 	struct cs_engine_region r;
 	struct fake_stats st;
 	struct cs_cuda_ops ops;
@@ -129,7 +129,6 @@ static void roundtrip(const char *what, int dirfd, uint64_t size, struct cs_engi
 	et_check_clean(what, fds);
 }
 
-
 int main(void)
 {
 	struct et_dir d;
@@ -142,14 +141,14 @@ int main(void)
 	tap_plan(13 * 13);
 
 	roundtrip("1 byte", d.fd, 1, et_opts(K64, 4, 8 * K64, true), dio);
-	roundtrip("5000 bytes (under one chunk, not 4 KiB-aligned)", d.fd, 5000, et_opts(K64, 4, 8 * K64, true),
-		  dio);
+	roundtrip("5000 bytes (under one chunk, not 4 KiB-aligned)", d.fd, 5000,
+		  et_opts(K64, 4, 8 * K64, true), dio);
 	roundtrip("exactly one chunk", d.fd, K64, et_opts(K64, 4, 8 * K64, true), dio);
 	roundtrip("exactly 7 chunks", d.fd, 7 * K64, et_opts(K64, 4, 8 * K64, true), dio);
 	roundtrip("13 chunks + 12345 bytes", d.fd, 13 * K64 + 12345, et_opts(K64, 4, 8 * K64, true), dio);
 	roundtrip("64 chunks + 4095, 8 threads", d.fd, 64 * K64 + 4095, et_opts(K64, 8, 16 * K64, true), dio);
-	roundtrip("pinned bound = one chunk (1 thread, 1 buffer)", d.fd, 9 * K64 + 7, et_opts(K64, 4, K64, true),
-		  dio);
+	roundtrip("pinned bound = one chunk (1 thread, 1 buffer)", d.fd, 9 * K64 + 7,
+		  et_opts(K64, 4, K64, true), dio);
 	roundtrip("pinned bound = 3 chunks (2 threads, 3 buffers)", d.fd, 11 * K64 + 1,
 		  et_opts(K64, 2, 3 * K64, true), dio);
 	roundtrip("pinned bound 2.5 chunks", d.fd, 10 * K64, et_opts(K64, 4, 5 * K64 / 2, true), dio);

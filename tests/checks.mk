@@ -3,7 +3,20 @@
 # early under make -j.
 # ----- ASan + UBSan: a second build tree ($(top_builddir)/sanitizers) runs these tests -----
 SANITIZER_TESTS = tests/fuzz/fuzz-replay $(CS_UNIT_TESTS) $(CORE_TESTS) $(ENGINE_TESTS) tests/engine/test-bench-fake.sh \
-	$(EMU_TESTS) tests/emu/test-emu-criu.sh
+	$(EMU_TESTS) tests/emu/test-emu-criu.sh $(SANITIZER_E2E_TESTS)
+# e2e scenarios through real criu with the sanitized cudastore-helper, emulator and workload; criu
+# loads the uninstrumented plugin .so of the tree that runs test-sanitizers.sh (CS_TEST_PLUGIN_SO):
+# dump and restore on 2 GPUs, leave-running, refusals, driver-call failures, criu killed mid-dump
+# and mid-restore (the guardian), striped images with restore prefetch
+SANITIZER_E2E_TESTS = \
+	tests/e2e/test-custom-2gpu-shuffled.sh \
+	tests/e2e/test-leave-running-dump-twice.sh \
+	tests/e2e/test-flipped-byte-refused-then-intact-restores.sh \
+	tests/e2e/test-dump-driver-call-failures.sh \
+	tests/e2e/test-restore-driver-call-failures.sh \
+	tests/e2e/test-guardian-dump-copy-out.sh \
+	tests/e2e/test-guardian-restore.sh \
+	tests/e2e/test-striped-tmpfs-prefetch.sh
 TESTS += tests/test-sanitizers.sh
 print-sanitizer-tests:
 	@echo $(SANITIZER_TESTS)

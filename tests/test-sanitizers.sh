@@ -1,8 +1,9 @@
 #!/bin/bash
-# test-sanitizers.sh - the unit, core, engine and emulator tests (SANITIZER_TESTS in
-# tests/checks.mk) built with AddressSanitizer + UndefinedBehaviorSanitizer and run through their
-# own `make check`, in a second build tree under this one ($top_builddir/sanitizers). Passes only if
-# every one of those tests passes and no process wrote a sanitizer report.
+# test-sanitizers.sh - the unit, core, engine and emulator tests and a set of e2e scenarios
+# through real criu (SANITIZER_TESTS and SANITIZER_E2E_TESTS in tests/checks.mk) built with
+# AddressSanitizer + UndefinedBehaviorSanitizer and run through their own `make check`, in a second
+# build tree under this one ($top_builddir/sanitizers). Passes only if every one of those tests
+# passes and no process wrote a sanitizer report.
 #
 # The second tree is configured from a `make distdir` copy of the sources, since automake refuses a
 # VPATH build from a source tree that is configured in place. Every ASan/LSan report of every
@@ -10,6 +11,11 @@
 # ASAN_OPTIONS log_path. GCC's UBSan writes to stderr whatever log_path says, but stops the
 # process (-fno-sanitize-recover), so its test fails; the tests' logs are searched for reports too.
 # Each report found is quoted and fails the run.
+# The e2e scenarios run everything of the sanitized tree (cudastore-helper, the driver emulator
+# that the helper and the workload both load, the workload, the test tools) but the plugin .so:
+# criu, which loads it, is not instrumented, so criu gets this tree's .so ($PLUGIN_SO, passed on as
+# CS_TEST_PLUGIN_SO). cudastore-helper inherits criu's stderr, where its UBSan reports go: lib.sh
+# appends criu's output to $SAN/criu-output/TEST.criu-output (CS_TEST_CRIU_OUTPUT), searched too.
 # SKIP (with the reason) when the compiler cannot build and run a sanitized program.
 # Environment: CS_SAN_KEEP=1 keeps the tree's test logs and reports after a pass.
 . "$top_srcdir/tests/e2e/lib.sh"
@@ -65,10 +71,10 @@ step() { # step NAME LOGFILE command... : one TAP line; the log's tail on failur
 	fi
 }
 mkdir -p "$SAN"
-rm -rf "$SAN/src" "$SAN/reports"
+rm -rf "$SAN/src" "$SAN/reports" "$SAN/criu-output"
 step "copy the sources (make distdir)" "$SAN/distdir.log" \
 	make -C "$top_builddir" distdir distdir="$SAN/src"
-mkdir -p "$SAN/build" "$SAN/reports"
+mkdir -p "$SAN/build" "$SAN/reports" "$SAN/criu-output"
 if [ ! -f "$SAN/build/Makefile" ] || [ "$SAN/src/configure" -nt "$SAN/build/config.status" ]; then
 	step "configure with $SANFLAGS" "$SAN/configure.log" \
 		sh -c 'cd "$1" && ../src/configure --with-criu="$2" CFLAGS="-g -O1 $3" LDFLAGS="$4"' sh \
@@ -77,6 +83,10 @@ fi
 # every ASan/LSan report of every process goes to a file of its own (asan.PID); UBSan stops
 export ASAN_OPTIONS="log_path=$SAN/reports/asan:detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_order=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+# the e2e scenarios: criu loads this tree's uninstrumented plugin, which runs the sanitized helper
+[ -f "${PLUGIN_SO:-}" ] || bail "the plugin of this tree is not built (PLUGIN_SO=${PLUGIN_SO:-unset})"
+export CS_TEST_PLUGIN_SO=$PLUGIN_SO
+export CS_TEST_CRIU_OUTPUT=$SAN/criu-output
 # each sanitized test under its own deadline; the whole run stays well inside ours
 export CS_TEST_TIMEOUT=${CS_SAN_TEST_TIMEOUT:-240}
 step "build the sanitized tests" "$SAN/build.log" \
@@ -104,8 +114,10 @@ want=$(make -s -C "$SAN/build" print-sanitizer-tests | wc -w)
 check "the sanitized suite ran: $ntests of $want test programs, make check exit $rc, $((SECONDS - start)) s" \
 	[ "$rc" = 0 -a "$ntests" = "$want" ]
 
-# --- zero sanitizer reports: report files, and reports on stderr that a test's log caught ----
+# --- zero sanitizer reports: report files, and reports on stderr that a test's log or criu's ---
+# --- output (so cudastore-helper's stderr) caught ---------------------------------------------
 reports=$( (find "$SAN/reports" -type f -size +0
+	grep -lE 'runtime error:|ERROR: (Address|Leak)Sanitizer' "$SAN/criu-output"/* /dev/null 2>/dev/null
 	cd "$SAN/build" && grep -lE 'runtime error:|ERROR: (Address|Leak)Sanitizer' \
 		$(find tests -name '*.log' -newer .check-start) /dev/null | sed "s|^|$SAN/build/|") | sort)
 for r in $reports; do
@@ -116,6 +128,6 @@ nrep=$(echo "$reports" | grep -c .)
 sum() { sed -n "s/^# $1: *//p" "$SAN/check.log" | tail -n1 | grep -E '^[0-9]+$' || echo 0; }
 totals="$(sum PASS) passed, $(($(sum FAIL) + $(sum ERROR))) failed, $(sum SKIP) skipped"
 check "no sanitizer reports from any process; asan+ubsan build: $totals, $nrep sanitizer reports" [ "$nrep" = 0 ]
-[ "$T_FAILED" = 0 ] && [ -z "${CS_SAN_KEEP:-}" ] && rm -rf "$SAN/reports"
+[ "$T_FAILED" = 0 ] && [ -z "${CS_SAN_KEEP:-}" ] && rm -rf "$SAN/reports" "$SAN/criu-output"
 plan "$T_N"
 done_testing

@@ -116,39 +116,38 @@ static void grow(CsManifest *m, unsigned i, const char *dir)
 	close(fd);
 }
 
-int main(int argc, char **argv)
+static void show(const CsManifest *m)
 {
-	size_t len, i;
-	uint8_t *buf;
-	CsManifest *m;
+	size_t i, k;
 
-	if (argc < 3)
-		return 2;
-	buf = slurp(argv[1], &len);
-	if (len < 16 || memcmp(buf, "CSMF", 4))
-		return 2;
-	m = cs_manifest__unpack(NULL, len - 16, buf + 16);
-	if (!m)
-		return 2;
-	if (!strcmp(argv[2], "show")) {
-		printf("major %u\nminor %u\nmode %d\nns_pid %d\ndevices %zu\ntotal_bytes %llu\nstored_bytes "
-		       "%llu\ndump_id %s\n",
-		       m->format_major, m->format_minor, m->mode, m->ns_pid, m->n_devices,
-		       (unsigned long long)m->total_bytes, (unsigned long long)m->stored_bytes,
-		       m->has_dump_id ? "yes" : "none");
-		for (i = 0; i < m->n_devices; i++)
-			printf("device %zu ordinal %d size %llu extent %s chunk %u stored %llu\n", i,
-			       m->devices[i]->ordinal, (unsigned long long)m->devices[i]->size,
-			       m->devices[i]->extent, m->devices[i]->chunk_size,
-			       (unsigned long long)m->devices[i]->stored_bytes);
-		for (i = 0; i < m->n_devices; i++)
-			for (size_t k = 0; k < m->devices[i]->n_stripe_extent; k++)
-				printf("device %zu stripe %zu extent %s\n", i, k + 1, m->devices[i]->stripe_extent[k]);
+	printf("major %u\nminor %u\nmode %d\nns_pid %d\ndevices %zu\ntotal_bytes %llu\nstored_bytes "
+	       "%llu\ndump_id %s\n",
+	       m->format_major, m->format_minor, m->mode, m->ns_pid, m->n_devices,
+	       (unsigned long long)m->total_bytes, (unsigned long long)m->stored_bytes,
+	       m->has_dump_id ? "yes" : "none");
+	for (i = 0; i < m->n_devices; i++)
+		printf("device %zu ordinal %d size %llu extent %s chunk %u stored %llu\n", i,
+		       m->devices[i]->ordinal, (unsigned long long)m->devices[i]->size, m->devices[i]->extent,
+		       m->devices[i]->chunk_size, (unsigned long long)m->devices[i]->stored_bytes);
+	for (i = 0; i < m->n_devices; i++)
+		for (k = 0; k < m->devices[i]->n_stripe_extent; k++)
+			printf("device %zu stripe %zu extent %s\n", i, k + 1,
+			       m->devices[i]->stripe_extent[k]);
+}
+
+/* apply the command argv[2...] to m and write it back to path; 2 on a bad command */
+static int edit(CsManifest *m, int argc, char **argv)
+{
+	char *extent;
+
+	if (!strcmp(argv[2], "set-extent") && argc == 5 && (size_t)atoi(argv[3]) < m->n_devices) {
+		extent = m->devices[atoi(argv[3])]->extent; /* the manifest's own, freed with it */
+		m->devices[atoi(argv[3])]->extent = argv[4];
+		save(argv[1], m);
+		m->devices[atoi(argv[3])]->extent = extent;
 		return 0;
 	}
-	if (!strcmp(argv[2], "set-extent") && argc == 5 && (size_t)atoi(argv[3]) < m->n_devices)
-		m->devices[atoi(argv[3])]->extent = argv[4];
-	else if (!strcmp(argv[2], "set-major") && argc == 4)
+	if (!strcmp(argv[2], "set-major") && argc == 4)
 		m->format_major = (uint32_t)atoi(argv[3]);
 	else if (!strcmp(argv[2], "make-1.0") && argc == 3)
 		m->has_dump_id = 0, m->format_minor = 0;
@@ -158,4 +157,30 @@ int main(int argc, char **argv)
 		return 2;
 	save(argv[1], m);
 	return 0;
+}
+
+/* everything it allocates is freed before it exits: the sanitizer build's leak check runs it */
+int main(int argc, char **argv)
+{
+	size_t len;
+	uint8_t *buf;
+	CsManifest *m = NULL;
+	int ret = 2;
+
+	if (argc < 3)
+		return 2;
+	buf = slurp(argv[1], &len);
+	if (len >= 16 && !memcmp(buf, "CSMF", 4))
+		m = cs_manifest__unpack(NULL, len - 16, buf + 16);
+	free(buf);
+	if (!m)
+		return 2;
+	if (!strcmp(argv[2], "show")) {
+		show(m);
+		ret = 0;
+	} else {
+		ret = edit(m, argc, argv);
+	}
+	cs_manifest__free_unpacked(m, NULL);
+	return ret;
 }

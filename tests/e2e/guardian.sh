@@ -6,9 +6,9 @@ criu_bg() {
 	local op=$1 dir=$2; shift 2
 	mkdir -p "$dir"
 	if [ "$op" = dump ]; then
-		"$CRIU" dump -t "$WPID" -D "$dir" -o dump.log -v4 -L "$PLUGINDIR" "$@" >/dev/null 2>&1 &
+		"$CRIU" dump -t "$WPID" -D "$dir" -o dump.log -v4 -L "$PLUGINDIR" "$@" >>"$(criu_output)" 2>&1 &
 	else
-		"$CRIU" restore -d -D "$dir" -o restore.log -v4 -L "$PLUGINDIR" "$@" >/dev/null 2>&1 &
+		"$CRIU" restore -d -D "$dir" -o restore.log -v4 -L "$PLUGINDIR" "$@" >>"$(criu_output)" 2>&1 &
 	fi
 	CPID=$!
 }

@@ -78,11 +78,22 @@ wait_gone() { # a killed task is reaped late on these VMs: restore only once /pr
 
 alive() { kill -0 "$1" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
 
+# Where criu's stdout and stderr go, and so those of cudastore-helper, which inherits them: nowhere,
+# unless CS_TEST_CRIU_OUTPUT names a directory; then they are appended to DIR/TEST.criu-output.
+# test-sanitizers.sh reads them there: GCC's UBSan reports go to stderr whatever log_path says.
+criu_output() {
+	if [ -n "${CS_TEST_CRIU_OUTPUT:-}" ]; then
+		echo "$CS_TEST_CRIU_OUTPUT/${0##*/}.criu-output"
+	else
+		echo /dev/null
+	fi
+}
+
 # criu_dump DIR PID [criu options...]   (CRIU_ENV="VAR=value ..." sets criu-only environment)
 criu_dump() {
 	local dir=$1 pid=$2 rc; shift 2
 	mkdir -p "$dir"
-	timeout -k 5 "${CRIU_TIMEOUT:-180}" env ${CRIU_ENV:-} "$CRIU" dump -t "$pid" -D "$dir" -o dump.log -v4 -L "$PLUGINDIR" "$@" >/dev/null 2>&1
+	timeout -k 5 "${CRIU_TIMEOUT:-180}" env ${CRIU_ENV:-} "$CRIU" dump -t "$pid" -D "$dir" -o dump.log -v4 -L "$PLUGINDIR" "$@" >>"$(criu_output)" 2>&1
 	rc=$?
 	[ $rc = 0 ] || criu_errors "dump of $pid" $rc "$dir/dump.log"
 	return $rc
@@ -99,7 +110,7 @@ criu_errors() {
 # criu_restore DIR [criu options...]
 criu_restore() {
 	local dir=$1 rc; shift
-	timeout -k 5 "${CRIU_TIMEOUT:-180}" env ${CRIU_ENV:-} "$CRIU" restore -d -D "$dir" -o restore.log -v4 -L "$PLUGINDIR" "$@" >/dev/null 2>&1
+	timeout -k 5 "${CRIU_TIMEOUT:-180}" env ${CRIU_ENV:-} "$CRIU" restore -d -D "$dir" -o restore.log -v4 -L "$PLUGINDIR" "$@" >>"$(criu_output)" 2>&1
 	rc=$?
 	[ $rc = 0 ] || criu_errors "restore from ${dir##*/}" $rc "$dir/restore.log"
 	return $rc

@@ -7,7 +7,8 @@ SANITIZER_TESTS = tests/fuzz/fuzz-replay $(CS_UNIT_TESTS) $(CORE_TESTS) $(ENGINE
 # e2e scenarios through real criu with the sanitized cudastore-helper, emulator and workload; criu
 # loads the uninstrumented plugin .so of the tree that runs test-sanitizers.sh (CS_TEST_PLUGIN_SO):
 # dump and restore on 2 GPUs, leave-running, refusals, driver-call failures, criu killed mid-dump
-# and mid-restore (the guardian), striped images with restore prefetch
+# and mid-restore (the guardian), striped images with restore prefetch, the restore warm-up's thread
+# and the pinned pool
 SANITIZER_E2E_TESTS = \
 	tests/e2e/test-custom-2gpu-shuffled.sh \
 	tests/e2e/test-leave-running-dump-twice.sh \
@@ -16,7 +17,8 @@ SANITIZER_E2E_TESTS = \
 	tests/e2e/test-restore-driver-call-failures.sh \
 	tests/e2e/test-guardian-dump-copy-out.sh \
 	tests/e2e/test-guardian-restore.sh \
-	tests/e2e/test-striped-tmpfs-prefetch.sh
+	tests/e2e/test-striped-tmpfs-prefetch.sh \
+	tests/e2e/test-restore-warmup.sh
 TESTS += tests/test-sanitizers.sh
 print-sanitizer-tests:
 	@echo $(SANITIZER_TESTS)

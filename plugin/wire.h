@@ -26,7 +26,7 @@
 
 enum cs_wire_type {
 	CS_W_INIT = 1,	 /* stage in arg, struct cs_options in data */
-	CS_W_PAUSE,	 /* pid; lock timeout (ms) in arg; images dir attached */
+	CS_W_PAUSE,	 /* pid; ms left by criu's --timeout alarm in arg (0: none); images dir attached */
 	CS_W_CHECKPOINT, /* pid; images dir attached */
 	CS_W_RESTORE,	 /* pid; images dir attached */
 	CS_W_FINISH,	 /* dump result in ret, leave-running in arg; images dir attached if open */

@@ -32,6 +32,7 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-custom-1gpu-1gib.sh \
 	tests/e2e/test-custom-2gpu-shuffled.sh \
 	tests/e2e/test-restore-warmup.sh \
+	tests/e2e/test-dump-prepares-before-lock.sh \
 	tests/e2e/test-custom-4gpu-shuffled.sh \
 	tests/e2e/test-driver-mode-forced.sh \
 	tests/e2e/test-auto-on-cuda13.0-picks-driver.sh \

@@ -145,18 +145,19 @@ static void cudastore_exit(int stage, int ret)
 
 /*
  * PAUSE runs under criu's --timeout alarm; a lock that outlives it gets criu killed by BUG().
- * alarm(0) tells the seconds left without needing criu's private option struct.
+ * alarm(0) tells the seconds left without needing criu's private option struct. The helper
+ * gets the milliseconds the lock may take at most (0: no alarm) and spends part of them on
+ * set-up before the lock (dump.c, lock_timeout).
  */
-static unsigned lock_timeout_ms(const struct cs_options *o)
+static unsigned alarm_cap_ms(void)
 {
-	unsigned left = alarm(0), cap;
+	unsigned left = alarm(0);
 
-	if (!left) /* no alarm running (criu without --timeout handling): our own default */
-		return o->lock_timeout_ms ? o->lock_timeout_ms : 10000;
+	if (!left) /* no alarm running (criu without --timeout handling) */
+		return 0;
 	alarm(left);
 	/* alarm() rounds up: keep a margin so the lock gives up before criu's alarm fires */
-	cap = left * 1000 > 1500 ? left * 1000 - 1000 : 500;
-	return o->lock_timeout_ms && o->lock_timeout_ms < cap ? o->lock_timeout_ms : cap;
+	return left * 1000 > 1500 ? left * 1000 - 1000 : 500;
 }
 
 static int cudastore_pause_devices(int pid)
@@ -170,7 +171,7 @@ static int cudastore_pause_devices(int pid)
 		return -EINVAL;
 	note_threads("pause");
 	pl->paused = true;
-	ret = cs_link_call(&pl->link, CS_W_PAUSE, pid, (int32_t)lock_timeout_ms(&pl->opt), 0,
+	ret = cs_link_call(&pl->link, CS_W_PAUSE, pid, (int32_t)alarm_cap_ms(), 0,
 			   criu_get_image_dir(), &flags);
 	/* the helper asks once per dump, with the first CUDA process */
 	if ((flags & CS_WF_INVENTORY) && add_inventory_plugin && add_inventory_plugin(PLUGIN_NAME))

@@ -60,7 +60,7 @@ struct cs_ctx {
 	CUcontext retained[CS_MAX_DEVICES]; /* primary contexts we hold, by ordinal */
 	bool inventory_added;	/* criu was asked to record us in its inventory */
 	bool inventory_pending; /* ask criu to (answer to the current PAUSE) */
-	unsigned lock_timeout_ms; /* for the current PAUSE, from criu's --timeout alarm */
+	unsigned alarm_cap_ms; /* current PAUSE: ms criu's --timeout alarm leaves the lock (0: none) */
 	bool imgdir_owned; /* dump: stale cudastore files of an earlier dump removed (imgset.h) */
 	/* dump: this dump's id and the manifests written so far; restore: the images' index */
 	struct cs_index index;

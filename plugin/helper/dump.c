@@ -30,7 +30,23 @@ static bool use_custom(const struct cs_ctx *ctx)
 	return ctx->opt.mode != CS_OPT_MODE_DRIVER && ctx->cuda.has_custom_storage;
 }
 
-static int lock_process(struct cs_ctx *ctx, struct cs_proc *p)
+/*
+ * The lock's timeout: what criu's --timeout alarm leaves (hooks.c) less what this PAUSE already
+ * spent since t_pause, or the lock_timeout_ms option when that is shorter; with no alarm, the
+ * option, or 10 s.
+ */
+static unsigned lock_timeout(const struct cs_ctx *ctx, double t_pause)
+{
+	unsigned opt = ctx->opt.lock_timeout_ms, cap = ctx->alarm_cap_ms;
+	double spent_ms = (cs_now() - t_pause) * 1000;
+
+	if (!cap)
+		return opt ? opt : 10000;
+	cap = spent_ms + 100 < cap ? cap - (unsigned)spent_ms : 100;
+	return opt && opt < cap ? opt : cap;
+}
+
+static int lock_process(struct cs_ctx *ctx, struct cs_proc *p, double t_pause)
 {
 	CUcheckpointLockArgs args;
 	CUprocessState st;
@@ -38,7 +54,7 @@ static int lock_process(struct cs_ctx *ctx, struct cs_proc *p)
 	double t0 = cs_now();
 
 	memset(&args, 0, sizeof(args));
-	args.timeoutMs = ctx->lock_timeout_ms ? ctx->lock_timeout_ms : 10000;
+	args.timeoutMs = lock_timeout(ctx, t_pause);
 	res = ctx->cuda.CheckpointProcessLock(p->pid, &args);
 	if (res == CUDA_SUCCESS) {
 		p->phase = CS_PHASE_LOCKED;
@@ -67,9 +83,34 @@ static int lock_process(struct cs_ctx *ctx, struct cs_proc *p)
 	return (res == CUDA_ERROR_NOT_READY || res == CUDA_ERROR_TIMEOUT) ? -ETIMEDOUT : -EPROTO;
 }
 
+static int retain_planned(struct cs_ctx *ctx, struct cs_proc *p);
+
+/*
+ * CustomStorage, before the lock: what the copy needs (cuInit, the planned GPUs' contexts, the
+ * pinned pool) is set up while the process still runs, not in the frozen window. A failure
+ * here leaves the process untouched.
+ */
+static int prepare_copy(struct cs_ctx *ctx, struct cs_proc *p)
+{
+	double t0 = cs_now();
+	int ret = retain_planned(ctx, p);
+
+	if (ret) {
+		cs_err("pid %d: the GPUs it uses cannot be prepared for the copy; the process was not "
+		       "touched",
+		       p->pid);
+		return ret;
+	}
+	cs_pool_for_plan(ctx, p->ndev_plan, p->bytes_plan);
+	cs_debug("pid %d: GPU contexts and pinned buffers ready in %.3f s, before the lock", p->pid,
+		 cs_now() - t0);
+	return 0;
+}
+
 int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd)
 {
 	struct cs_proc *p = cs_ctx_find(ctx, pid);
+	double t_pause = cs_now();
 	CUprocessState st;
 	CUresult res;
 	int tid, ret;
@@ -143,7 +184,14 @@ int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd)
 		p->phase = CS_PHASE_FAILED;
 		return -EPROTO;
 	}
-	return lock_process(ctx, p);
+	if (p->mode == CS_MODE_CUSTOM) {
+		ret = prepare_copy(ctx, p);
+		if (ret) {
+			p->phase = CS_PHASE_FAILED;
+			return ret;
+		}
+	}
+	return lock_process(ctx, p, t_pause);
 }
 
 /* ---- CHECKPOINT_DEVICES ------------------------------------------------------------------- */

@@ -119,7 +119,7 @@ static int dispatch(struct helper *h, const struct cs_wire_msg *m, int fd, uint3
 	switch (m->type) {
 	case CS_W_PAUSE:
 		keep_dirfd(h, fd);
-		ctx->lock_timeout_ms = (unsigned)m->arg;
+		ctx->alarm_cap_ms = (unsigned)m->arg;
 		ret = cs_dump_pause(ctx, m->pid, h->dirfd);
 		if (ctx->inventory_pending)
 			*flags |= CS_WF_INVENTORY;

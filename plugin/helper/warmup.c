@@ -56,6 +56,18 @@ struct cs_pinned_pool *cs_pool_for_copy(struct cs_ctx *ctx, const struct cs_engi
 	return n ? pool_for(ctx, regs[0].ctx, nbufs) : NULL;
 }
 
+struct cs_pinned_pool *cs_pool_for_plan(struct cs_ctx *ctx, unsigned ndev, uint64_t bytes)
+{
+	uint64_t cap = (uint64_t)ndev * ctx->opt.pinned_max, want = bytes < cap ? bytes : cap;
+	CUcontext cu = NULL;
+
+	for (int i = 0; i < ctx->ndev && !cu; i++)
+		cu = ctx->retained[i];
+	if (!cu || !want || !ctx->opt.chunk_size)
+		return ctx->pool;
+	return pool_for(ctx, cu, (unsigned)((want + ctx->opt.chunk_size - 1) / ctx->opt.chunk_size));
+}
+
 void cs_pool_release(struct cs_ctx *ctx)
 {
 	cs_pinned_pool_destroy(ctx->pool);

@@ -11,8 +11,8 @@
  * says what went wrong then. cs_warmup_wait() joins the thread before anything else uses ctx.
  *
  * The pool (engine.h, cs_pinned_pool): chunk buffers for every GPU of the first process, at most
- * pinned_mb per GPU, made once per helper (ahead, or by the first copy that wants it) and lent to
- * every dump and restore copy of every process.
+ * pinned_mb per GPU, made once per helper (ahead: at POST_FORKING on restore, in PAUSE before the
+ * lock on dump; or by the first copy that wants it) and lent to every copy of every process.
  */
 #ifndef CUDASTORE_WARMUP_H
 #define CUDASTORE_WARMUP_H
@@ -30,6 +30,12 @@ void cs_warmup_wait(struct cs_ctx *ctx);
  * once: the copy then pins its own buffers).
  */
 struct cs_pinned_pool *cs_pool_for_copy(struct cs_ctx *ctx, const struct cs_engine_region *regs, unsigned n);
+/*
+ * Dump, PAUSE, before the lock (the process still runs): the pool for a process NVML says uses
+ * bytes on ndev GPUs (at most pinned_mb per GPU), made with a retained context current. Nothing
+ * when the plan is unknown (bytes 0) or no context is retained: the copy makes it then.
+ */
+struct cs_pinned_pool *cs_pool_for_plan(struct cs_ctx *ctx, unsigned ndev, uint64_t bytes);
 /* Free the pool (no copy may be running). */
 void cs_pool_release(struct cs_ctx *ctx);
 

@@ -69,6 +69,7 @@ struct cs_ctx {
 	uint64_t planned_bytes; /* GPU memory of the processes already admitted to this dump */
 	struct cs_pinned_pool *pool; /* pinned buffers lent to every copy (warmup.h), or NULL */
 	bool pool_failed;	     /* pinning the pool failed once: do not try again */
+	unsigned restored;	     /* restore: RESTOREs of processes these images hold */
 	bool warming;		     /* restore: the warm-up thread runs (warmup.h) */
 	pthread_t warmup;
 	int warmup_dirfd;

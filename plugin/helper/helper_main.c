@@ -141,6 +141,7 @@ static int dispatch(struct helper *h, const struct cs_wire_msg *m, int fd, uint3
 	case CS_W_RESTORE:
 		cs_warmup_wait(ctx);
 		ret = cs_restore_process(ctx, m->pid, fd);
+		cs_pool_after_restore(ctx);
 		if (fd >= 0)
 			close(fd);
 		return ret;

@@ -346,6 +346,8 @@ int cs_restore_process(struct cs_ctx *ctx, pid_t pid, int dirfd)
 	if (!m)
 		return -ENOMEM;
 	ret = load_images(ctx, pid, dirfd, m);
+	if (ret != -ENOTSUP)
+		ctx->restored++; /* one of the processes the images hold (cs_pool_after_restore) */
 	if (ret == -ENOTSUP) {
 		/* no manifest: a CUDA process the driver reports checkpointed must not run (imgset.h) */
 		char name[CS_NAME_MAX];

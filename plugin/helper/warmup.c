@@ -74,6 +74,16 @@ void cs_pool_release(struct cs_ctx *ctx)
 	ctx->pool = NULL;
 }
 
+void cs_pool_after_restore(struct cs_ctx *ctx)
+{
+	if (!ctx->pool)
+		return;
+	if (ctx->index_loaded && !ctx->index_err && ctx->restored < ctx->index.n)
+		return; /* the index lists processes still to come: keep it for them */
+	cs_pool_release(ctx);
+	cs_debug("pinned pool released: no process of these images is left to restore");
+}
+
 /* the first manifest the index lists, if it is a CustomStorage one; 0 or -errno */
 static int first_custom_manifest(int dirfd, struct cs_manifest *m)
 {

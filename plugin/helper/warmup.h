@@ -36,6 +36,12 @@ struct cs_pinned_pool *cs_pool_for_copy(struct cs_ctx *ctx, const struct cs_engi
  * when the plan is unknown (bytes 0) or no context is retained: the copy makes it then.
  */
 struct cs_pinned_pool *cs_pool_for_plan(struct cs_ctx *ctx, unsigned ndev, uint64_t bytes);
+/*
+ * Restore, after each RESTORE: free the pool once every process the images' index lists has been
+ * restored (after each RESTORE without an index). Without -d, criu and so the helper live as long
+ * as the restored tree; the pool must not stay pinned that long.
+ */
+void cs_pool_after_restore(struct cs_ctx *ctx);
 /* Free the pool (no copy may be running). */
 void cs_pool_release(struct cs_ctx *ctx);
 

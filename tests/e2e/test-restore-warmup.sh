@@ -9,7 +9,7 @@ need_criu; setup_work; use_emulator
 nm -D "$CRIU" 2>/dev/null | grep -qw collect_madv_guards ||
 	skip_all "criu $("$CRIU" --version | sed -n 's/^Version: //p') has no POST_FORKING hook (CRIU >= 4.2)"
 export CUDASTORE_EMU_DEVICES=2 CUDASTORE_EMU_MEM_MB=4096
-plan 18
+plan 19
 
 start_workload w --devices 2 --buffers 2 --size 8m --host-mb 64
 criu_dump "$WORK/img" "$WPID"
@@ -37,6 +37,8 @@ check "default: both GPUs were copied with the buffers pinned ahead" \
 	bash -c "[ \$(grep -acE 'restored region [01] .*[0-9]+ pinned bytes \\([0-9]+ from the pool\\)' '$WORK/default.log') = 2 ]"
 check "default: the engine reports each region's thread setup" \
 	log_has "$WORK/default.log" "restored region 0 .*thread setup [0-9.]+ s, teardown [0-9.]+ s"
+check "default: the pool was unpinned once the images' only process was restored" \
+	log_has "$WORK/default.log" "cudastore: pinned pool released: no process of these images is left to restore"
 check_verdict w "$WPID" "default: the restored process verified every byte"
 wait_gone "$WPID"
 

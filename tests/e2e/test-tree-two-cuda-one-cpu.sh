@@ -7,7 +7,7 @@
 # CRIU kills the whole tree and exits 1 ("Restoring FAILED"): nothing of the tree runs.
 . "$top_srcdir/tests/e2e/lib.sh"
 need_criu; setup_work; use_emulator
-plan 19
+plan 20
 start_workload w --size 4m --fork-cuda 1 --fork-cpu 1
 sleep 0.5
 kids=$(cat /proc/$WPID/task/*/children)
@@ -27,6 +27,11 @@ criu_restore "$WORK/img"
 check "criu restore succeeds" [ $? = 0 ]
 c=$(grep -c 'GPU restore done' "$WORK/img/restore.log")
 check "both CUDA processes restored ($c)" [ "$c" = 2 ]
+# the pool serves both and is unpinned once, after the second (criu without -d lives on with the tree)
+check "the pinned pool was released once, after both restores" bash -c "
+	r=\$(grep -an 'pinned pool released: no process of these images is left to restore' '$WORK/img/restore.log' | cut -d: -f1)
+	d=\$(grep -an 'GPU restore done' '$WORK/img/restore.log' | tail -n1 | cut -d: -f1)
+	[ \$(echo \"\$r\" | grep -c .) = 1 ] && [ \"\$r\" -gt \"\$d\" ]"
 check "all three children and the root run" bash -c "for p in $WPID $kids; do kill -0 \$p || exit 1; done"
 check_verdict w "$WPID" "root and children verified every byte"
 

@@ -9,7 +9,6 @@
  * plugin only to count the hooks it registers (no plugin code runs). It locks, checkpoints
  * and writes nothing. It runs outside criu, so it may call libcuda itself.
  */
-#include <ctype.h>
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -37,12 +36,7 @@
 #define CS_CRIU_PLUGINDIR "/usr/lib/criu"
 #endif
 
-static const char *const option_keys[] = {
-	"mode",	     "libcuda",	  "libnvml",	 "chunk_mb", "threads",	      "pinned_mb",	 "direct_io",
-	"tmpfs_map", "skip_zero", "space_check", "rescue",   "leave_running", "lock_timeout_ms", "device_map",
-	"helper",    "stripes",	  "prefetch",	 "prefetch_mb", "warmup"
-};
-#define NKEYS (sizeof(option_keys) / sizeof(option_keys[0]))
+#define NKEYS CS_OPTION_COUNT
 
 struct gpu {
 	char uuid[CS_UUID_STRLEN];
@@ -121,121 +115,25 @@ static void on_option(void *arg, const char *key, const char *value, const char 
 	size_t i;
 
 	for (i = 0; i < NKEYS; i++)
-		if (!strcmp(option_keys[i], key))
+		if (!strcmp(cs_option_key(i), key))
 			snprintf(r->opt_where[i], sizeof(r->opt_where[i]), "%s", where);
-}
-
-static const char *tri(enum cs_tristate t)
-{
-	return t == CS_AUTO ? "auto" : t == CS_YES ? "yes" : "no";
-}
-
-static void option_value(const struct cs_options *o, size_t k, char *buf, size_t len)
-{
-	char a[CS_UUID_STRLEN], b[CS_UUID_STRLEN];
-	size_t off = 0;
-	unsigned i;
-
-	switch (k) {
-	case 0:
-		snprintf(buf, len, "%s", cs_opt_mode_name(o->mode));
-		break;
-	case 1:
-		snprintf(buf, len, "%s", o->libcuda[0] ? o->libcuda : "libcuda.so.1");
-		break;
-	case 2:
-		snprintf(buf, len, "%s", o->libnvml[0] ? o->libnvml : "libnvidia-ml.so.1");
-		break;
-	case 3:
-		snprintf(buf, len, "%u", o->chunk_size >> 20);
-		break;
-	case 4:
-		snprintf(buf, len, "%u", o->threads);
-		break;
-	case 5:
-		snprintf(buf, len, "%llu", (unsigned long long)(o->pinned_max >> 20));
-		break;
-	case 6:
-		snprintf(buf, len, "%s", o->direct_io ? "yes" : "no");
-		break;
-	case 7:
-		snprintf(buf, len, "%s", o->tmpfs_map ? "yes" : "no");
-		break;
-	case 8:
-		snprintf(buf, len, "%s", o->skip_zero ? "yes" : "no");
-		break;
-	case 9:
-		snprintf(buf, len, "%s", o->space_check ? "yes" : "no");
-		break;
-	case 10:
-		snprintf(buf, len, "%s", tri(o->rescue));
-		break;
-	case 11:
-		snprintf(buf, len, "%s", tri(o->leave_running));
-		break;
-	case 12:
-		snprintf(buf, len, "%u", o->lock_timeout_ms);
-		break;
-	case 14:
-		snprintf(buf, len, "%s", o->helper[0] ? o->helper : "(beside the plugin, else installed)");
-		break;
-	case 15:
-		snprintf(buf, len, "%u%s", o->stripes, o->stripes ? "" : " (auto)");
-		break;
-	case 16:
-		snprintf(buf, len, "%s", tri(o->prefetch));
-		break;
-	case 17:
-		snprintf(buf, len, "%llu", (unsigned long long)(o->prefetch_max >> 20));
-		break;
-	case 18:
-		snprintf(buf, len, "%s", o->warmup ? "yes" : "no");
-		break;
-	default:
-		buf[0] = '\0';
-		for (i = 0; i < o->ndevice_map && off + 2 * CS_UUID_STRLEN + 2 < len; i++) {
-			cs_uuid_format(&o->device_map[i].from, a);
-			cs_uuid_format(&o->device_map[i].to, b);
-			off += (size_t)snprintf(buf + off, len - off, "%s%s=%s", i ? "," : "", a, b);
-		}
-	}
-}
-
-/* name == "CUDASTORE_" + upper-case key (options.c's environment names) */
-static bool env_is_key(const char *name, const char *key)
-{
-	size_t i;
-
-	for (i = 0; key[i]; i++)
-		if (name[10 + i] != toupper((unsigned char)key[i]))
-			return false;
-	return !name[10 + i];
 }
 
 /* CUDASTORE_<KEY> for a key the plugin does not know (the plugin refuses it too): list them */
 static void unknown_env(struct report *r)
 {
 	extern char **environ;
-	char name[128];
-	size_t k, len;
+	size_t len;
 	char **e;
 
 	for (e = environ; *e; e++) {
 		if (strncmp(*e, "CUDASTORE_", 10))
 			continue;
 		len = strcspn(*e, "=");
-		if (len >= sizeof(name))
-			len = sizeof(name) - 1;
-		memcpy(name, *e, len);
-		name[len] = '\0';
-		/* not options: the config file's name, the emulator's and the tests' settings */
-		if (!strcmp(name, "CUDASTORE_CONFIG") || !strncmp(name, "CUDASTORE_EMU_", 14) ||
-		    !strncmp(name, "CUDASTORE_TEST_", 15))
+		/* options, the config file's name, the emulator's and the tests' settings: the plugin's list */
+		if (cs_options_env_known(*e, len) || r->nunknown_env >= 16)
 			continue;
-		for (k = 0; k < NKEYS && !env_is_key(name, option_keys[k]); k++)
-			;
-		if (k == NKEYS && r->nunknown_env < 16)
-			snprintf(r->unknown_env[r->nunknown_env++], sizeof(r->unknown_env[0]), "%s", name);
+		snprintf(r->unknown_env[r->nunknown_env++], sizeof(r->unknown_env[0]), "%.*s", (int)len, *e);
 	}
 }
 
@@ -615,13 +513,14 @@ static void print_text(const struct report *r)
 	if (r->opt_err[0])
 		printf("  ERROR: %s\n", r->opt_err);
 	for (i = 0; i < NKEYS; i++) {
-		option_value(&r->o, i, v, sizeof(v));
-		printf("  %-16s = %-20s (%s)\n", option_keys[i], v,
+		cs_option_format(&r->o, cs_option_key(i), v, sizeof(v));
+		printf("  %-16s = %-20s (%s)\n", cs_option_key(i), v,
 		       r->opt_where[i][0] ? r->opt_where[i] : "default");
 	}
 	for (i = 0; i < r->nunknown_env; i++)
-		printf("  %-16s   not an option: the plugin ignores it (see cudastore.conf(5))\n",
-		       r->unknown_env[i]);
+		printf(
+		    "  %-16s   not an option: the plugin refuses to start with it (see cudastore.conf(5))\n",
+		    r->unknown_env[i]);
 	printf("libcuda:\n");
 	if (!r->cuda_ok) {
 		printf("  NOT LOADED: %s\n", r->cuda_err);
@@ -706,8 +605,8 @@ static void print_json(const struct report *r)
 	jw_str(&w, "error", r->opt_err[0] ? r->opt_err : NULL);
 	jw_obj(&w, "values");
 	for (i = 0; i < NKEYS; i++) {
-		option_value(&r->o, i, v, sizeof(v));
-		jw_obj(&w, option_keys[i]);
+		cs_option_format(&r->o, cs_option_key(i), v, sizeof(v));
+		jw_obj(&w, cs_option_key(i));
 		jw_str(&w, "value", v);
 		jw_str(&w, "source", r->opt_where[i][0] ? r->opt_where[i] : "default");
 		jw_end_obj(&w);

@@ -342,7 +342,82 @@ static const char *const env_allowed_prefix[] = {
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
-static bool env_known(const char *name, size_t n)
+_Static_assert(NELEM(env_keys) == CS_OPTION_COUNT, "CS_OPTION_COUNT counts env_keys");
+
+const char *cs_option_key(unsigned i)
+{
+	return i < NELEM(env_keys) ? env_keys[i].key : NULL;
+}
+
+static const char *tri_name(enum cs_tristate t)
+{
+	return t == CS_AUTO ? "auto" : t == CS_YES ? "yes" : "no";
+}
+
+static const char *yes_no(bool b)
+{
+	return b ? "yes" : "no";
+}
+
+static void format_device_map(const struct cs_options *o, char *buf, size_t len)
+{
+	char a[CS_UUID_STRLEN], b[CS_UUID_STRLEN];
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < o->ndevice_map && off + 2 * CS_UUID_STRLEN + 2 < len; i++) {
+		cs_uuid_format(&o->device_map[i].from, a);
+		cs_uuid_format(&o->device_map[i].to, b);
+		off += (size_t)snprintf(buf + off, len - off, "%s%s=%s", i ? "," : "", a, b);
+	}
+}
+
+int cs_option_format(const struct cs_options *o, const char *key, char *buf, size_t len)
+{
+	if (!strcmp(key, "mode"))
+		snprintf(buf, len, "%s", cs_opt_mode_name(o->mode));
+	else if (!strcmp(key, "libcuda"))
+		snprintf(buf, len, "%s", o->libcuda[0] ? o->libcuda : "libcuda.so.1");
+	else if (!strcmp(key, "libnvml"))
+		snprintf(buf, len, "%s", o->libnvml[0] ? o->libnvml : "libnvidia-ml.so.1");
+	else if (!strcmp(key, "helper"))
+		snprintf(buf, len, "%s", o->helper[0] ? o->helper : "(beside the plugin, else installed)");
+	else if (!strcmp(key, "chunk_mb"))
+		snprintf(buf, len, "%u", o->chunk_size >> 20);
+	else if (!strcmp(key, "threads"))
+		snprintf(buf, len, "%u", o->threads);
+	else if (!strcmp(key, "pinned_mb"))
+		snprintf(buf, len, "%llu", (unsigned long long)(o->pinned_max >> 20));
+	else if (!strcmp(key, "direct_io"))
+		snprintf(buf, len, "%s", yes_no(o->direct_io));
+	else if (!strcmp(key, "tmpfs_map"))
+		snprintf(buf, len, "%s", yes_no(o->tmpfs_map));
+	else if (!strcmp(key, "stripes"))
+		snprintf(buf, len, "%u%s", o->stripes, o->stripes ? "" : " (auto)");
+	else if (!strcmp(key, "prefetch"))
+		snprintf(buf, len, "%s", tri_name(o->prefetch));
+	else if (!strcmp(key, "prefetch_mb"))
+		snprintf(buf, len, "%llu", (unsigned long long)(o->prefetch_max >> 20));
+	else if (!strcmp(key, "warmup"))
+		snprintf(buf, len, "%s", yes_no(o->warmup));
+	else if (!strcmp(key, "skip_zero"))
+		snprintf(buf, len, "%s", yes_no(o->skip_zero));
+	else if (!strcmp(key, "space_check"))
+		snprintf(buf, len, "%s", yes_no(o->space_check));
+	else if (!strcmp(key, "rescue"))
+		snprintf(buf, len, "%s", tri_name(o->rescue));
+	else if (!strcmp(key, "leave_running"))
+		snprintf(buf, len, "%s", tri_name(o->leave_running));
+	else if (!strcmp(key, "lock_timeout_ms"))
+		snprintf(buf, len, "%u", o->lock_timeout_ms);
+	else if (!strcmp(key, "device_map"))
+		format_device_map(o, buf, len);
+	else
+		return -ENOENT;
+	return 0;
+}
+
+bool cs_options_env_known(const char *name, size_t n)
 {
 	size_t i;
 
@@ -386,7 +461,7 @@ static int check_env_names(char *err, size_t len)
 		size_t n = eq ? (size_t)(eq - *e) : strlen(*e);
 		const char *guess;
 
-		if (strncmp(*e, "CUDASTORE_", strlen("CUDASTORE_")) || env_known(*e, n))
+		if (strncmp(*e, "CUDASTORE_", strlen("CUDASTORE_")) || cs_options_env_known(*e, n))
 			continue;
 		guess = env_guess(*e, n);
 		return cs_fail(

@@ -75,6 +75,13 @@ int cs_options_load_traced(struct cs_options *o, cs_options_trace_fn fn, void *a
 /* The config file cs_options_load reads: $CUDASTORE_CONFIG, else the default under /etc. */
 const char *cs_options_config_path(void);
 const char *cs_opt_mode_name(enum cs_opt_mode m);
+/* Every option: its key in the file (CUDASTORE_<KEY> in the environment), in a stable order. */
+#define CS_OPTION_COUNT 19
+const char *cs_option_key(unsigned i); /* i < CS_OPTION_COUNT, else NULL */
+/* The value of option key in o, as the file would spell it (defaults spelled out); 0 or -ENOENT. */
+int cs_option_format(const struct cs_options *o, const char *key, char *buf, size_t len);
+/* Is name (n bytes, no '=') an option's variable or one of the allowed CUDASTORE_* settings? */
+bool cs_options_env_known(const char *name, size_t n);
 /* prefetch yes, or auto on a machine of at least CS_PREFETCH_AUTO_CPUS online CPUs */
 #define CS_PREFETCH_AUTO_CPUS 4
 bool cs_opt_prefetch_on(const struct cs_options *o);

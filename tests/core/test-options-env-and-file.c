@@ -135,6 +135,48 @@ static void file_checks(const char *path)
 	setenv("CUDASTORE_CONFIG", path, 1);
 }
 
+/*
+ * Format key, set it again from that text, format it again: the same text. The library paths
+ * and the helper are shown with their defaults spelled out, which are not settable values.
+ */
+static bool reads_back(struct cs_options *o, const char *key)
+{
+	static const char *const shown_only[] = { "helper", "libcuda", "libnvml" };
+	char v[512], again[512], err[512];
+	unsigned k;
+
+	if (cs_option_format(o, key, v, sizeof(v)))
+		return false;
+	for (k = 0; k < sizeof(shown_only) / sizeof(shown_only[0]); k++)
+		if (!strcmp(key, shown_only[k]))
+			return true;
+	return !cs_options_set(o, key, v, err, sizeof(err)) &&
+	       !cs_option_format(o, key, again, sizeof(again)) && !strcmp(v, again);
+}
+
+/* every option key formats; a value set in the file reads back the way the file spells it */
+static void formatting(const char *path)
+{
+	char err[512], v[512];
+	struct cs_options o;
+	unsigned i, ok = 0;
+
+	write_file(path,
+		   "warmup = no\nstripes = 4\n"
+		   "device_map = "
+		   "GPU-aaaaaaaa-0000-4000-8000-000000000000=GPU-bbbbbbbb-0000-4000-8000-000000000001\n");
+	tap_ok(cs_options_load(&o, err, sizeof(err)) == 0,
+	       "a file with warmup, stripes and a device map loads (%s)", err);
+	for (i = 0; cs_option_key(i); i++)
+		ok += reads_back(&o, cs_option_key(i));
+	tap_ok(i == CS_OPTION_COUNT && ok == i, "all %u option keys format, and read back as set (%u ok)", i,
+	       ok);
+	tap_ok(!cs_option_format(&o, "warmup", v, sizeof(v)) && !strcmp(v, "no") &&
+		   !cs_option_format(&o, "stripes", v, sizeof(v)) && !strcmp(v, "4"),
+	       "warmup and stripes show the file's values");
+	tap_ok(cs_option_format(&o, "threds", v, sizeof(v)) == -ENOENT, "an unknown key does not format");
+}
+
 int main(void)
 {
 	char path[] = "/tmp/cs-opt-XXXXXX", err[512];
@@ -144,7 +186,7 @@ int main(void)
 	if (fd < 0)
 		tap_bail("mkstemp");
 	close(fd);
-	tap_plan(35);
+	tap_plan(39);
 
 	setenv("CUDASTORE_CONFIG", "/nonexistent/cudastore.conf", 1);
 	tap_ok(cs_options_load(&o, err, sizeof(err)) == -EINVAL && strstr(err, "/nonexistent/cudastore.conf"),
@@ -199,6 +241,7 @@ int main(void)
 	tap_ok(cs_options_load(&o, err, sizeof(err)) == 0 && o.tmpfs_map, "CUDASTORE_TMPFS_MAP=yes turns the mapping on");
 	unsetenv("CUDASTORE_TMPFS_MAP");
 
+	formatting(path);
 	combinations(path);
 	environment(path);
 	file_checks(path);

@@ -17,24 +17,28 @@
 #include "warmup.h"
 
 /*
- * Chunk buffers for one GPU of bytes: enough for all of it, at most pinned_mb (the engine's
- * bound per GPU; the GPUs of a process are copied at the same time, each within its bound).
+ * Buffers of chunk bytes for one GPU of bytes: enough for all of it, at most pinned_mb (the
+ * engine's bound per GPU; the GPUs of a process are copied at the same time, each within its
+ * bound).
  */
-static unsigned bufs_for(const struct cs_ctx *ctx, uint64_t bytes)
+static unsigned bufs_for(const struct cs_ctx *ctx, uint64_t bytes, uint32_t chunk)
 {
 	uint64_t want = bytes < ctx->opt.pinned_max ? bytes : ctx->opt.pinned_max;
 
-	return (unsigned)((want + ctx->opt.chunk_size - 1) / ctx->opt.chunk_size);
+	return (unsigned)((want + chunk - 1) / chunk);
 }
 
-/* the pool of n chunk buffers, made with cu current */
-static struct cs_pinned_pool *pool_for(struct cs_ctx *ctx, CUcontext cu, unsigned n)
+/*
+ * The pool of n buffers of size bytes (the chunk size of what is copied: the images' on restore),
+ * made with cu current. None when one buffer exceeds pinned_mb: such images are restored with
+ * one buffer of their own (engine.c, region_plan).
+ */
+static struct cs_pinned_pool *pool_for(struct cs_ctx *ctx, CUcontext cu, unsigned n, uint32_t size)
 {
-	size_t size = ctx->opt.chunk_size;
 	char err[256];
 	int ret;
 
-	if (ctx->pool || ctx->pool_failed || !n || ctx->opt.pinned_max < size)
+	if (ctx->pool || ctx->pool_failed || !n || !size || ctx->opt.pinned_max < size)
 		return ctx->pool;
 	ret = cs_pinned_pool_create(&ctx->pool, &ctx->cuda, cu, size, n, err, sizeof(err));
 	if (ret) {
@@ -42,18 +46,28 @@ static struct cs_pinned_pool *pool_for(struct cs_ctx *ctx, CUcontext cu, unsigne
 		cs_warn("%s; each copy pins its own buffers", err);
 		return NULL;
 	}
-	cs_debug("pinned pool: %u buffers of %zu bytes pinned in %.3f s", n, size,
+	cs_debug("pinned pool: %u buffers of %u bytes pinned in %.3f s", n, size,
 		 cs_pinned_pool_seconds(ctx->pool));
 	return ctx->pool;
 }
 
+/* the chunk size of region r's copy: the images' on restore, this host's option on dump */
+static uint32_t chunk_of(const struct cs_ctx *ctx, uint32_t images_chunk)
+{
+	return images_chunk ? images_chunk : ctx->opt.chunk_size;
+}
+
 struct cs_pinned_pool *cs_pool_for_copy(struct cs_ctx *ctx, const struct cs_engine_region *regs, unsigned n)
 {
-	unsigned nbufs = 0;
+	uint32_t chunk = 0;
+	unsigned nbufs = 0, i;
 
-	for (unsigned i = 0; i < n; i++)
-		nbufs += bufs_for(ctx, regs[i].size);
-	return n ? pool_for(ctx, regs[0].ctx, nbufs) : NULL;
+	for (i = 0; i < n; i++)
+		if (chunk_of(ctx, regs[i].chunk_size) > chunk)
+			chunk = chunk_of(ctx, regs[i].chunk_size);
+	for (i = 0; i < n; i++)
+		nbufs += bufs_for(ctx, regs[i].size, chunk);
+	return n ? pool_for(ctx, regs[0].ctx, nbufs, chunk) : NULL;
 }
 
 struct cs_pinned_pool *cs_pool_for_plan(struct cs_ctx *ctx, unsigned ndev, uint64_t bytes)
@@ -65,7 +79,8 @@ struct cs_pinned_pool *cs_pool_for_plan(struct cs_ctx *ctx, unsigned ndev, uint6
 		cu = ctx->retained[i];
 	if (!cu || !want || !ctx->opt.chunk_size)
 		return ctx->pool;
-	return pool_for(ctx, cu, (unsigned)((want + ctx->opt.chunk_size - 1) / ctx->opt.chunk_size));
+	return pool_for(ctx, cu, (unsigned)((want + ctx->opt.chunk_size - 1) / ctx->opt.chunk_size),
+			ctx->opt.chunk_size);
 }
 
 void cs_pool_release(struct cs_ctx *ctx)
@@ -131,13 +146,18 @@ static int retain_destinations(struct cs_ctx *ctx, const struct cs_manifest *m)
 	return first;
 }
 
-static unsigned bufs_for_manifest(const struct cs_ctx *ctx, const struct cs_manifest *m)
+/* the pool for restoring manifest m onto cu's GPU: buffers of its largest chunk */
+static void pool_for_manifest(struct cs_ctx *ctx, CUcontext cu, const struct cs_manifest *m)
 {
-	unsigned n = 0;
+	uint32_t chunk = 0;
+	unsigned n = 0, i;
 
-	for (unsigned i = 0; i < m->ndev; i++)
-		n += bufs_for(ctx, m->dev[i].size);
-	return n;
+	for (i = 0; i < m->ndev; i++)
+		if (m->dev[i].chunk_size > chunk)
+			chunk = m->dev[i].chunk_size;
+	for (i = 0; chunk && i < m->ndev; i++)
+		n += bufs_for(ctx, m->dev[i].size, chunk);
+	pool_for(ctx, cu, n, chunk);
 }
 
 static void *warmup_main(void *arg)
@@ -160,7 +180,7 @@ static void *warmup_main(void *arg)
 	if (m && ctx->cuda.has_custom_storage && !first_custom_manifest(ctx->warmup_dirfd, m)) {
 		ord = retain_destinations(ctx, m);
 		if (ord >= 0)
-			pool_for(ctx, ctx->retained[ord], bufs_for_manifest(ctx, m));
+			pool_for_manifest(ctx, ctx->retained[ord], m);
 		cs_manifest_free(m);
 	}
 	cs_info("warm-up while CRIU restores: cuInit%s%s in %.3f s", ord >= 0 ? ", GPU contexts" : "",

@@ -10,7 +10,8 @@
  * that fails or finds nothing to do changes nothing: the restore does each step itself, and
  * says what went wrong then. cs_warmup_wait() joins the thread before anything else uses ctx.
  *
- * The pool (engine.h, cs_pinned_pool): chunk buffers for every GPU of the first process, at most
+ * The pool (engine.h, cs_pinned_pool): buffers of the copy's chunk size (the images' on restore,
+ * the chunk_mb option on dump) for every GPU of the first process, at most
  * pinned_mb per GPU, made once per helper (ahead: at POST_FORKING on restore, in PAUSE before the
  * lock on dump; or by the first copy that wants it) and lent to every copy of every process.
  */

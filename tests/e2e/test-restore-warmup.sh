@@ -3,13 +3,14 @@
 # cuInit, the destination GPUs' contexts and the pinned copy buffers (warmup.h). The GPU phase
 # then copies with the buffers pinned ahead, and every byte is restored. warmup=no does it all
 # in the GPU phase as before; a warm-up whose cuInit fails changes nothing (the restore's own
-# cuInit succeeds, no error is logged) and the restore still verifies every byte.
+# cuInit succeeds, no error is logged) and the restore still verifies every byte. The pinned
+# buffers have the images' chunk size, whatever this host's chunk_mb.
 . "$top_srcdir/tests/e2e/lib.sh"
 need_criu; setup_work; use_emulator
 nm -D "$CRIU" 2>/dev/null | grep -qw collect_madv_guards ||
 	skip_all "criu $("$CRIU" --version | sed -n 's/^Version: //p') has no POST_FORKING hook (CRIU >= 4.2)"
 export CUDASTORE_EMU_DEVICES=2 CUDASTORE_EMU_MEM_MB=4096
-plan 19
+plan 23
 
 start_workload w --devices 2 --buffers 2 --size 8m --host-mb 64
 criu_dump "$WORK/img" "$WPID"
@@ -49,6 +50,16 @@ check "warmup=no: the pool is pinned by the GPU phase and used" \
 check_verdict w "$WPID" "warmup=no: the restored process verified every byte"
 wait_gone "$WPID"
 
+# a host whose chunk option differs from the images' (1 MiB here, 16 MiB in the images): the
+# buffers pinned ahead have the images' chunk size, so the copy still borrows them
+restore_once chunk1m "CUDASTORE_CHUNK_MB=1"
+check "chunk_mb=1 on the restoring host: the pool holds the images' 16 MiB chunks" \
+	log_has "$WORK/chunk1m.log" "cudastore: pinned pool: [0-9]+ buffers of 16777216 bytes pinned"
+check "chunk_mb=1 on the restoring host: both GPUs were copied with them" \
+	bash -c "[ \$(grep -acE 'restored region [01] .*\([0-9]+ from the pool\)' '$WORK/chunk1m.log') = 2 ]"
+check_verdict w "$WPID" "chunk_mb=1 on the restoring host: the restored process verified every byte"
+wait_gone "$WPID"
+
 restore_once cuinit-fails "CUDASTORE_EMU_FAULTS=cuInit:1:100"
 check "cuInit failing in the warm-up: it says so at debug level and stops" \
 	log_has "$WORK/cuinit-fails.log" "cudastore: warm-up: cuInit failed .*the restore will try again"
@@ -58,5 +69,5 @@ check "cuInit failing in the warm-up: the GPU phase set up itself and restored" 
 	log_has "$WORK/cuinit-fails.log" "cudastore: pid $WPID: GPU restore done"
 check_verdict w "$WPID" "cuInit failing in the warm-up: the restored process verified every byte"
 wait_gone "$WPID"
-check "the three restores left the images unchanged" [ "$before" = "$(images_sum "$WORK/img")" ]
+check "the four restores left the images unchanged" [ "$before" = "$(images_sum "$WORK/img")" ]
 done_testing

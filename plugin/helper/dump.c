@@ -83,7 +83,28 @@ static int lock_process(struct cs_ctx *ctx, struct cs_proc *p, double t_pause)
 	return (res == CUDA_ERROR_NOT_READY || res == CUDA_ERROR_TIMEOUT) ? -ETIMEDOUT : -EPROTO;
 }
 
-static int retain_planned(struct cs_ctx *ctx, struct cs_proc *p);
+static int retain_planned(struct cs_ctx *ctx, struct cs_proc *p)
+{
+	unsigned i;
+	int ret, ord;
+
+	ret = cs_dev_init(ctx);
+	if (ret)
+		return ret;
+	if (!p->ndev_plan)
+		return cs_dev_retain_all(ctx);
+	for (i = 0; i < p->ndev_plan; i++) {
+		ord = cs_dev_by_uuid(ctx, &p->dev_plan[i]);
+		if (ord < 0) {
+			cs_warn("pid %d: NVML lists a GPU criu cannot see; retaining every GPU", p->pid);
+			return cs_dev_retain_all(ctx);
+		}
+		ret = cs_dev_retain(ctx, ord);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
 
 /*
  * CustomStorage, before the lock: what the copy needs (cuInit, the planned GPUs' contexts, the
@@ -195,29 +216,6 @@ int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd)
 }
 
 /* ---- CHECKPOINT_DEVICES ------------------------------------------------------------------- */
-
-static int retain_planned(struct cs_ctx *ctx, struct cs_proc *p)
-{
-	unsigned i;
-	int ret, ord;
-
-	ret = cs_dev_init(ctx);
-	if (ret)
-		return ret;
-	if (!p->ndev_plan)
-		return cs_dev_retain_all(ctx);
-	for (i = 0; i < p->ndev_plan; i++) {
-		ord = cs_dev_by_uuid(ctx, &p->dev_plan[i]);
-		if (ord < 0) {
-			cs_warn("pid %d: NVML lists a GPU criu cannot see; retaining every GPU", p->pid);
-			return cs_dev_retain_all(ctx);
-		}
-		ret = cs_dev_retain(ctx, ord);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
 
 static int call_checkpoint(struct cs_ctx *ctx, struct cs_proc *p, CUcheckpointCustomStorageInfo **info)
 {

@@ -51,23 +51,39 @@ static struct cs_pinned_pool *pool_for(struct cs_ctx *ctx, CUcontext cu, unsigne
 	return ctx->pool;
 }
 
-/* the chunk size of region r's copy: the images' on restore, this host's option on dump */
-static uint32_t chunk_of(const struct cs_ctx *ctx, uint32_t images_chunk)
-{
-	return images_chunk ? images_chunk : ctx->opt.chunk_size;
-}
+/* one GPU to be copied: its bytes and the chunk size of the copy */
+struct gpu_copy {
+	uint64_t size;
+	uint32_t chunk;
+};
 
-struct cs_pinned_pool *cs_pool_for_copy(struct cs_ctx *ctx, const struct cs_engine_region *regs, unsigned n)
+/* the pool for copying n GPUs at once: buffers of their largest chunk, enough for each GPU */
+static struct cs_pinned_pool *pool_for_gpus(struct cs_ctx *ctx, CUcontext cu, const struct gpu_copy *g,
+					    unsigned n)
 {
 	uint32_t chunk = 0;
 	unsigned nbufs = 0, i;
 
 	for (i = 0; i < n; i++)
-		if (chunk_of(ctx, regs[i].chunk_size) > chunk)
-			chunk = chunk_of(ctx, regs[i].chunk_size);
+		if (g[i].chunk > chunk)
+			chunk = g[i].chunk;
+	for (i = 0; chunk && i < n; i++)
+		nbufs += bufs_for(ctx, g[i].size, chunk);
+	return pool_for(ctx, cu, nbufs, chunk);
+}
+
+struct cs_pinned_pool *cs_pool_for_copy(struct cs_ctx *ctx, const struct cs_engine_region *regs, unsigned n)
+{
+	struct gpu_copy g[CS_MAX_DEVICES];
+	unsigned i;
+
+	if (!n || n > CS_MAX_DEVICES)
+		return NULL;
+	/* the images' chunk size on restore, this host's option on dump (not chosen yet: 0) */
 	for (i = 0; i < n; i++)
-		nbufs += bufs_for(ctx, regs[i].size, chunk);
-	return n ? pool_for(ctx, regs[0].ctx, nbufs, chunk) : NULL;
+		g[i] = (struct gpu_copy){ regs[i].size,
+					  regs[i].chunk_size ? regs[i].chunk_size : ctx->opt.chunk_size };
+	return pool_for_gpus(ctx, regs[0].ctx, g, n);
 }
 
 struct cs_pinned_pool *cs_pool_for_plan(struct cs_ctx *ctx, unsigned ndev, uint64_t bytes)
@@ -146,18 +162,15 @@ static int retain_destinations(struct cs_ctx *ctx, const struct cs_manifest *m)
 	return first;
 }
 
-/* the pool for restoring manifest m onto cu's GPU: buffers of its largest chunk */
+/* the pool for restoring manifest m onto cu's GPU */
 static void pool_for_manifest(struct cs_ctx *ctx, CUcontext cu, const struct cs_manifest *m)
 {
-	uint32_t chunk = 0;
-	unsigned n = 0, i;
+	struct gpu_copy g[CS_MAX_DEVICES];
+	unsigned i;
 
-	for (i = 0; i < m->ndev; i++)
-		if (m->dev[i].chunk_size > chunk)
-			chunk = m->dev[i].chunk_size;
-	for (i = 0; chunk && i < m->ndev; i++)
-		n += bufs_for(ctx, m->dev[i].size, chunk);
-	pool_for(ctx, cu, n, chunk);
+	for (i = 0; i < m->ndev && i < CS_MAX_DEVICES; i++)
+		g[i] = (struct gpu_copy){ m->dev[i].size, m->dev[i].chunk_size };
+	pool_for_gpus(ctx, cu, g, i);
 }
 
 static void *warmup_main(void *arg)

@@ -36,7 +36,6 @@
 #define CS_CRIU_PLUGINDIR "/usr/lib/criu"
 #endif
 
-#define NKEYS CS_OPTION_COUNT
 
 struct gpu {
 	char uuid[CS_UUID_STRLEN];
@@ -60,7 +59,7 @@ struct report {
 	/* options */
 	struct cs_options o;
 	char opt_err[512];
-	char opt_where[NKEYS][300];
+	char opt_where[CS_OPTION_COUNT][300];
 	unsigned nunknown_env;
 	char unknown_env[16][128];
 	/* libcuda */
@@ -114,7 +113,7 @@ static void on_option(void *arg, const char *key, const char *value, const char 
 	struct report *r = arg;
 	size_t i;
 
-	for (i = 0; i < NKEYS; i++)
+	for (i = 0; i < CS_OPTION_COUNT; i++)
 		if (!strcmp(cs_option_key(i), key))
 			snprintf(r->opt_where[i], sizeof(r->opt_where[i]), "%s", where);
 }
@@ -512,7 +511,7 @@ static void print_text(const struct report *r)
 	printf("options (config file %s):\n", cs_options_config_path());
 	if (r->opt_err[0])
 		printf("  ERROR: %s\n", r->opt_err);
-	for (i = 0; i < NKEYS; i++) {
+	for (i = 0; i < CS_OPTION_COUNT; i++) {
 		cs_option_format(&r->o, cs_option_key(i), v, sizeof(v));
 		printf("  %-16s = %-20s (%s)\n", cs_option_key(i), v,
 		       r->opt_where[i][0] ? r->opt_where[i] : "default");
@@ -604,7 +603,7 @@ static void print_json(const struct report *r)
 	jw_str(&w, "config_file", cs_options_config_path());
 	jw_str(&w, "error", r->opt_err[0] ? r->opt_err : NULL);
 	jw_obj(&w, "values");
-	for (i = 0; i < NKEYS; i++) {
+	for (i = 0; i < CS_OPTION_COUNT; i++) {
 		cs_option_format(&r->o, cs_option_key(i), v, sizeof(v));
 		jw_obj(&w, cs_option_key(i));
 		jw_str(&w, "value", v);

@@ -24,13 +24,19 @@ void print_on_level(unsigned int loglevel, const char *format, ...)
 	va_end(ap);
 }
 
+/* "cudastore SUB: message" on stderr, without the newline */
+static void say(const char *sub, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "cudastore %s: ", sub);
+	vfprintf(stderr, fmt, ap);
+}
+
 void cli_err(const char *sub, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "cudastore %s: ", sub);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(sub, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
@@ -39,9 +45,8 @@ int cli_usage_err(const char *sub, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "cudastore %s: ", sub);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(sub, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\nTry 'cudastore %s --help'.\n", sub);
 	return CLI_USAGE;

@@ -105,9 +105,10 @@ int main(void)
 	 */
 	o = opts(8, 16 * K64, pool);
 	allocs = roundtrip("pool too small", d.fd, &ops, 4 * 1024 * 1024, &o, &pd, &pr);
-	tap_ok(allocs * K64 + pd + pr == 32 * K64 && pd >= 8 * K64 && pr >= 8 * K64,
-	       "pool too small: of 32 buffers, %lu pinned by the threads and %llu + %llu bytes lent by the pool",
-	       allocs, (unsigned long long)pd, (unsigned long long)pr);
+	tap_ok(
+	    allocs * K64 + pd + pr == 32 * K64 && pd >= 8 * K64 && pr >= 8 * K64,
+	    "pool too small: of 32 buffers, %lu pinned by the threads and %llu + %llu bytes lent by the pool",
+	    allocs, (unsigned long long)pd, (unsigned long long)pr);
 	fake_get_stats(&st);
 	tap_ok(st.live_pinned == 8 * K64, "pool too small: the threads' own buffers were freed (%llu left)",
 	       (unsigned long long)st.live_pinned);

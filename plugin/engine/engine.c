@@ -312,10 +312,14 @@ static void *thread_main(void *arg)
 static void plan_counts(const struct cs_engine_opts *o, size_t pinned_max, uint64_t nchunks, size_t buf_size,
 			bool dump, bool memfs, uint64_t *nthreads_out, uint64_t *nbufs_out)
 {
+	unsigned share = o->sharers > 1 ? o->sharers : 1;
 	uint64_t nbufs, nthreads;
 
-	nbufs = buf_size ? pinned_max / buf_size : 0;
-	nthreads = o->threads;
+	/* copies that run at once split the budget; each keeps one thread and one buffer */
+	nbufs = buf_size ? pinned_max / share / buf_size : 0;
+	if (!nbufs && buf_size && pinned_max >= buf_size)
+		nbufs = 1;
+	nthreads = o->threads / share ? o->threads / share : 1;
 	/*
 	 * Restore is bound by read + verify on the CPU, and a buffer is free again as soon as its
 	 * H2D (a fraction of a millisecond) is done: one buffer per thread loses nothing, so use
@@ -329,7 +333,7 @@ static void plan_counts(const struct cs_engine_opts *o, size_t pinned_max, uint6
 	 * stripe, up to one per CPU (no more writers than cores can run).
 	 */
 	if (dump && memfs && nbufs > nthreads) {
-		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN) / (long)share;
 		uint64_t cap = cpus > (long)nthreads ? (uint64_t)cpus : nthreads;
 
 		nthreads = nbufs < cap ? nbufs : cap;

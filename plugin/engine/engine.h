@@ -59,6 +59,13 @@ struct cs_engine_opts {
 	struct cs_prefetch *prefetch;
 	/* pinned buffers made ahead (cs_pinned_pool_create), lent to the copy threads; or NULL */
 	struct cs_pinned_pool *pool;
+	/*
+	 * Engine calls running at the same time that share one budget (the GPU memory of several
+	 * processes copied at once): each gets 1/sharers of threads, of pinned_max and, for a dump
+	 * into a memory filesystem, of the CPUs, keeping at least one thread and one chunk buffer.
+	 * 0 or 1: this call is alone.
+	 */
+	unsigned sharers;
 };
 
 /* Defaults above; returns 0 or -EINVAL with a message naming the bad value in err. */

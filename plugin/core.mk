@@ -20,4 +20,5 @@ libcudastore_a_SOURCES += \
 	plugin/wire.c plugin/wire.h \
 	plugin/helper/stats.c plugin/helper/stats.h \
 	plugin/helper/summary.c plugin/helper/summary.h \
-	plugin/helper/warmup.c plugin/helper/warmup.h
+	plugin/helper/warmup.c plugin/helper/warmup.h \
+	plugin/helper/batch.c plugin/helper/batch.h

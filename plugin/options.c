@@ -184,6 +184,13 @@ int cs_options_set(struct cs_options *o, const char *key, const char *v, char *e
 		if (parse_u64(v, 0, 3600000, &x))
 			return cs_fail(-EINVAL, err, len, "lock_timeout_ms: '%s' is not in 0..3600000", v);
 		o->lock_timeout_ms = (unsigned)x;
+	} else if (!strcmp(key, "parallel")) {
+		if (parse_u64(v, 0, CS_PARALLEL_MAX, &x))
+			return cs_fail(-EINVAL, err, len,
+				       "parallel: '%s' is not in 0..%u (0 = every process of the tree at once, "
+				       "at most %u)",
+				       v, CS_PARALLEL_MAX, CS_PARALLEL_AUTO);
+		o->parallel = (unsigned)x;
 	} else if (!strcmp(key, "device_map")) {
 		return parse_device_map(o, v, err, len);
 	} else {
@@ -322,6 +329,7 @@ static const struct {
 	{ "CUDASTORE_RESCUE", "rescue" },
 	{ "CUDASTORE_LEAVE_RUNNING", "leave_running" },
 	{ "CUDASTORE_LOCK_TIMEOUT_MS", "lock_timeout_ms" },
+	{ "CUDASTORE_PARALLEL", "parallel" },
 	{ "CUDASTORE_DEVICE_MAP", "device_map" },
 };
 
@@ -410,6 +418,9 @@ int cs_option_format(const struct cs_options *o, const char *key, char *buf, siz
 		snprintf(buf, len, "%s", tri_name(o->leave_running));
 	else if (!strcmp(key, "lock_timeout_ms"))
 		snprintf(buf, len, "%u", o->lock_timeout_ms);
+	else if (!strcmp(key, "parallel"))
+		snprintf(buf, len, o->parallel ? "%u" : "%u (every process at once, at most %u)", o->parallel,
+			 CS_PARALLEL_AUTO);
 	else if (!strcmp(key, "device_map"))
 		format_device_map(o, buf, len);
 	else

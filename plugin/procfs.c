@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* procfs.c - NSpid, MemAvailable, a thread's signal and seccomp status, libcuda mapped */
+/* procfs.c - NSpid, MemAvailable, a thread's signal and seccomp status, libcuda mapped, tracees */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -96,4 +98,43 @@ bool cs_procfs_maps_libcuda(pid_t pid)
 		found = strstr(line, "/libcuda.so") != NULL;
 	fclose(f);
 	return found;
+}
+
+/* TracerPid of pid, or -1 */
+static pid_t tracer_of(pid_t pid)
+{
+	FILE *f = proc_open(pid, "status");
+	char line[256];
+	pid_t t = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "TracerPid: %d", &t) == 1)
+			break;
+	fclose(f);
+	return t;
+}
+
+int cs_procfs_traced_by(pid_t tracer, pid_t *out, unsigned max)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	unsigned n = 0;
+	long pid;
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		pid = strtol(e->d_name, NULL, 10);
+		if (pid <= 0 || tracer_of((pid_t)pid) != tracer)
+			continue;
+		if (n < max)
+			out[n] = (pid_t)pid;
+		n++;
+	}
+	closedir(d);
+	return (int)n;
 }

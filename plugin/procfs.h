@@ -24,4 +24,11 @@ struct cs_thread_status {
 /* 0, or -errno (-ENOENT: no such thread) */
 int cs_procfs_thread_status(pid_t tid, struct cs_thread_status *st);
 
+/*
+ * The processes (thread-group leaders, as this pid namespace sees them) whose main thread is
+ * ptrace-stopped or traced by tracer: at most max pids into out, in /proc order. Their number
+ * (which may exceed max), or -errno when /proc cannot be read.
+ */
+int cs_procfs_traced_by(pid_t tracer, pid_t *out, unsigned max);
+
 #endif /* CUDASTORE_PROCFS_H */

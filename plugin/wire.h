@@ -25,10 +25,11 @@
 #define CS_HELPER_FD	3 /* the helper's end of the socketpair, after exec */
 
 enum cs_wire_type {
-	CS_W_INIT = 1,	 /* stage in arg, struct cs_options in data */
+	CS_W_INIT = 1,	 /* criu's pid in pid, stage in arg, struct cs_options in data; a dump's images
+			  * dir attached */
 	CS_W_PAUSE,	 /* pid; ms left by criu's --timeout alarm in arg (0: none); images dir attached */
-	CS_W_CHECKPOINT, /* pid; images dir attached */
-	CS_W_RESTORE,	 /* pid; images dir attached */
+	CS_W_CHECKPOINT, /* pid; images dir attached; the first one checkpoints every process */
+	CS_W_RESTORE,	 /* pid; images dir attached; the first one restores every process */
 	CS_W_FINISH,	 /* dump result in ret, leave-running in arg; images dir attached if open */
 	CS_W_BYE,	 /* criu is done with the helper: exit without any guardian action */
 	CS_W_LOG,	 /* level in arg, text in data */

@@ -236,7 +236,7 @@ int cs_link_call(struct cs_link *l, uint32_t type, pid_t pid, int32_t arg, int32
 	return -EIO;
 }
 
-int cs_link_start(struct cs_link *l, int stage, const struct cs_options *o, bool *disabled)
+int cs_link_start(struct cs_link *l, int stage, const struct cs_options *o, int dirfd, bool *disabled)
 {
 	char path[PATH_MAX], err[512];
 	struct cs_wire_msg *m;
@@ -260,10 +260,11 @@ int cs_link_start(struct cs_link *l, int stage, const struct cs_options *o, bool
 	if (!m)
 		return -ENOMEM;
 	m->type = CS_W_INIT;
+	m->pid = getpid(); /* the helper finds the restored tree among criu's tracees */
 	m->arg = stage;
 	m->len = sizeof(*o);
 	memcpy(m->data, o, sizeof(*o));
-	ret = cs_wire_send(l->sock, m, -1);
+	ret = cs_wire_send(l->sock, m, dirfd);
 	if (!ret)
 		ret = serve(l, m, &flags);
 	if (!ret && m->type == CS_W_DONE)

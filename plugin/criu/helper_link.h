@@ -21,7 +21,7 @@
 #include "options.h"
 #include "rthread.h"
 
-#define CS_LINK_MAX_RT 8
+#define CS_LINK_MAX_RT 256 /* restore threads running at once: one per process of a tree */
 
 struct cs_link {
 	int sock;
@@ -30,8 +30,12 @@ struct cs_link {
 	struct cs_rthread rt[CS_LINK_MAX_RT];
 };
 
-/* Start the helper for stage; *disabled says it found no usable driver. 0 or -errno. */
-int cs_link_start(struct cs_link *l, int stage, const struct cs_options *o, bool *disabled);
+/*
+ * Start the helper for stage, handing it the images directory when dirfd >= 0 (a dump's: the
+ * helper clears an earlier dump's files before anything is frozen); *disabled says it found no
+ * usable driver. 0 or -errno.
+ */
+int cs_link_start(struct cs_link *l, int stage, const struct cs_options *o, int dirfd, bool *disabled);
 /* One request (wire.h types); returns the helper's answer, or -EIO when the helper is gone. */
 int cs_link_call(struct cs_link *l, uint32_t type, pid_t pid, int32_t arg, int32_t ret, int fd,
 		 uint32_t *flags);

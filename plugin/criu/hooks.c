@@ -100,7 +100,8 @@ static int cudastore_init(int stage)
 		pl->disabled = true;
 		return 0;
 	}
-	ret = cs_link_start(&pl->link, stage, &pl->opt, &pl->disabled);
+	ret = cs_link_start(&pl->link, stage, &pl->opt,
+			    stage == CR_PLUGIN_STAGE__DUMP ? criu_get_image_dir() : -1, &pl->disabled);
 	if (ret)
 		goto err_free; /* criu calls no exit for a plugin whose init failed */
 	if (pl->disabled && stage == CR_PLUGIN_STAGE__RESTORE)

@@ -3,7 +3,11 @@
  * context.h - the one plugin context: options, driver tables, and the processes we track.
  *
  * Lives in cudastore-helper, from criu's INIT to its BYE (or to the guardian's end). Requests
- * come one at a time, so the context needs no locking (the copy engine's threads never touch it).
+ * come one at a time on the main thread. While a batch runs (batch.h) its worker threads each
+ * own one struct cs_proc and share the rest: what they change (devices.c's contexts, the pool,
+ * the dump's index) is guarded by mu. The warm-up thread (warmup.h) runs only between
+ * POST_FORKING and the first RESTORE, which joins it; the copy engine's threads never touch
+ * the context.
  */
 #ifndef CUDASTORE_CONTEXT_H
 #define CUDASTORE_CONTEXT_H
@@ -16,6 +20,7 @@
 #include "imgindex.h"
 #include "manifest.h"
 #include "options.h"
+#include "stats.h"
 
 struct cs_pinned_pool;
 
@@ -47,10 +52,21 @@ struct cs_proc {
 	unsigned ndev_plan;		     /* GPUs the process uses, from NVML (0: unknown) */
 	CUuuid dev_plan[CS_MAX_DEVICES];
 	uint64_t bytes_plan; /* GPU memory the process uses, from NVML */
+	/* its GPU phase in the batch that ran it (batch.h) */
+	bool done;	/* the batch ran it: result is its hook's answer */
+	int result;	/* 0 or -errno */
+	double t_begin, t_end; /* cs_now() */
+	uint64_t bytes;	/* GPU memory it moved */
+	struct cs_stats st;	/* its phases (dump: for the summary written after the batch) */
+	struct cs_manifest *m; /* restore: its validated manifest while the batch runs */
 };
 
 struct cs_ctx {
 	enum cs_stage stage;
+	pid_t criu_pid; /* the criu process this helper serves (its tracees are the tree) */
+	pthread_mutex_t mu; /* a batch's workers: retained contexts, the pool, the index */
+	bool batch_ran;	    /* the first CHECKPOINT / RESTORE ran the whole tree's (batch.h) */
+	unsigned sharers;   /* copies running at once in the current batch (engine opts.sharers) */
 	bool disabled; /* no libcuda, or nothing for us to do: every hook says -ENOTSUP */
 	struct cs_options opt;
 	struct cs_cuda_ops cuda;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* devices.c - cuInit, primary contexts, UUID lookups and restore device planning */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -8,7 +9,7 @@
 #include "devices.h"
 #include "log.h"
 
-int cs_dev_init(struct cs_ctx *ctx)
+static int dev_init(struct cs_ctx *ctx)
 {
 	struct cs_cuda_ops *cu = &ctx->cuda;
 	CUresult res;
@@ -17,7 +18,7 @@ int cs_dev_init(struct cs_ctx *ctx)
 		return 0;
 	res = cu->Init(0);
 	if (res != CUDA_SUCCESS) {
-		cs_err("cuInit failed in criu: %s; is the GPU visible to criu (device nodes, container)?",
+		cs_err("cuInit failed in cudastore-helper: %s; is the GPU visible where criu runs (device nodes, container)?",
 		       cs_cuda_errname(cu, res));
 		return -ENODEV;
 	}
@@ -54,7 +55,7 @@ int cs_dev_by_uuid(struct cs_ctx *ctx, const CUuuid *uuid)
 	return -ENODEV;
 }
 
-int cs_dev_retain(struct cs_ctx *ctx, int ordinal)
+static int dev_retain(struct cs_ctx *ctx, int ordinal)
 {
 	struct cs_cuda_ops *cu = &ctx->cuda;
 	char name[CS_UUID_STRLEN];
@@ -80,16 +81,36 @@ int cs_dev_retain(struct cs_ctx *ctx, int ordinal)
 	return 0;
 }
 
+/* the workers of a batch (batch.h) retain GPUs at the same time: one at a time here */
+int cs_dev_init(struct cs_ctx *ctx)
+{
+	int ret;
+
+	pthread_mutex_lock(&ctx->mu);
+	ret = dev_init(ctx);
+	pthread_mutex_unlock(&ctx->mu);
+	return ret;
+}
+
+int cs_dev_retain(struct cs_ctx *ctx, int ordinal)
+{
+	int ret;
+
+	pthread_mutex_lock(&ctx->mu);
+	ret = dev_retain(ctx, ordinal);
+	pthread_mutex_unlock(&ctx->mu);
+	return ret;
+}
+
 int cs_dev_retain_all(struct cs_ctx *ctx)
 {
-	int i, ret;
+	int i, ret = 0;
 
-	for (i = 0; i < ctx->ndev; i++) {
-		ret = cs_dev_retain(ctx, i);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	pthread_mutex_lock(&ctx->mu);
+	for (i = 0; i < ctx->ndev && !ret; i++)
+		ret = dev_retain(ctx, i);
+	pthread_mutex_unlock(&ctx->mu);
+	return ret;
 }
 
 void cs_dev_release_all(struct cs_ctx *ctx)

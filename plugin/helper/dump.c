@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "batch.h"
 #include "devices.h"
 #include "dump.h"
 #include "warmup.h"
@@ -315,7 +316,8 @@ static int copy_out(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_v
 	int ret;
 
 	memset(regs, 0, sizeof(regs));
-	remove_images(dirfd, p->ns_pid, CS_MAX_DEVICES);
+	if (!ctx->imgdir_owned) /* else the dump's start removed every file of ours already */
+		remove_images(dirfd, p->ns_pid, CS_MAX_DEVICES);
 	for (i = 0; i < v->n; i++) {
 		struct cs_manifest_dev *d = &m->dev[i];
 
@@ -371,7 +373,10 @@ static void fill_header(struct cs_ctx *ctx, struct cs_proc *p, struct cs_manifes
 	memcpy(m->dump_id, ctx->index.dump_id, sizeof(m->dump_id));
 }
 
-/* the manifest, then its entry in the dump's index (imgset.h) */
+/*
+ * The manifest, then its entry in the dump's index (imgset.h): listed here, the index file is
+ * written once the whole batch is done (checkpoint_all).
+ */
 static int write_manifest(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, const struct cs_manifest *m)
 {
 	char name[CS_NAME_MAX];
@@ -379,10 +384,13 @@ static int write_manifest(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, cons
 
 	cs_name_manifest(name, p->ns_pid);
 	ret = cs_manifest_write(dirfd, name, m);
-	if (ret)
+	if (ret) {
 		cs_err("pid %d: writing manifest %s failed: %s", p->pid, name, strerror(-ret));
-	else
-		ret = cs_imgset_dump_add(ctx, dirfd, p->ns_pid);
+		return ret;
+	}
+	pthread_mutex_lock(&ctx->mu);
+	ret = cs_imgset_dump_note(ctx, p->ns_pid);
+	pthread_mutex_unlock(&ctx->mu);
 	return ret;
 }
 
@@ -449,13 +457,98 @@ static int checkpoint_driver(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, s
 	return write_manifest(ctx, p, dirfd, m);
 }
 
+/* On a batch worker, the restore thread running: one process's GPU checkpoint (batch.h). */
+static int checkpoint_one(struct cs_ctx *ctx, struct cs_proc *p, void *arg)
+{
+	int dirfd = *(const int *)arg, ret;
+	struct cs_manifest *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return -ENOMEM;
+	memset(&p->st, 0, sizeof(p->st));
+	cs_stats_begin(&p->st);
+	ret = p->mode == CS_MODE_CUSTOM ? checkpoint_custom(ctx, p, dirfd, m, &p->st)
+					: checkpoint_driver(ctx, p, dirfd, m, &p->st);
+	if (ret) {
+		if (p->phase != CS_PHASE_CHECKPOINTED)
+			p->phase = CS_PHASE_FAILED;
+		cs_manifest_free(m);
+		free(m);
+		return ret;
+	}
+	p->bytes = m->total_bytes;
+	p->m = m; /* for its summary, once the batch is done */
+	cs_info("pid %d: GPU checkpoint done in %.3f s: %u GPU(s), %.1f MiB, %.1f MiB stored", p->pid,
+		cs_stats_total(&p->st), m->ndev, m->total_bytes / 1048576.0, m->stored_bytes / 1048576.0);
+	return 0;
+}
+
+/* found checkpointed by someone else: its memory is in its own pages */
+static int checkpoint_found(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
+{
+	struct cs_manifest *m = calloc(1, sizeof(*m));
+	int ret;
+
+	if (!m)
+		return -ENOMEM;
+	fill_header(ctx, p, m, CS_MODE_DRIVER);
+	ret = write_manifest(ctx, p, dirfd, m);
+	free(m);
+	return ret;
+}
+
+/* After the batch: the index lists every manifest written; then each process's summary. */
+static void checkpoint_settle(struct cs_ctx *ctx, struct cs_proc **procs, unsigned n, int dirfd)
+{
+	unsigned i;
+	int ret = ctx->index.n ? cs_imgset_dump_flush(ctx, dirfd) : 0;
+
+	for (i = 0; i < n; i++) {
+		struct cs_proc *p = procs[i];
+
+		if (!p->result && ret)
+			p->result = ret; /* an image set without its index cannot be restored */
+		if (!p->result && p->m)
+			cs_summary_write(dirfd, p, p->m, &p->st);
+		cs_manifest_free(p->m);
+		free(p->m);
+		p->m = NULL;
+	}
+}
+
+/*
+ * The first CHECKPOINT: every process of the dump at once (criu calls CHECKPOINT_DEVICES for
+ * every task back to back, after all of them were paused and locked).
+ */
+static void checkpoint_all(struct cs_ctx *ctx, int dirfd)
+{
+	struct cs_proc *procs[CS_MAX_PROCS];
+	struct cs_batch b = { .what = "checkpoint", .procs = procs, .fn = checkpoint_one, .arg = &dirfd };
+	unsigned i;
+
+	for (i = 0; i < ctx->nproc; i++) {
+		struct cs_proc *p = &ctx->proc[i];
+
+		if (p->phase == CS_PHASE_CHECKPOINTED && !p->checkpoint_called) {
+			procs[b.n++] = p; /* no driver work: answered here, listed in the index */
+			p->done = true;
+			p->result = checkpoint_found(ctx, p, dirfd);
+		}
+	}
+	i = b.n;
+	b.procs = procs + i;
+	b.n = 0;
+	for (unsigned k = 0; k < ctx->nproc; k++)
+		if (ctx->proc[k].phase == CS_PHASE_LOCKED || ctx->proc[k].phase == CS_PHASE_FOUND)
+			b.procs[b.n++] = &ctx->proc[k];
+	cs_batch_run(ctx, &b);
+	checkpoint_settle(ctx, procs, i + b.n, dirfd);
+}
+
 int cs_dump_checkpoint(struct cs_ctx *ctx, pid_t pid, int dirfd)
 {
 	struct cs_proc *p = cs_ctx_find(ctx, pid);
-	struct cs_rthread rt = { 0 };
-	struct cs_stats st = { 0 };
-	struct cs_manifest *m;
-	int tid, ret, ret2;
+	int tid;
 
 	if (!p) {
 		if (ctx->cuda.CheckpointProcessGetRestoreThreadId(pid, &tid) != CUDA_SUCCESS)
@@ -463,42 +556,11 @@ int cs_dump_checkpoint(struct cs_ctx *ctx, pid_t pid, int dirfd)
 		cs_err("pid %d started using CUDA after criu paused it (cuInit race); retry the dump", pid);
 		return -EAGAIN;
 	}
-	if (p->phase == CS_PHASE_CHECKPOINTED && !p->checkpoint_called) {
-		/* found checkpointed by someone else: its memory is in its own pages */
-		m = calloc(1, sizeof(*m));
-		if (!m)
-			return -ENOMEM;
-		fill_header(ctx, p, m, CS_MODE_DRIVER);
-		ret = write_manifest(ctx, p, dirfd, m);
-		free(m);
-		return ret;
+	if (!ctx->batch_ran) {
+		ctx->batch_ran = true;
+		checkpoint_all(ctx, dirfd);
 	}
-	if (p->phase != CS_PHASE_LOCKED && p->phase != CS_PHASE_FOUND)
-		return -EPROTO;
-	m = calloc(1, sizeof(*m));
-	if (!m)
-		return -ENOMEM;
-	cs_stats_begin(&st);
-	ret = cs_rthread_run(&rt, p->restore_tid);
-	if (ret)
-		goto out;
-	ret = p->mode == CS_MODE_CUSTOM ? checkpoint_custom(ctx, p, dirfd, m, &st)
-					: checkpoint_driver(ctx, p, dirfd, m, &st);
-	ret2 = cs_rthread_stop(&rt);
-	if (!ret)
-		ret = ret2;
-	if (!ret) {
-		cs_summary_write(dirfd, p, m, &st);
-		cs_info("pid %d: GPU checkpoint done in %.3f s: %u GPU(s), %.1f MiB, %.1f MiB stored", pid,
-			cs_stats_total(&st), m->ndev, m->total_bytes / 1048576.0,
-			m->stored_bytes / 1048576.0);
-	} else if (p->phase != CS_PHASE_CHECKPOINTED) {
-		p->phase = CS_PHASE_FAILED;
-	}
-out:
-	cs_manifest_free(m);
-	free(m);
-	return ret;
+	return p->done ? p->result : -EPROTO;
 }
 
 /* ---- exit(DUMP): rollback --------------------------------------------------------------- */
@@ -546,15 +608,12 @@ static int restore_checkpointed(struct cs_ctx *ctx, struct cs_proc *p, int dirfd
 	return ret;
 }
 
-static int rollback_one(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
+/* On a batch worker, the restore thread running: one process back to its state as found. */
+static int rollback_one(struct cs_ctx *ctx, struct cs_proc *p, void *arg)
 {
-	struct cs_rthread rt = { 0 };
 	CUprocessState st = CU_PROCESS_STATE_FAILED;
-	int ret;
+	int dirfd = *(const int *)arg, ret = 0;
 
-	ret = cs_rthread_run(&rt, p->restore_tid);
-	if (ret)
-		return ret;
 	if (ctx->cuda.CheckpointProcessGetState(p->pid, &st) != CUDA_SUCCESS)
 		ret = -EPROTO;
 	if (!ret && st == CU_PROCESS_STATE_CHECKPOINTING) {
@@ -582,7 +641,6 @@ static int rollback_one(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
 		       st);
 		ret = -EPROTO;
 	}
-	cs_rthread_stop(&rt);
 	return ret;
 }
 
@@ -600,32 +658,35 @@ static bool needs_rollback(const struct cs_proc *p)
 
 void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd)
 {
+	struct cs_proc *procs[CS_MAX_PROCS];
+	struct cs_batch b = { .what = "rollback", .procs = procs, .fn = rollback_one, .arg = &dirfd };
 	bool resume = ret != 0 || leave_running, kept = false;
 	unsigned i;
 
-	for (i = 0; i < ctx->nproc; i++) {
-		struct cs_proc *p = &ctx->proc[i];
-		double t0 = cs_now();
-		int r;
+	for (i = 0; resume && i < ctx->nproc; i++)
+		if (needs_rollback(&ctx->proc[i]))
+			procs[b.n++] = &ctx->proc[i];
+	cs_batch_run(ctx, &b); /* every process at once, as the checkpoint ran */
+	for (i = 0; i < b.n; i++) {
+		struct cs_proc *p = procs[i];
 
-		if (!resume || !needs_rollback(p))
-			goto next;
-		r = rollback_one(ctx, p, dirfd);
-		if (r)
+		if (p->result)
 			cs_err("pid %d: rollback failed; see above", p->pid);
 		else
-			cs_info("pid %d: resumed with its GPU memory in %.3f s (%s)", p->pid, cs_now() - t0,
+			cs_info("pid %d: resumed with its GPU memory in %.3f s (%s)", p->pid,
+				p->t_end - p->t_begin,
 				cs_relay_criu_gone() ? "criu is gone" : ret ? "dump failed" : "--leave-running");
-		if (!r)
+		if (!p->result)
 			p->phase = CS_PHASE_RESUMED;
 		/* a failed dump's images are useless once the memory is back on the GPU */
-		if (!r && ret && dirfd >= 0)
+		if (!p->result && ret && dirfd >= 0)
 			remove_images(dirfd, p->ns_pid, CS_MAX_DEVICES);
-		else if (r && ret)
+		else if (p->result && ret)
 			kept = true; /* the extents may hold the only copy: keep them and the index */
-	next:
-		cs_rescue_free(p->rescue);
-		p->rescue = NULL;
+	}
+	for (i = 0; i < ctx->nproc; i++) {
+		cs_rescue_free(ctx->proc[i].rescue);
+		ctx->proc[i].rescue = NULL;
 	}
 	/* and so is its index, unless it still lists images kept above: no half image set */
 	if (ret && !kept && dirfd >= 0 && ctx->nproc)

@@ -103,6 +103,7 @@ void cs_gpuop_engine_opts(struct cs_ctx *ctx, struct cs_engine_opts *eo)
 	eo->stripes = ctx->opt.stripes;
 	eo->skip_zero = ctx->opt.skip_zero;
 	eo->progress = progress;
+	eo->sharers = ctx->sharers; /* copies of other processes running at once (batch.h) */
 }
 
 static const char *state_name(CUprocessState s)

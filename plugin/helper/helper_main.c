@@ -27,6 +27,7 @@
 #include "context.h"
 #include "devices.h"
 #include "dump.h"
+#include "imgset.h"
 #include "log.h"
 #include "prefetch.h"
 #include "warmup.h"
@@ -74,8 +75,21 @@ static int load_driver(struct cs_ctx *ctx)
 	return 0;
 }
 
-static int do_init(struct helper *h, const struct cs_wire_msg *m)
+/* Dump: the directory is this dump's from now on, before criu freezes anything (imgset.h). */
+static int own_imgdir(struct cs_ctx *ctx, int dirfd)
 {
+	int ret;
+
+	if (ctx->stage != CS_STAGE_DUMP || dirfd < 0 || ctx->imgdir_owned)
+		return 0;
+	ret = cs_imgset_dump_begin(ctx, dirfd);
+	ctx->imgdir_owned = !ret;
+	return ret;
+}
+
+static int do_init(struct helper *h, const struct cs_wire_msg *m, int fd)
+{
+	pthread_mutexattr_t ma;
 	struct cs_ctx *ctx;
 
 	if (m->len != sizeof(struct cs_options)) {
@@ -88,7 +102,12 @@ static int do_init(struct helper *h, const struct cs_wire_msg *m)
 	if (!ctx)
 		return -ENOMEM;
 	ctx->stage = (enum cs_stage)m->arg;
+	ctx->criu_pid = m->pid;
 	ctx->warmup_dirfd = -1;
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&ctx->mu, &ma);
+	pthread_mutexattr_destroy(&ma);
 	memcpy(&ctx->opt, m->data, sizeof(ctx->opt));
 	h->ctx = ctx;
 	if (load_driver(ctx))
@@ -99,7 +118,7 @@ static int do_init(struct helper *h, const struct cs_wire_msg *m)
 		PACKAGE_NAME, PACKAGE_VERSION, stage_name(ctx->stage), ctx->cuda.driver_version,
 		ctx->cuda.path, ctx->cuda.has_custom_storage ? "available" : "not available",
 		cs_opt_mode_name(ctx->opt.mode), ctx->opt.source, (int)getpid());
-	return 0;
+	return own_imgdir(ctx, fd);
 }
 
 static void keep_dirfd(struct helper *h, int fd)
@@ -231,11 +250,10 @@ static int serve(struct helper *h)
 		}
 		flags = 0;
 		if (m->type == CS_W_INIT) {
-			ret = h->ctx ? -EPROTO : do_init(h, m);
+			ret = h->ctx ? -EPROTO : do_init(h, m, fd);
 			if (!ret && h->ctx->disabled)
 				flags |= CS_WF_DISABLED;
-			if (fd >= 0)
-				close(fd);
+			keep_dirfd(h, fd);
 		} else if (!h->ctx) {
 			ret = -EPROTO;
 		} else {

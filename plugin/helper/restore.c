@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "batch.h"
 #include "devices.h"
 #include "gpuop.h"
 #include "imgdir.h"
@@ -223,7 +224,7 @@ int cs_restore_driver(struct cs_ctx *ctx, pid_t pid, bool use_map)
 
 	/* restore needs persistence mode or cuInit in the caller (api doc §1.5) */
 	if (cs_dev_init(ctx))
-		cs_warn("pid %d: cuInit failed in criu; trying the driver-managed restore anyway", pid);
+		cs_warn("pid %d: cuInit failed in cudastore-helper; trying the driver-managed restore anyway", pid);
 	memset(&args, 0, sizeof(args));
 	for (i = 0; use_map && i < ctx->opt.ndevice_map; i++) {
 		pairs[i].oldUuid = ctx->opt.device_map[i].from;
@@ -332,72 +333,166 @@ static int load_images(struct cs_ctx *ctx, pid_t pid, int dirfd, struct cs_manif
 	return ret;
 }
 
-int cs_restore_process(struct cs_ctx *ctx, pid_t pid, int dirfd)
+/* A process whose GPU state these images hold: validated manifest in p->m, its restore thread. */
+static int restore_prepare(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
 {
-	CUcheckpointOperationHandle pending = NULL;
-	struct cs_manifest *m = calloc(1, sizeof(*m));
-	struct cs_rthread rt = { 0 };
-	struct cs_stats st = { 0 };
-	double t0 = cs_now();
-	const char *why = "see the errors above";
-	int tid = 0, ret;
+	char name[CS_NAME_MAX];
+	int tid, ret;
 	CUresult res;
 
-	if (!m)
+	p->m = calloc(1, sizeof(*p->m));
+	if (!p->m)
 		return -ENOMEM;
-	ret = load_images(ctx, pid, dirfd, m);
+	ret = load_images(ctx, p->pid, dirfd, p->m);
 	if (ret != -ENOTSUP)
 		ctx->restored++; /* one of the processes the images hold (cs_pool_after_restore) */
 	if (ret == -ENOTSUP) {
 		/* no manifest: a CUDA process the driver reports checkpointed must not run (imgset.h) */
-		char name[CS_NAME_MAX];
-
-		cs_name_manifest(name, cs_procfs_ns_pid(pid));
-		ret = no_manifest(ctx, pid, name);
-		if (ret == -ENOTSUP)
-			goto out;
-		why = "its manifest is missing";
-		goto err_kill;
+		cs_name_manifest(name, p->ns_pid);
+		ret = no_manifest(ctx, p->pid, name);
+		if (ret != -ENOTSUP)
+			kill_target(ctx, p->pid, NULL, "its manifest is missing");
+		return ret;
 	}
 	if (ret) {
-		why = "invalid images";
-		goto err_kill;
+		kill_target(ctx, p->pid, NULL, "invalid images");
+		return ret;
 	}
-	cs_info("pid %d: restoring %s-mode GPU state (%u GPU(s), %.1f MiB)", pid,
-		m->mode == CS_MODE_CUSTOM ? "CustomStorage" : "driver-managed", m->ndev,
-		m->total_bytes / 1048576.0);
-	res = ctx->cuda.CheckpointProcessGetRestoreThreadId(pid, &tid);
+	cs_info("pid %d: restoring %s-mode GPU state (%u GPU(s), %.1f MiB)", p->pid,
+		p->m->mode == CS_MODE_CUSTOM ? "CustomStorage" : "driver-managed", p->m->ndev,
+		p->m->total_bytes / 1048576.0);
+	res = ctx->cuda.CheckpointProcessGetRestoreThreadId(p->pid, &tid);
 	if (res != CUDA_SUCCESS) {
-		cs_err("pid %d: has cudastore images but no CUDA restore thread: %s", pid,
+		cs_err("pid %d: has cudastore images but no CUDA restore thread: %s", p->pid,
 		       cs_cuda_errname(&ctx->cuda, res));
-		ret = -ESRCH;
-		goto err_kill;
+		kill_target(ctx, p->pid, NULL, "no CUDA restore thread");
+		return -ESRCH;
 	}
-	ret = cs_rthread_run(&rt, tid);
-	if (ret)
-		goto err_kill;
-	cs_stats_begin(&st);
-	if (m->mode == CS_MODE_CUSTOM)
-		ret = cs_restore_custom(ctx, pid, m, dirfd, NULL, true, &st, &pending);
-	else
-		ret = cs_restore_driver(ctx, pid, true);
-	if (!ret)
-		ret = unlock_running(ctx, pid);
-	if (ret)
-		goto err_kill;
-	cs_stats_end(&st, pid, "unlock", 0);
-	ret = cs_rthread_stop(&rt);
-	if (ret)
-		goto err_kill;
-	cs_info("pid %d: GPU restore done in %.3f s (%.1f MiB, %.2f GB/s)", pid, cs_now() - t0,
-		m->total_bytes / 1048576.0, m->total_bytes / (cs_now() - t0) / 1e9);
-	goto out;
+	p->restore_tid = tid;
+	return 0;
+}
 
-err_kill:
-	kill_target(ctx, pid, pending, why);
-	cs_rthread_stop(&rt);
-out:
-	cs_manifest_free(m);
-	free(m);
-	return ret;
+/* On a batch worker, the restore thread running: one process's GPU memory back, unlocked. */
+static int restore_one(struct cs_ctx *ctx, struct cs_proc *p, void *arg)
+{
+	CUcheckpointOperationHandle pending = NULL;
+	int dirfd = *(const int *)arg, ret;
+
+	cs_stats_begin(&p->st);
+	if (p->m->mode == CS_MODE_CUSTOM)
+		ret = cs_restore_custom(ctx, p->pid, p->m, dirfd, NULL, true, &p->st, &pending);
+	else
+		ret = cs_restore_driver(ctx, p->pid, true);
+	if (!ret)
+		ret = unlock_running(ctx, p->pid);
+	if (ret) {
+		kill_target(ctx, p->pid, pending, "see the errors above");
+		return ret;
+	}
+	cs_stats_end(&p->st, p->pid, "unlock", 0);
+	p->bytes = p->m->total_bytes;
+	cs_info("pid %d: GPU restore done in %.3f s (%.1f MiB, %.2f GB/s)", p->pid,
+		cs_stats_total(&p->st), p->bytes / 1048576.0, p->bytes / cs_stats_total(&p->st) / 1e9);
+	return 0;
+}
+
+/*
+ * Any process that failed: no process of the tree may run (its GPU memory, or a sibling's it
+ * works with, is wrong). CRIU ignores this hook's answer, so the tree is killed here; CRIU's
+ * detach then fails and it exits non-zero.
+ */
+static void kill_tree(struct cs_ctx *ctx, const pid_t *tree, unsigned n)
+{
+	unsigned i;
+
+	cs_err("the GPU state of the tree could not be restored completely; killing all %u processes "
+	       "of the tree so that none runs. The images were not modified: fix the cause and restore "
+	       "again",
+	       n);
+	for (i = 0; i < n; i++) {
+		struct cs_proc *p = cs_ctx_find(ctx, tree[i]);
+
+		kill(tree[i], SIGKILL);
+		if (p && !p->result)
+			p->result = -ECANCELED;
+	}
+}
+
+/* The processes criu restores: its tracees now (RESUME_DEVICES_LATE stops them all), pid first. */
+static unsigned restored_tree(struct cs_ctx *ctx, pid_t pid, pid_t *tree, unsigned max)
+{
+	int n = ctx->criu_pid > 0 ? cs_procfs_traced_by(ctx->criu_pid, tree + 1, max - 1) : -ENOENT;
+	unsigned k = 1;
+
+	tree[0] = pid;
+	if (n < 0 || (unsigned)n > max - 1) {
+		cs_warn("the processes criu restores cannot be listed (%s); restoring their GPU state one "
+			"at a time",
+			n < 0 ? strerror(-n) : "too many");
+		return 1;
+	}
+	for (int i = 0; i < n; i++)
+		if (tree[i + 1] != pid)
+			tree[k++] = tree[i + 1];
+	return k;
+}
+
+/*
+ * Every process of tree[0..n) at once (those not seen before). Each is validated first; any that
+ * fails validation or its restore gets the whole tree killed before any resumes.
+ */
+static void restore_all(struct cs_ctx *ctx, const pid_t *tree, unsigned n, int dirfd)
+{
+	struct cs_proc *procs[CS_MAX_PROCS];
+	struct cs_batch b = { .what = "restore", .procs = procs, .fn = restore_one, .arg = &dirfd };
+	bool failed = false;
+	unsigned i;
+
+	cs_prefetch_take(); /* settles a prefetch once, before the workers share it */
+	for (i = 0; i < n; i++) {
+		struct cs_proc *p;
+
+		if (cs_ctx_find(ctx, tree[i]))
+			continue;
+		p = cs_ctx_add(ctx, tree[i]);
+		if (!p) {
+			cs_err("pid %d: more than %d processes in one restore", tree[i], CS_MAX_PROCS);
+			kill(tree[i], SIGKILL);
+			failed = true;
+			continue;
+		}
+		p->ns_pid = cs_procfs_ns_pid(p->pid);
+		p->done = true;
+		p->result = restore_prepare(ctx, p, dirfd);
+		if (!p->result)
+			procs[b.n++] = p;
+		else if (p->result != -ENOTSUP)
+			failed = true;
+	}
+	if (!failed)
+		failed = cs_batch_run(ctx, &b) != 0;
+	if (failed)
+		kill_tree(ctx, tree, n);
+	for (i = 0; i < b.n; i++) {
+		cs_manifest_free(procs[i]->m);
+		free(procs[i]->m);
+		procs[i]->m = NULL;
+	}
+}
+
+int cs_restore_process(struct cs_ctx *ctx, pid_t pid, int dirfd)
+{
+	pid_t tree[CS_MAX_PROCS];
+	struct cs_proc *p;
+	unsigned n = 1;
+
+	if (!ctx->batch_ran) { /* the first RESTORE: every process criu restores */
+		ctx->batch_ran = true;
+		n = restored_tree(ctx, pid, tree, CS_MAX_PROCS);
+	} else {
+		tree[0] = pid; /* a process the first call did not see: on its own */
+	}
+	restore_all(ctx, tree, n, dirfd);
+	p = cs_ctx_find(ctx, pid);
+	return p && p->done ? p->result : -EPROTO;
 }

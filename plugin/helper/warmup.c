@@ -33,7 +33,7 @@ static unsigned bufs_for(const struct cs_ctx *ctx, uint64_t bytes, uint32_t chun
  * made with cu current. None when one buffer exceeds pinned_mb: such images are restored with
  * one buffer of their own (engine.c, region_plan).
  */
-static struct cs_pinned_pool *pool_for(struct cs_ctx *ctx, CUcontext cu, unsigned n, uint32_t size)
+static struct cs_pinned_pool *pool_make(struct cs_ctx *ctx, CUcontext cu, unsigned n, uint32_t size)
 {
 	char err[256];
 	int ret;
@@ -49,6 +49,17 @@ static struct cs_pinned_pool *pool_for(struct cs_ctx *ctx, CUcontext cu, unsigne
 	cs_debug("pinned pool: %u buffers of %u bytes pinned in %.3f s", n, size,
 		 cs_pinned_pool_seconds(ctx->pool));
 	return ctx->pool;
+}
+
+/* the copies of a batch (batch.h) ask at the same time: the first makes it */
+static struct cs_pinned_pool *pool_for(struct cs_ctx *ctx, CUcontext cu, unsigned n, uint32_t size)
+{
+	struct cs_pinned_pool *pool;
+
+	pthread_mutex_lock(&ctx->mu);
+	pool = pool_make(ctx, cu, n, size);
+	pthread_mutex_unlock(&ctx->mu);
+	return pool;
 }
 
 /* one GPU to be copied: its bytes and the chunk size of the copy */
@@ -115,36 +126,21 @@ void cs_pool_after_restore(struct cs_ctx *ctx)
 	cs_debug("pinned pool released: no process of these images is left to restore");
 }
 
-/* the first manifest the index lists, if it is a CustomStorage one; 0 or -errno */
-static int first_custom_manifest(int dirfd, struct cs_manifest *m)
+/* the index of the images in dirfd: the manifests this restore reads; 0 or -errno */
+static int read_index(int dirfd, struct cs_index *idx)
 {
-	struct cs_index *idx = calloc(1, sizeof(*idx));
-	char name[CS_NAME_MAX], err[256];
-	int ret;
+	char err[256];
+	int ret = cs_index_read(dirfd, idx, err, sizeof(err)); /* format 1.0 images have none */
 
-	if (!idx)
-		return -ENOMEM;
-	ret = cs_index_read(dirfd, idx, err, sizeof(err)); /* format 1.0 images have none: no warm-up */
-	if (!ret && !idx->n)
-		ret = -ENOENT;
-	if (!ret) {
-		cs_name_manifest(name, idx->ns_pid[0]);
-		ret = cs_manifest_read(dirfd, name, m, err, sizeof(err));
-	}
-	free(idx);
-	if (!ret && m->mode != CS_MODE_CUSTOM) {
-		cs_manifest_free(m);
-		ret = -ENOTSUP;
-	}
-	return ret;
+	return !ret && !idx->n ? -ENOENT : ret;
 }
 
-/* retain the GPUs manifest m is restored onto; the first one's ordinal, or -errno */
-static int retain_destinations(struct cs_ctx *ctx, const struct cs_manifest *m)
+/* retain the GPUs manifest m is restored onto, into dest[]; 0 or -ENODEV */
+static int retain_destinations(struct cs_ctx *ctx, const struct cs_manifest *m, CUuuid *dest)
 {
-	CUuuid visible[CS_MAX_DEVICES], dest[CS_MAX_DEVICES];
+	CUuuid visible[CS_MAX_DEVICES];
 	char err[512];
-	int i, ord, first = -ENODEV;
+	int i, ord;
 
 	for (i = 0; i < ctx->ndev; i++)
 		if (cs_dev_uuid(ctx, i, &visible[i]))
@@ -156,29 +152,76 @@ static int retain_destinations(struct cs_ctx *ctx, const struct cs_manifest *m)
 		ord = cs_dev_by_uuid(ctx, &dest[i]);
 		if (ord < 0 || cs_dev_retain(ctx, ord))
 			return -ENODEV;
-		if (first < 0)
-			first = ord;
 	}
-	return first;
+	return 0;
 }
 
-/* the pool for restoring manifest m onto cu's GPU */
-static void pool_for_manifest(struct cs_ctx *ctx, CUcontext cu, const struct cs_manifest *m)
-{
-	struct gpu_copy g[CS_MAX_DEVICES];
-	unsigned i;
+/* what the tree's copies will move onto each destination GPU (by ordinal) */
+struct tree_plan {
+	struct gpu_copy gpu[CS_MAX_DEVICES];
+	unsigned processes;
+};
 
-	for (i = 0; i < m->ndev && i < CS_MAX_DEVICES; i++)
-		g[i] = (struct gpu_copy){ m->dev[i].size, m->dev[i].chunk_size };
-	pool_for_gpus(ctx, cu, g, i);
+static void plan_manifest(struct cs_ctx *ctx, const struct cs_manifest *m, struct tree_plan *t)
+{
+	CUuuid dest[CS_MAX_DEVICES];
+	unsigned i;
+	int ord;
+
+	if (m->mode != CS_MODE_CUSTOM || retain_destinations(ctx, m, dest))
+		return;
+	t->processes++;
+	for (i = 0; i < m->ndev; i++) {
+		ord = cs_dev_by_uuid(ctx, &dest[i]);
+		t->gpu[ord].size += m->dev[i].size;
+		if (m->dev[i].chunk_size > t->gpu[ord].chunk)
+			t->gpu[ord].chunk = m->dev[i].chunk_size;
+	}
+}
+
+/*
+ * Every CustomStorage manifest the index lists: their destination GPUs retained, and the pool for
+ * restoring them at once (the processes on one GPU share its pinned bound, batch.h).
+ */
+static void warm_tree(struct cs_ctx *ctx, int dirfd)
+{
+	struct cs_index *idx = calloc(1, sizeof(*idx));
+	struct cs_manifest *m = calloc(1, sizeof(*m));
+	struct tree_plan t = { 0 };
+	char name[CS_NAME_MAX], err[256];
+	CUcontext cu = NULL;
+	unsigned i, n = 0;
+
+	if (!idx || !m || read_index(dirfd, idx))
+		goto out;
+	for (i = 0; i < idx->n; i++) {
+		cs_name_manifest(name, idx->ns_pid[i]);
+		if (cs_manifest_read(dirfd, name, m, err, sizeof(err)))
+			continue; /* the restore says why */
+		plan_manifest(ctx, m, &t);
+		cs_manifest_free(m);
+		memset(m, 0, sizeof(*m));
+	}
+	for (i = 0; i < CS_MAX_DEVICES; i++) {
+		if (!t.gpu[i].size)
+			continue;
+		if (!cu)
+			cu = ctx->retained[i];
+		t.gpu[n++] = t.gpu[i];
+	}
+	if (cu)
+		pool_for_gpus(ctx, cu, t.gpu, n);
+	cs_debug("warm-up: %u CustomStorage process(es) on %u GPU(s)", t.processes, n);
+out:
+	free(idx);
+	free(m);
 }
 
 static void *warmup_main(void *arg)
 {
 	struct cs_ctx *ctx = arg;
-	struct cs_manifest *m = calloc(1, sizeof(*m));
 	double t0 = cs_now();
-	int ord = -ENODEV;
+	unsigned contexts = 0;
 	CUresult res;
 
 	/* probe first: a failure here is the restore's to report (cs_dev_init logs it as an error) */
@@ -190,16 +233,13 @@ static void *warmup_main(void *arg)
 	}
 	if (cs_dev_init(ctx))
 		goto out;
-	if (m && ctx->cuda.has_custom_storage && !first_custom_manifest(ctx->warmup_dirfd, m)) {
-		ord = retain_destinations(ctx, m);
-		if (ord >= 0)
-			pool_for_manifest(ctx, ctx->retained[ord], m);
-		cs_manifest_free(m);
-	}
-	cs_info("warm-up while CRIU restores: cuInit%s%s in %.3f s", ord >= 0 ? ", GPU contexts" : "",
+	if (ctx->cuda.has_custom_storage)
+		warm_tree(ctx, ctx->warmup_dirfd);
+	for (int i = 0; i < ctx->ndev; i++)
+		contexts += ctx->retained[i] != NULL;
+	cs_info("warm-up while CRIU restores: cuInit%s%s in %.3f s", contexts ? ", GPU contexts" : "",
 		ctx->pool ? ", pinned pool" : "", cs_now() - t0);
 out:
-	free(m);
 	close(ctx->warmup_dirfd);
 	ctx->warmup_dirfd = -1;
 	ctx->warmup_done = cs_now();

@@ -4,15 +4,16 @@
  * files, and the helper's pinned pool.
  *
  * At POST_FORKING (CRIU >= 4.2) the helper starts one background thread that calls cuInit, and,
- * when the images hold a CustomStorage manifest and the driver has CustomStorage, retains the
- * primary context of each GPU that manifest is restored onto and pins the copy engine's buffers
- * (the pool). All of it would otherwise open the GPU phase at RESUME_DEVICES_LATE. A warm-up
+ * when the images hold CustomStorage manifests and the driver has CustomStorage, retains the
+ * primary context of each GPU any of them is restored onto and pins the copy engine's buffers
+ * (the pool) for restoring the whole tree at once: per destination GPU, what its processes
+ * hold, at most pinned_mb. All of it would otherwise open the GPU phase at RESUME_DEVICES_LATE. A warm-up
  * that fails or finds nothing to do changes nothing: the restore does each step itself, and
  * says what went wrong then. cs_warmup_wait() joins the thread before anything else uses ctx.
  *
  * The pool (engine.h, cs_pinned_pool): buffers of the copy's chunk size (the images' on restore,
- * the chunk_mb option on dump) for every GPU of the first process, at most
- * pinned_mb per GPU, made once per helper (ahead: at POST_FORKING on restore, in PAUSE before the
+ * the chunk_mb option on dump) for every GPU of the tree (restore) or of the first process
+ * (dump), at most pinned_mb per GPU, made once per helper (ahead: at POST_FORKING on restore, in PAUSE before the
  * lock on dump; or by the first copy that wants it) and lent to every copy of every process.
  */
 #ifndef CUDASTORE_WARMUP_H

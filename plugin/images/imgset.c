@@ -37,19 +37,23 @@ int cs_imgset_dump_begin(struct cs_ctx *ctx, int dirfd)
 	return 0;
 }
 
-int cs_imgset_dump_add(struct cs_ctx *ctx, int dirfd, pid_t ns_pid)
+int cs_imgset_dump_note(struct cs_ctx *ctx, pid_t ns_pid)
 {
-	int ret;
+	if (cs_index_has(&ctx->index, ns_pid))
+		return 0;
+	if (ctx->index.n >= CS_INDEX_MAX_PIDS)
+		return -E2BIG;
+	ctx->index.ns_pid[ctx->index.n++] = ns_pid;
+	return 0;
+}
 
-	if (!cs_index_has(&ctx->index, ns_pid)) {
-		if (ctx->index.n >= CS_INDEX_MAX_PIDS)
-			return -E2BIG;
-		ctx->index.ns_pid[ctx->index.n++] = ns_pid;
-	}
-	ret = cs_index_write(dirfd, &ctx->index);
+int cs_imgset_dump_flush(struct cs_ctx *ctx, int dirfd)
+{
+	int ret = cs_index_write(dirfd, &ctx->index);
+
 	if (ret)
-		cs_err("ns pid %d: cannot write %s in the images directory: %s", ns_pid, CS_INDEX_NAME,
-		       strerror(-ret));
+		cs_err("cannot write %s (%u manifests) in the images directory: %s", CS_INDEX_NAME,
+		       ctx->index.n, strerror(-ret));
 	return ret;
 }
 

@@ -29,8 +29,10 @@
  * random dump_id (ctx->index). 0 or -errno (logged).
  */
 int cs_imgset_dump_begin(struct cs_ctx *ctx, int dirfd);
-/* Dump: the manifest of ns_pid is written: list it in cudastore-index.img (atomic rewrite). */
-int cs_imgset_dump_add(struct cs_ctx *ctx, int dirfd, pid_t ns_pid);
+/* Dump: the manifest of ns_pid is written: list it in the index (memory; callers serialise). */
+int cs_imgset_dump_note(struct cs_ctx *ctx, pid_t ns_pid);
+/* Dump: write cudastore-index.img with every manifest noted so far (atomic rewrite). */
+int cs_imgset_dump_flush(struct cs_ctx *ctx, int dirfd);
 
 /*
  * Restore, before reading the manifest of ns_pid: loads the index once (ctx->index). Returns

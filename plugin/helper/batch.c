@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+/* batch.c - the GPU phase of every process of a tree at once (see batch.h) */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "batch.h"
+#include "log.h"
+#include "rthread.h"
+#include "stats.h"
+
+struct worker_pool {
+	struct cs_ctx *ctx;
+	struct cs_batch *b;
+	const bool *ready; /* the process's restore thread runs: fn may be called */
+	atomic_uint next;  /* the next process to take */
+};
+
+unsigned cs_batch_width(const struct cs_ctx *ctx, unsigned n)
+{
+	unsigned w = ctx->opt.parallel ? ctx->opt.parallel : CS_PARALLEL_AUTO;
+
+	return n < w ? n : w;
+}
+
+static void run_one(struct worker_pool *wp, struct cs_proc *p)
+{
+	p->t_begin = cs_now();
+	p->result = wp->b->fn(wp->ctx, p, wp->b->arg);
+	p->t_end = cs_now();
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker_pool *wp = arg;
+	unsigned i;
+
+	while ((i = atomic_fetch_add(&wp->next, 1)) < wp->b->n)
+		if (wp->ready[i])
+			run_one(wp, wp->b->procs[i]);
+	return NULL;
+}
+
+/* Start up to want workers (every signal blocked in them); how many started. */
+static unsigned start_workers(struct worker_pool *wp, pthread_t *tids, unsigned want)
+{
+	sigset_t all, old;
+	unsigned n;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (n = 0; n < want; n++)
+		if (pthread_create(&tids[n], NULL, worker_main, wp))
+			break;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return n;
+}
+
+/* Let the restore thread of every process run; ready[i] says which run. */
+static void run_threads(struct cs_batch *b, struct cs_rthread *rt, bool *ready)
+{
+	unsigned i;
+
+	for (i = 0; i < b->n; i++) {
+		struct cs_proc *p = b->procs[i];
+
+		p->done = true;
+		p->result = cs_rthread_run(&rt[i], p->restore_tid);
+		ready[i] = !p->result;
+		if (p->result)
+			cs_err("pid %d: its CUDA restore thread %d cannot be let run for the %s; it is left "
+			       "out",
+			       p->pid, p->restore_tid, b->what);
+	}
+}
+
+static void stop_threads(struct cs_batch *b, struct cs_rthread *rt, const bool *ready)
+{
+	unsigned i;
+	int ret;
+
+	for (i = 0; i < b->n; i++) {
+		if (!ready[i])
+			continue;
+		ret = cs_rthread_stop(&rt[i]);
+		if (ret && !b->procs[i]->result)
+			b->procs[i]->result = ret;
+	}
+}
+
+static void note_times(struct cs_batch *b, const bool *ready)
+{
+	double first = 0, last = 0;
+	unsigned i;
+
+	b->sum = 0;
+	for (i = 0; i < b->n; i++) {
+		struct cs_proc *p = b->procs[i];
+
+		if (!ready[i])
+			continue;
+		if (!first || p->t_begin < first)
+			first = p->t_begin;
+		if (p->t_end > last)
+			last = p->t_end;
+		b->sum += p->t_end - p->t_begin;
+	}
+	b->wall = last > first ? last - first : 0;
+	for (i = 0; i < b->n; i++)
+		if (ready[i])
+			cs_info("pid %d: %s from +%.3f s to +%.3f s of the GPU phase (%.1f MiB)%s",
+				b->procs[i]->pid, b->what, b->procs[i]->t_begin - first,
+				b->procs[i]->t_end - first, b->procs[i]->bytes / 1048576.0,
+				b->procs[i]->result ? ", failed" : "");
+}
+
+/* Run the processes on up to b->width workers; the main thread works when none starts. */
+static void run_workers(struct cs_ctx *ctx, struct cs_batch *b, const bool *ready)
+{
+	struct worker_pool wp = { .ctx = ctx, .b = b, .ready = ready };
+	pthread_t *tids = calloc(b->width, sizeof(*tids));
+	unsigned started = 0, i;
+
+	atomic_init(&wp.next, 0);
+	if (tids && b->width > 1)
+		started = start_workers(&wp, tids, b->width);
+	ctx->sharers = started ? started : 1;
+	if (!started) /* one at a time, here, as without a batch */
+		worker_main(&wp);
+	for (i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+	if (b->width > 1 && started < b->width)
+		cs_warn("%s: %u of %u worker threads started; the processes ran %u at a time", b->what,
+			started, b->width, started ? started : 1);
+	b->width = started ? started : 1;
+	ctx->sharers = 0;
+	free(tids);
+}
+
+int cs_batch_run(struct cs_ctx *ctx, struct cs_batch *b)
+{
+	struct cs_rthread *rt = calloc(b->n ? b->n : 1, sizeof(*rt));
+	bool *ready = calloc(b->n ? b->n : 1, sizeof(*ready));
+	unsigned i;
+	int ret = 0;
+
+	if (!b->n) {
+		free(rt);
+		free(ready);
+		return 0;
+	}
+	if (!rt || !ready) {
+		free(rt);
+		free(ready);
+		for (i = 0; i < b->n; i++)
+			b->procs[i]->done = true, b->procs[i]->result = -ENOMEM;
+		return b->n ? -ENOMEM : 0;
+	}
+	b->width = cs_batch_width(ctx, b->n);
+	run_threads(b, rt, ready);
+	run_workers(ctx, b, ready);
+	stop_threads(b, rt, ready);
+	note_times(b, ready);
+	for (i = 0; i < b->n && !ret; i++)
+		ret = b->procs[i]->result;
+	if (b->n > 1)
+		cs_info("GPU %s phase of %u processes, at most %u at once: %.3f s wall, %.3f s summed over "
+			"the processes (%.2fx)",
+			b->what, b->n, b->width, b->wall, b->sum, b->wall > 0 ? b->sum / b->wall : 1.0);
+	free(rt);
+	free(ready);
+	return ret;
+}

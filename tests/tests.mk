@@ -39,6 +39,13 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-custom-on-cuda13.0-refused-before-lock.sh \
 	tests/e2e/test-leave-running-dump-twice.sh \
 	tests/e2e/test-tree-two-cuda-one-cpu.sh \
+	tests/e2e/test-tree-4-cuda-custom-gpu-phase-at-once.sh \
+	tests/e2e/test-tree-4-cuda-driver-gpu-phase-at-once.sh \
+	tests/e2e/test-tree-process-3-checkpoint-fails-all-run-on.sh \
+	tests/e2e/test-tree-process-3-driver-checkpoint-fails-all-run-on.sh \
+	tests/e2e/test-tree-process-3-copy-fails-all-run-on.sh \
+	tests/e2e/test-tree-criu-killed-mid-copy-all-4-resume.sh \
+	tests/e2e/test-tree-flipped-byte-in-process-2-nothing-resumes.sh \
 	tests/e2e/test-restore-onto-other-gpus.sh \
 	tests/e2e/test-flipped-byte-refused-then-intact-restores.sh \
 	tests/e2e/test-damaged-images-rejected.sh \
@@ -79,7 +86,7 @@ TESTS += $(E2E_GPU_TESTS)
 # (through a variable, so automake still generates the test's own rule)
 E2E_NS1_AFTER = tests/e2e/test-reused-images-dir-stale-files.sh.log
 $(E2E_NS1_AFTER): tests/e2e/test-container-pid-namespace.sh.log
-dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh tests/e2e/guardian.sh tests/e2e/runc-lib.sh
+dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh tests/e2e/tree.sh tests/e2e/guardian.sh tests/e2e/runc-lib.sh
 
 # GPU-host tools (built by make-gpu-artifacts.sh; not run by make check)
 check_PROGRAMS += tests/gpu/cs-driver-timing

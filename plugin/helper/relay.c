@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,13 +146,12 @@ void cs_relay_test_stall(const char *phase)
 {
 	const char *want = getenv("CUDASTORE_TEST_STALL"), *file = getenv("CUDASTORE_TEST_STALL_FILE");
 	struct pollfd pfd = { .fd = sock, .events = POLLRDHUP };
-	static bool done;
+	static atomic_bool done; /* batch workers reach the same phase at once: one stalls */
 	char pid[32];
 	int fd, i;
 
-	if (!want || strcmp(want, phase) || done || !file)
+	if (!want || strcmp(want, phase) || !file || atomic_exchange(&done, true))
 		return;
-	done = true;
 	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd >= 0) {
 		snprintf(pid, sizeof(pid), "%d\n", getpid());

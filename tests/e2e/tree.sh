@@ -1,0 +1,155 @@
+# tree.sh - a tree of NCUDA CUDA processes (the root and NCUDA-1 children) and one CPU-only child,
+# dumped and restored through CRIU with the plugin, every process's GPU phase at once.
+# Parameters (environment):
+#   MODE (custom|driver)  SIZE (4m per buffer, 2 buffers)  NCUDA (4)  RATE (64: the emulated
+#   driver's MB/s per process, so that the overlap shows in its trace)
+#   SCENARIO:
+#     roundtrip        every byte verified after the restore; the 4 checkpoint calls and the 4
+#                      restore calls overlap; the GPU phase is well under the sum of its processes
+#     checkpoint-fails process 3 of 4 fails its checkpoint call: the dump fails, all run on intact
+#     copy-fails       process 3 of 4 fails mid-copy (custom): the same
+#     criu-killed      criu SIGKILLed during the parallel copy: the guardian brings all back
+#     flipped-byte     one byte of process 2's extent flipped (custom): the restore fails in
+#                      bounded time and no process of the tree runs
+. "$top_srcdir/tests/e2e/lib.sh"
+. "$top_srcdir/tests/e2e/guardian.sh"
+need_criu; setup_work; use_emulator
+: "${MODE:=custom}" "${SIZE:=4m}" "${NCUDA:=4}" "${RATE:=64}" "${SCENARIO:=roundtrip}"
+export CUDASTORE_MODE=$MODE CUDASTORE_EMU_RATE_MBPS=$RATE
+TRACE=$WORK/criu.trace
+STALL=$WORK/stall
+
+# the tree: sets KIDS (all children) and CUDA (the CUDA processes, root first, in fork order)
+start_tree() {
+	local k
+	start_workload w --size "$SIZE" --fork-cuda $((NCUDA - 1)) --fork-cpu 1
+	sleep 0.5
+	KIDS=$(cat /proc/"$WPID"/task/*/children)
+	CUDA=$WPID
+	for k in $KIDS; do grep -q libcuda "/proc/$k/maps" 2>/dev/null && CUDA="$CUDA $k"; done
+	check "the tree has $NCUDA CUDA processes and a CPU-only child ($CUDA | $KIDS)" \
+		[ "$(echo $CUDA | wc -w)" = "$NCUDA" ] && [ "$(echo $KIDS | wc -w)" = "$NCUDA" ]
+}
+nth_cuda() { echo $CUDA | cut -d' ' -f"$1"; }
+tree_gone() { local p; for p in $WPID $KIDS; do wait_gone "$p"; done; }
+all_alive() { local p; for p in $WPID $KIDS; do alive "$p" || return 1; done; }
+
+# phase_ratio LOG WHAT: wall / sum of "GPU WHAT phase of N processes" (x1000, an integer)
+phase_ratio() {
+	sed -n "s/.*GPU $2 phase of [0-9]* processes.*: \([0-9.]*\) s wall, \([0-9.]*\) s summed.*/\1 \2/p" "$1" |
+		tail -n1 | awk '$2 > 0 { printf "%d", 1000 * $1 / $2 }'
+}
+
+roundtrip() {
+	local r
+	plan 14
+	start_tree
+	CRIU_ENV="CUDASTORE_EMU_TRACE=$TRACE" criu_dump "$WORK/img" "$WPID"
+	check "criu dump succeeds" [ $? = 0 ]
+	check "one manifest per CUDA process" [ "$(ls "$WORK/img" | grep -c '^cudastore-[0-9]*\.img$')" = "$NCUDA" ]
+	check "every process's checkpoint ran in one GPU phase" log_has "$WORK/img/dump.log" \
+		"GPU checkpoint phase of $NCUDA processes, at most $NCUDA at once"
+	check "the emulated driver saw the $NCUDA checkpoint calls in flight together" \
+		tr_overlap "$TRACE" cuCheckpointProcessCheckpoint "$NCUDA"
+	r=$(phase_ratio "$WORK/img/dump.log" checkpoint)
+	check "the GPU checkpoint phase took ${r:-?}/1000 of the processes' summed time (<= 600)" \
+		[ -n "$r" ] && [ "$r" -le 600 ]
+	diag "checkpoint calls spanned $(tr_span "$TRACE" cuCheckpointProcessCheckpoint) s"
+	tree_gone
+	rm -f "$TRACE"
+	CRIU_ENV="CUDASTORE_EMU_TRACE=$TRACE" criu_restore "$WORK/img"
+	check "criu restore succeeds" [ $? = 0 ]
+	check "every CUDA process restored" [ "$(grep -c 'GPU restore done' "$WORK/img/restore.log")" = "$NCUDA" ]
+	check "every process's restore ran in one GPU phase" log_has "$WORK/img/restore.log" \
+		"GPU restore phase of $NCUDA processes, at most $NCUDA at once"
+	check "the emulated driver saw the $NCUDA restore calls in flight together" \
+		tr_overlap "$TRACE" cuCheckpointProcessRestore "$NCUDA"
+	r=$(phase_ratio "$WORK/img/restore.log" restore)
+	check "the GPU restore phase took ${r:-?}/1000 of the processes' summed time (<= 600)" \
+		[ -n "$r" ] && [ "$r" -le 600 ]
+	check "the CPU-only child was left to CRIU and runs" all_alive
+	check "the pinned pool was released once" \
+		[ "$(grep -c 'pinned pool released' "$WORK/img/restore.log")" -le 1 ]
+	check_verdict w "$WPID" "root and children verified every byte"
+}
+
+# the dump fails for one process; every process runs on with every byte, none locked
+fails_all_run_on() {
+	local what=$1 fault=$2 p3
+	plan 8
+	start_tree
+	p3=$(nth_cuda 3)
+	CRIU_ENV="CUDASTORE_EMU_FAULTS=${fault/PID/$p3}" criu_dump "$WORK/img" "$WPID"
+	check "criu dump fails ($what of pid $p3)" [ $? != 0 ]
+	check "the plugin named process 3 ($p3)" log_has "$WORK/img/dump.log" "Error: cudastore: pid $p3: "
+	check "the others had been checkpointed at the same time" log_has "$WORK/img/dump.log" \
+		"GPU checkpoint phase of $NCUDA processes, at most $NCUDA at once"
+	check "the rollback put every other CUDA process back with its GPU memory" bash -c "
+		for p in $CUDA; do [ \$p = $p3 ] && continue
+			grep -aq \"pid \$p: resumed with its GPU memory .*dump failed\" '$WORK/img/dump.log' || exit 1; done"
+	check "no half image set is left" [ -z "$(cudastore_images "$WORK/img")" ]
+	sleep 0.5
+	check "every process of the tree runs on" all_alive
+	check "no running GPU check failed meanwhile" bash -c "[ ! -s '$WORK/w.out' ]"
+	check_verdict w "$WPID" "root and children verified every byte (none left locked)"
+}
+
+criu_killed() {
+	local p
+	plan 9
+	start_tree
+	export CUDASTORE_TEST_STALL=copy-out CUDASTORE_TEST_STALL_FILE=$STALL
+	criu_bg dump "$WORK/img"
+	kill_criu_at copy-out
+	unset CUDASTORE_TEST_STALL CUDASTORE_TEST_STALL_FILE
+	check "the guardian said what it did" log_has "$WORK/img/cudastore-guardian.log" \
+		"criu is gone in the middle of the dump"
+	for p in $CUDA; do
+		log_has "$WORK/img/cudastore-guardian.log" "pid $p: resumed with its GPU memory .*criu is gone" ||
+			diag "pid $p not resumed"
+	done
+	check "the guardian brought all $NCUDA CUDA processes back" [ "$(grep -ac 'resumed with its GPU memory .*criu is gone' \
+		"$WORK/img/cudastore-guardian.log")" = "$NCUDA" ]
+	check "no half image set is left ($(cudastore_images "$WORK/img"))" [ -z "$(cudastore_images "$WORK/img")" ]
+	sleep 0.5
+	check "every process of the tree runs on" all_alive
+	check "no running GPU check failed meanwhile" bash -c "[ ! -s '$WORK/w.out' ]"
+	check_verdict w "$WPID" "root and children verified every byte"
+}
+
+flipped_byte() {
+	local p2 t0 rc before
+	plan 8
+	start_tree
+	criu_dump "$WORK/img" "$WPID"
+	check "criu dump succeeds" [ $? = 0 ]
+	p2=$(nth_cuda 2)
+	flip_byte "$(extent_of "$WORK/img" "$p2" 0)"
+	tree_gone
+	before=$(images_sum "$WORK/img")
+	t0=$(date +%s)
+	criu_restore "$WORK/img"
+	rc=$?
+	check "criu restore exits 1 ($rc) within 60 s ($(( $(date +%s) - t0 )) s)" \
+		[ "$rc" = 1 ] && [ $(( $(date +%s) - t0 )) -le 60 ]
+	check "the plugin refused process 2's chunk" log_has "$WORK/img/restore.log" \
+		"pid $p2: copying the images into the GPU failed: restore: checksum mismatch"
+	check "and killed every process of the tree" log_has "$WORK/img/restore.log" \
+		"killing all $((NCUDA + 1)) processes of the tree so that none runs"
+	check "CRIU said Restoring FAILED" log_has "$WORK/img/restore.log" "Restoring FAILED"
+	sleep 0.3
+	check "nothing of the tree runs ($WPID $KIDS)" gone $WPID $KIDS
+	check "the restore did not modify the images" [ "$before" = "$(images_sum "$WORK/img")" ]
+}
+
+case $SCENARIO in
+roundtrip) roundtrip ;;
+checkpoint-fails) fails_all_run_on "checkpoint call fails" "cuCheckpointProcessCheckpoint@PID:1:999" ;;
+copy-fails) # 1 MiB chunks: process 3's second chunk fails on its way out of the GPU
+	set_config "chunk_mb = 1"
+	fails_all_run_on "copy fails" "cuMemcpyDtoHAsync@PID:2:999" ;;
+criu-killed) criu_killed ;;
+flipped-byte) flipped_byte ;;
+*) bail "tree.sh: unknown SCENARIO $SCENARIO" ;;
+esac
+done_testing

@@ -357,10 +357,12 @@ void emu_driver_serve(int sk)
 	struct emu_rep rep = { .magic = EMU_MAGIC };
 	int in[EMU_MAXDEV], out[EMU_MAXDEV], nin = 0, nout = 0, i;
 	struct emu_req req;
+	uint64_t begin;
 	char name[32];
 
 	if (emu_msg_recv(sk, &req, sizeof(req), in, &nin, EMU_MAXDEV) || req.magic != EMU_MAGIC)
 		goto out;
+	begin = emu_now_ns();
 	maybe_abort(req.op);
 	probe(req.op);
 	rep.result = dispatch(&req, in, nin, &rep, out, &nout);
@@ -368,7 +370,7 @@ void emu_driver_serve(int sk)
 		rep.ndev = 0;
 	rep.state = app.state;
 	snprintf(name, sizeof(name), "drv:%s", emu_op_name(req.op));
-	emu_trace(name, rep.result);
+	emu_trace_span(name, rep.result, begin, emu_now_ns(), req.caller_pid);
 	emu_msg_send(sk, &rep, sizeof(rep), out, nout);
 	/* the caller has its own references now: nothing of the device stays open here */
 	for (i = 0; i < nout; i++)

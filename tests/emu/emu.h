@@ -72,6 +72,7 @@ struct emu_config {
 	struct emu_delay delay[EMU_MAXSPEC];
 	char abort_op[16];
 	char trace[256];
+	unsigned int rate_mbps; /* the driver's own per-process rate, 10^6 bytes/s; 0: no limit */
 };
 
 const struct emu_config *emu_config(void);

@@ -171,6 +171,15 @@ static void cfg_list(const char *text, void (*one)(char *))
 		one(tok);
 }
 
+static void cfg_rate(const char *text)
+{
+	char *end;
+
+	cfg.rate_mbps = (unsigned int)cfg_number("CUDASTORE_EMU_RATE_MBPS", text, &end, 0, 1000000);
+	if (*end)
+		cfg_die("CUDASTORE_EMU_RATE_MBPS=%s: not a number", text);
+}
+
 static void cfg_load(void)
 {
 	const char *v;
@@ -209,6 +218,9 @@ static void cfg_load(void)
 	v = getenv("CUDASTORE_EMU_TRACE");
 	if (v && *v)
 		snprintf(cfg.trace, sizeof(cfg.trace), "%s", v);
+	v = getenv("CUDASTORE_EMU_RATE_MBPS");
+	if (v && *v)
+		cfg_rate(v);
 }
 
 const struct emu_config *emu_config(void)

@@ -162,6 +162,30 @@ tr_count() {
 	fi
 }
 
+# The trace's columns 5 and 6 are each call's begin and end (CLOCK_MONOTONIC ns), column 7 the
+# pid the call concerns (docs/testing.md).
+# tr_overlap TRACE API N: at least N caller-side calls of API with result 0 were all in flight at
+# one moment (some N of them: the latest begin before the earliest end). Says what it found
+# otherwise.
+tr_overlap() {
+	local most
+	[ -f "$1" ] || { diag "tr_overlap: no trace $1"; return 1; }
+	most=$(awk -v n="$2" '$3 == n && $4 == 0 && NF >= 6 { print $5, 1; print $6, 0 }' "$1" |
+		sort -k1,1n -k2,2n |
+		awk '$2 == 1 { if (++k > m) m = k } $2 == 0 { k-- } END { print m + 0 }')
+	[ "$most" -ge "$3" ] && return 0
+	diag "tr_overlap: at most $most of the $(tr_count "$1" "$2" 0) successful $2 calls in flight at once, want $3:"
+	awk -v n="$2" '$3 == n && $4 == 0 { if (t0 == "") t0 = $5
+		printf "#   tid %s target %s: %.3f .. %.3f s\n", $2, $7, ($5 - t0) / 1e9, ($6 - t0) / 1e9 }' "$1"
+	return 1
+}
+
+# tr_span TRACE API: seconds from the first begin to the last end of API's calls (for the log)
+tr_span() {
+	awk -v n="$2" '$3 == n && NF >= 6 { if (b == "" || $5 < b) b = $5; if ($6 > e) e = $6 }
+		END { if (b == "") exit 1; printf "%.3f\n", (e - b) / 1e9 }' "$1"
+}
+
 # ---- the cudastore command (cli/) ----------------------------------------------------------
 CUDASTORE_CMD=${top_builddir:-.}/cudastore
 # json_get FILE EXPR: a Python expression over the parsed JSON document d (fails on bad JSON)

@@ -2,6 +2,7 @@
 /* emu-test.c - shared helpers of the emulator tests (see emu-test.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -345,4 +346,56 @@ void emu_saved_free(struct emu_saved *s)
 	for (unsigned int i = 0; i < s->n; i++)
 		free(s->dev[i].data);
 	memset(s, 0, sizeof(*s));
+}
+
+double emu_test_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double emu_test_parallel(void *(*fn)(void *), void *args, size_t size, int n)
+{
+	pthread_t t[MAX_APPS];
+	double start = emu_test_now();
+	int i, started = 0;
+
+	for (i = 0; i < n && i < MAX_APPS; i++)
+		if (!pthread_create(&t[i], NULL, fn, (char *)args + (size_t)i * size))
+			started++;
+	for (i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	return started == n ? emu_test_now() - start : -1;
+}
+
+/* runs a function of tests/e2e/lib.sh with up to three arguments; its exit status, or -1 */
+static int lib_sh(const char *fn, const char *a1, const char *a2, const char *a3)
+{
+	const char *src = getenv("top_srcdir");
+	char cmd[1024];
+	int status;
+
+	snprintf(cmd, sizeof(cmd), "bash -c '. \"$0/tests/e2e/lib.sh\" && %s \"$@\"' '%s' '%s' '%s' %s", fn,
+		 src && *src ? src : ".", a1, a2, a3 ? a3 : "");
+	fflush(stdout);
+	status = system(cmd);
+	return status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int emu_test_tr_overlap(const char *trace, const char *name, int n)
+{
+	char num[16];
+
+	snprintf(num, sizeof(num), "%d", n);
+	return lib_sh("tr_overlap", trace, name, num);
+}
+
+void emu_test_tr_span(const char *trace, const char *name)
+{
+	printf("# %s: first begin to last end, s: ", name);
+	if (lib_sh("tr_span", trace, name, NULL))
+		printf("(none)\n");
+	fflush(stdout);
 }

@@ -64,6 +64,15 @@ int emu_cs_load(const struct cs_cuda_ops *cu, const CUcheckpointCustomStorageInf
 void emu_saved_free(struct emu_saved *s);
 bool emu_uuid_eq(const CUuuid *a, const CUuuid *b);
 
+/* ---- several targets at once ---- */
+double emu_test_now(void); /* CLOCK_MONOTONIC, seconds */
+/* Runs fn(args + i * size) for i < n, each in its own thread, all at once; wall seconds, or -1. */
+double emu_test_parallel(void *(*fn)(void *), void *args, size_t size, int n);
+/* tests/e2e/lib.sh's tr_overlap TRACE NAME N, run by bash: its exit status (0: they overlapped). */
+int emu_test_tr_overlap(const char *trace, const char *name, int n);
+/* tests/e2e/lib.sh's tr_span TRACE NAME, printed as a TAP comment */
+void emu_test_tr_span(const char *trace, const char *name);
+
 /*
  * Runs fn in a child process whose TAP lines continue this process's numbering (for
  * scenarios that need their own emulator configuration). Child exit: tests run, +128 if any

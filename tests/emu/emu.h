@@ -21,6 +21,8 @@
 
 #include "cudastore/cuda_api.h"
 
+struct cs_op;
+
 #define EMU_API __attribute__((visibility("default")))
 
 #define EMU_MAXDEV	    8
@@ -47,6 +49,7 @@
 /* ---- configuration (emu_config.c): parsed once per process, aborts on a malformed value ---- */
 struct emu_fault {
 	char name[48];
+	int pid;	  /* "name@PID": only calls concerning target PID count; 0: every call */
 	unsigned int nth; /* 1-based */
 	bool and_later;	  /* "N+" */
 	CUresult code;
@@ -69,13 +72,24 @@ struct emu_config {
 	struct emu_delay delay[EMU_MAXSPEC];
 	char abort_op[16];
 	char trace[256];
+	unsigned int rate_mbps; /* the driver's own per-process rate, 10^6 bytes/s; 0: no limit */
 };
 
 const struct emu_config *emu_config(void);
-/* Counts one call of name; returns the injected CUresult, or CUDA_SUCCESS. */
-CUresult emu_fault_hit(const char *name);
+/*
+ * Counts one call of name concerning target pid (0: a call about no other process); returns
+ * the injected CUresult, or CUDA_SUCCESS. Safe from any number of threads.
+ */
+CUresult emu_fault_hit(const char *name, int pid);
 unsigned int emu_delay_ms(const char *name);
-/* Appends "pid tid name result" to $CUDASTORE_EMU_TRACE (open/append/close). */
+uint64_t emu_now_ns(void); /* CLOCK_MONOTONIC */
+/*
+ * Appends "pid tid name result begin_ns end_ns target" to $CUDASTORE_EMU_TRACE with one
+ * write() (open/append/close), so lines of concurrent calls never mix. target: the process
+ * the call concerns, 0 for none.
+ */
+void emu_trace_span(const char *name, CUresult res, uint64_t begin_ns, uint64_t end_ns, int target);
+/* A line for an instant event: begin = end = now, target 0. */
 void emu_trace(const char *name, CUresult res);
 
 /* ---- every API call goes through begin/end (emu_call.c) ---- */
@@ -87,19 +101,23 @@ enum {
 struct emu_call {
 	const char *name;
 	bool gated;
+	int target;	   /* the process the call concerns (fault qualifier, trace), or 0 */
+	uint64_t begin_ns; /* CLOCK_MONOTONIC at entry */
 };
 
-CUresult emu_call_begin(struct emu_call *c, const char *name, unsigned int flags);
+/* target: the pid the call concerns (a checkpoint call's pid, a mapping's owner), or 0 */
+CUresult emu_call_begin(struct emu_call *c, const char *name, unsigned int flags, int target);
 CUresult emu_call_end(struct emu_call *c, CUresult res);
 /* Shorthand for an API function body: begin, run expr if allowed, end. */
-#define EMU_CALL(name, flags, expr)                                       \
-	do {                                                              \
-		struct emu_call c_;                                       \
-		CUresult r_ = emu_call_begin(&c_, name, flags);           \
-		if (r_ == CUDA_SUCCESS)                                   \
-			r_ = (expr);                                      \
-		return emu_call_end(&c_, r_);                             \
+#define EMU_CALL_FOR(name, flags, target, expr)                                                              \
+	do {                                                                                                 \
+		struct emu_call c_;                                                                          \
+		CUresult r_ = emu_call_begin(&c_, name, flags, target);                                      \
+		if (r_ == CUDA_SUCCESS)                                                                      \
+			r_ = (expr);                                                                         \
+		return emu_call_end(&c_, r_);                                                                \
 	} while (0)
+#define EMU_CALL(name, flags, expr) EMU_CALL_FOR(name, flags, 0, expr)
 
 /* The API gate of the application: Lock waits for in-flight calls, then holds new ones. */
 void emu_gate_enter(void);
@@ -129,8 +147,12 @@ CUresult emu_mem_alloc(int dev, size_t bytes, CUdeviceptr *out);
 CUresult emu_mem_free(CUdeviceptr ptr);
 size_t emu_mem_used(int dev);
 size_t emu_mem_saved(int dev); /* used bytes recorded at checkpoint */
-/* Host address of [ptr, ptr+len) if it lies in live device memory or a caller mapping. */
-void *emu_mem_resolve(CUdeviceptr ptr, size_t len);
+/*
+ * Host address of [ptr, ptr+len) if it lies in live device memory or a caller mapping, else
+ * NULL. A range in a caller mapping pins that operation (*pin, else NULL): drop it with
+ * emu_op_unpin() once the bytes are moved.
+ */
+void *emu_mem_resolve(CUdeviceptr ptr, size_t len, struct cs_op **pin);
 /* app side, driver thread only; each returns 0 or -errno */
 int emu_mem_export_fd(int dev);
 int emu_mem_release(int dev);
@@ -138,8 +160,18 @@ int emu_mem_install(int dev, int fd);
 int emu_mem_host_save(void);
 int emu_mem_host_load(void);
 
-/* Caller-side mappings of another process's memory (emu_checkpoint.c). */
-bool emu_op_contains(CUdeviceptr ptr, size_t len);
+/*
+ * Caller-side mappings of another process's memory (emu_checkpoint.c), one operation per
+ * CustomStorage checkpoint or restore. Safe from any number of threads.
+ *  - emu_op_pin: the operation whose mapping holds [ptr, ptr+len), pinned, or NULL. Its
+ *    Complete waits until every pin is dropped, so a copy never meets a vanished mapping.
+ *  - emu_op_owner: the target pid of that operation, or 0 (no pin).
+ *  - emu_op_handle_pid: the target pid of an operation handle, or 0 if unknown.
+ */
+struct cs_op *emu_op_pin(CUdeviceptr ptr, size_t len);
+void emu_op_unpin(struct cs_op *op); /* NULL is fine */
+int emu_op_owner(CUdeviceptr ptr, size_t len);
+int emu_op_handle_pid(CUcheckpointOperationHandle handle);
 
 /* ---- protocol between caller and the target's driver thread (emu_proto.c) ---- */
 enum emu_op {

@@ -62,6 +62,16 @@ tests_emu_test_emu_procaddress_SOURCES = tests/emu/test-emu-procaddress.c $(EMU_
 tests_emu_test_emu_procaddress_LDADD = $(EMU_TEST_LDADD)
 tests_emu_test_emu_memory_SOURCES = tests/emu/test-emu-memory.c $(EMU_TEST_SOURCES)
 tests_emu_test_emu_memory_LDADD = $(EMU_TEST_LDADD)
+EMU_TESTS += tests/emu/test-emu-concurrent-driver-managed tests/emu/test-emu-concurrent-custom-storage
+tests_emu_test_emu_concurrent_driver_managed_SOURCES = tests/emu/test-emu-concurrent-driver-managed.c \
+	$(EMU_TEST_SOURCES)
+tests_emu_test_emu_concurrent_driver_managed_LDADD = $(EMU_TEST_LDADD)
+tests_emu_test_emu_concurrent_custom_storage_SOURCES = tests/emu/test-emu-concurrent-custom-storage.c \
+	tests/workload/pattern.c $(EMU_TEST_SOURCES)
+tests_emu_test_emu_concurrent_custom_storage_LDADD = $(EMU_TEST_LDADD)
+EMU_TESTS += tests/emu/test-emu-faults-per-pid
+tests_emu_test_emu_faults_per_pid_SOURCES = tests/emu/test-emu-faults-per-pid.c $(EMU_TEST_SOURCES)
+tests_emu_test_emu_faults_per_pid_LDADD = $(EMU_TEST_LDADD)
 
 # emu-ctl: a tiny cuda-checkpoint for shell tests and debugging (not a test itself)
 check_PROGRAMS += tests/emu/emu-ctl

@@ -2,10 +2,10 @@
 /*
  * emu_call.c - the path every emulated API call takes, and the application's API gate.
  *
- * Order for one call: injected fault (counts the call, returns without doing anything),
- * cuInit check, gate entry (blocks while the process is LOCKED), injected delay (slept while
- * inside the gate, so a delayed call keeps a Lock waiting), the call itself, gate exit,
- * trace line.
+ * Order for one call: begin time, injected fault (counts the call, returns without doing
+ * anything), cuInit check, gate entry (blocks while the process is LOCKED), injected delay
+ * (slept while inside the gate, so a delayed call keeps a Lock waiting), the call itself,
+ * gate exit, trace line with the begin and end times and the target the call concerns.
  *
  * Lock semantics (cuda-custom-storage-api.md 1.3): new calls are held as soon as a Lock
  * starts; the Lock then waits for the calls already inside. If its timeout expires first,
@@ -23,14 +23,16 @@ static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
 static unsigned int gate_inside;
 static bool gate_closed;
 
-CUresult emu_call_begin(struct emu_call *c, const char *name, unsigned int flags)
+CUresult emu_call_begin(struct emu_call *c, const char *name, unsigned int flags, int target)
 {
 	CUresult res;
 	unsigned int ms;
 
+	c->begin_ns = emu_now_ns();
 	c->name = name;
 	c->gated = false;
-	res = emu_fault_hit(name);
+	c->target = target;
+	res = emu_fault_hit(name, target);
 	if (res != CUDA_SUCCESS)
 		return res;
 	if ((flags & EMU_F_INIT) && !emu_initialized())
@@ -49,7 +51,7 @@ CUresult emu_call_end(struct emu_call *c, CUresult res)
 {
 	if (c->gated)
 		emu_gate_leave();
-	emu_trace(c->name, res);
+	emu_trace_span(c->name, res, c->begin_ns, emu_now_ns(), c->target);
 	return res;
 }
 

@@ -12,6 +12,10 @@
  * operation object; the handle is that object. Complete unmaps, destroys the entry streams
  * and frees the object whatever the target answers (ai-dynamo's observation, 1.9).
  *
+ * Several threads may drive different targets at once. The operations list is behind
+ * ops_lock; a copy through a mapping pins its operation while the bytes move, and Complete
+ * unlinks the operation, then waits for its pins before it unmaps.
+ *
  * Error choices where the documentation is silent: a process checkpointing/restoring
  * itself to custom storage -> CUDA_ERROR_INVALID_VALUE; a non-NULL customStorageInfo_out on
  * an emulated 13.0 driver -> CUDA_ERROR_INVALID_VALUE (those bytes were reserved there); the
@@ -42,6 +46,7 @@ struct cs_op_ent {
 
 struct cs_op {
 	struct cs_op *next;
+	unsigned int pins; /* copies in flight through the mappings (ops_lock) */
 	int pid;
 	bool restore;
 	unsigned int n;
@@ -52,23 +57,75 @@ struct cs_op {
 
 static struct cs_op *ops;
 static pthread_mutex_t ops_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ops_unpinned = PTHREAD_COND_INITIALIZER;
 
-bool emu_op_contains(CUdeviceptr ptr, size_t len)
+static bool op_holds(const struct cs_op *op, CUdeviceptr ptr, size_t len)
 {
-	bool found = false;
+	for (unsigned int i = 0; i < op->n; i++) {
+		uintptr_t a = (uintptr_t)op->ent[i].addr;
+		size_t size = op->ent[i].size;
+
+		if (ptr >= a && ptr - a <= size && len <= size - (ptr - a)) /* no wrap-around */
+			return true;
+	}
+	return false;
+}
+
+/* ops_lock held */
+static struct cs_op *op_find(CUdeviceptr ptr, size_t len)
+{
+	struct cs_op *op;
+
+	for (op = ops; op && !op_holds(op, ptr, len); op = op->next)
+		;
+	return op;
+}
+
+struct cs_op *emu_op_pin(CUdeviceptr ptr, size_t len)
+{
+	struct cs_op *op;
 
 	pthread_mutex_lock(&ops_lock);
-	for (struct cs_op *op = ops; op && !found; op = op->next)
-		for (unsigned int i = 0; i < op->n; i++) {
-			uintptr_t a = (uintptr_t)op->ent[i].addr;
-
-			if (ptr >= a && ptr + len <= a + op->ent[i].size) {
-				found = true;
-				break;
-			}
-		}
+	op = op_find(ptr, len);
+	if (op)
+		op->pins++;
 	pthread_mutex_unlock(&ops_lock);
-	return found;
+	return op;
+}
+
+void emu_op_unpin(struct cs_op *op)
+{
+	if (!op)
+		return;
+	pthread_mutex_lock(&ops_lock);
+	if (!--op->pins)
+		pthread_cond_broadcast(&ops_unpinned);
+	pthread_mutex_unlock(&ops_lock);
+}
+
+int emu_op_owner(CUdeviceptr ptr, size_t len)
+{
+	struct cs_op *op;
+	int pid;
+
+	pthread_mutex_lock(&ops_lock);
+	op = op_find(ptr, len);
+	pid = op ? op->pid : 0;
+	pthread_mutex_unlock(&ops_lock);
+	return pid;
+}
+
+int emu_op_handle_pid(CUcheckpointOperationHandle handle)
+{
+	struct cs_op *op;
+	int pid;
+
+	pthread_mutex_lock(&ops_lock);
+	for (op = ops; op && (CUcheckpointOperationHandle)op != handle; op = op->next)
+		;
+	pid = op ? op->pid : 0;
+	pthread_mutex_unlock(&ops_lock);
+	return pid;
 }
 
 static bool all_zero(const void *p, size_t len)
@@ -174,7 +231,7 @@ static CUresult restore_tid(int pid, int *tid)
 
 CUresult cuCheckpointProcessGetRestoreThreadId(int pid, int *tid)
 {
-	EMU_CALL("cuCheckpointProcessGetRestoreThreadId", 0, restore_tid(pid, tid));
+	EMU_CALL_FOR("cuCheckpointProcessGetRestoreThreadId", 0, pid, restore_tid(pid, tid));
 }
 
 /* ---- GetState, Lock, Unlock ---- */
@@ -196,7 +253,7 @@ static CUresult get_state(int pid, CUprocessState *state)
 
 CUresult cuCheckpointProcessGetState(int pid, CUprocessState *state)
 {
-	EMU_CALL("cuCheckpointProcessGetState", 0, get_state(pid, state));
+	EMU_CALL_FOR("cuCheckpointProcessGetState", 0, pid, get_state(pid, state));
 }
 
 static CUresult lock(int pid, const CUcheckpointLockArgs *args)
@@ -213,7 +270,7 @@ static CUresult lock(int pid, const CUcheckpointLockArgs *args)
 
 CUresult cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args)
 {
-	EMU_CALL("cuCheckpointProcessLock", 0, lock(pid, args));
+	EMU_CALL_FOR("cuCheckpointProcessLock", 0, pid, lock(pid, args));
 }
 
 static CUresult unlock(int pid, const CUcheckpointUnlockArgs *args)
@@ -229,7 +286,7 @@ static CUresult unlock(int pid, const CUcheckpointUnlockArgs *args)
 
 CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args)
 {
-	EMU_CALL("cuCheckpointProcessUnlock", 0, unlock(pid, args));
+	EMU_CALL_FOR("cuCheckpointProcessUnlock", 0, pid, unlock(pid, args));
 }
 
 /* ---- CustomStorage operations ---- */
@@ -359,7 +416,7 @@ static CUresult checkpoint(int pid, const CUcheckpointCheckpointArgs *args)
 
 CUresult cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs *args)
 {
-	EMU_CALL("cuCheckpointProcessCheckpoint", 0, checkpoint(pid, args));
+	EMU_CALL_FOR("cuCheckpointProcessCheckpoint", 0, pid, checkpoint(pid, args));
 }
 
 static CUresult restore_args(const CUcheckpointRestoreArgs *args)
@@ -402,9 +459,10 @@ static CUresult restore(int pid, const CUcheckpointRestoreArgs *args)
 
 CUresult cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args)
 {
-	EMU_CALL("cuCheckpointProcessRestore", 0, restore(pid, args));
+	EMU_CALL_FOR("cuCheckpointProcessRestore", 0, pid, restore(pid, args));
 }
 
+/* Unlinks the operation, then waits until no copy uses its mappings any more. */
 static struct cs_op *op_take(CUcheckpointOperationHandle handle)
 {
 	struct cs_op **pp, *op = NULL;
@@ -416,6 +474,8 @@ static struct cs_op *op_take(CUcheckpointOperationHandle handle)
 			*pp = op->next;
 			break;
 		}
+	while (op && op->pins)
+		pthread_cond_wait(&ops_unpinned, &ops_lock);
 	pthread_mutex_unlock(&ops_lock);
 	return op;
 }
@@ -458,7 +518,7 @@ static CUresult complete(CUcheckpointOperationHandle handle)
 CUresult cuCheckpointOperationComplete(CUcheckpointOperationHandle handle)
 {
 	struct emu_call c;
-	CUresult res = emu_call_begin(&c, "cuCheckpointOperationComplete", 0);
+	CUresult res = emu_call_begin(&c, "cuCheckpointOperationComplete", 0, emu_op_handle_pid(handle));
 	struct cs_op *op;
 
 	if (res == CUDA_SUCCESS)

@@ -5,6 +5,10 @@
  * The variables are read once per process, on the first call that needs them, so the
  * application and the caller each follow their own environment. A malformed value aborts
  * the process with a message: a test that misconfigures the emulator must not pass silently.
+ *
+ * A caller may drive several targets from several threads at once: the configuration is
+ * read-only after its one parse, the fault counters sit behind one mutex, and each trace
+ * line is one write() to an O_APPEND file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cudastore/cuda_ops.h"
@@ -22,13 +27,12 @@
 static struct emu_config cfg;
 static pthread_once_t cfg_once = PTHREAD_ONCE_INIT;
 
-/* one call counter per API name that appears in CUDASTORE_EMU_FAULTS */
-static struct {
-	const char *name;
-	unsigned long calls;
-} counters[EMU_MAXSPEC];
-static int ncounters;
-static pthread_mutex_t counters_lock = PTHREAD_MUTEX_INITIALIZER;
+/*
+ * One call counter per CUDASTORE_EMU_FAULTS entry. Entries without a pid all see every call
+ * of their name, so they count alike, as one counter per name did.
+ */
+static unsigned long fault_calls[EMU_MAXSPEC];
+static pthread_mutex_t fault_lock = PTHREAD_MUTEX_INITIALIZER;
 
 __attribute__((noreturn, format(printf, 1, 2))) static void cfg_die(const char *fmt, ...)
 {
@@ -97,7 +101,23 @@ static void cfg_mem(const char *text)
 		cfg.mem[n] = (size_t)mb << 20;
 }
 
-/* "name:N:code" or "name:N+:code" */
+/* the name of a fault entry, "name" or "name@PID", up to the first ':' */
+static void cfg_fault_name(struct emu_fault *f, const char *spec, const char *colon)
+{
+	const char *at = memchr(spec, '@', (size_t)(colon - spec)), *stop = at ? at : colon;
+	char *end;
+
+	if (stop == spec || (size_t)(stop - spec) >= sizeof(f->name))
+		cfg_die("CUDASTORE_EMU_FAULTS: bad entry \"%s\" (want name[@PID]:N[+]:code)", spec);
+	memcpy(f->name, spec, (size_t)(stop - spec));
+	if (!at)
+		return;
+	f->pid = (int)cfg_number("CUDASTORE_EMU_FAULTS", at + 1, &end, 1, 0x7fffffff);
+	if (end != colon)
+		cfg_die("CUDASTORE_EMU_FAULTS: bad pid in \"%s\" (want name@PID:N[+]:code)", spec);
+}
+
+/* "name[@PID]:N:code" or "name[@PID]:N+:code" */
 static void cfg_fault(char *spec)
 {
 	struct emu_fault *f;
@@ -106,16 +126,16 @@ static void cfg_fault(char *spec)
 	if (cfg.nfault >= EMU_MAXSPEC)
 		cfg_die("CUDASTORE_EMU_FAULTS: more than %d entries", EMU_MAXSPEC);
 	f = &cfg.fault[cfg.nfault];
-	if (!colon || colon == spec || (size_t)(colon - spec) >= sizeof(f->name))
-		cfg_die("CUDASTORE_EMU_FAULTS: bad entry \"%s\" (want name:N[+]:code)", spec);
-	memcpy(f->name, spec, (size_t)(colon - spec));
+	if (!colon)
+		cfg_die("CUDASTORE_EMU_FAULTS: bad entry \"%s\" (want name[@PID]:N[+]:code)", spec);
+	cfg_fault_name(f, spec, colon);
 	f->nth = (unsigned int)cfg_number("CUDASTORE_EMU_FAULTS", colon + 1, &end, 1, 1L << 30);
 	if (*end == '+') {
 		f->and_later = true;
 		end++;
 	}
 	if (*end != ':')
-		cfg_die("CUDASTORE_EMU_FAULTS: bad entry \"%s\" (want name:N[+]:code)", spec);
+		cfg_die("CUDASTORE_EMU_FAULTS: bad entry \"%s\" (want name[@PID]:N[+]:code)", spec);
 	f->code = (CUresult)cfg_number("CUDASTORE_EMU_FAULTS", end + 1, &end, 1, 100000);
 	if (*end)
 		cfg_die("CUDASTORE_EMU_FAULTS: trailing \"%s\" in \"%s\"", end, spec);
@@ -151,17 +171,13 @@ static void cfg_list(const char *text, void (*one)(char *))
 		one(tok);
 }
 
-static void cfg_counters(void)
+static void cfg_rate(const char *text)
 {
-	for (int i = 0; i < cfg.nfault; i++) {
-		int j;
+	char *end;
 
-		for (j = 0; j < ncounters; j++)
-			if (!strcmp(counters[j].name, cfg.fault[i].name))
-				break;
-		if (j == ncounters)
-			counters[ncounters++].name = cfg.fault[i].name;
-	}
+	cfg.rate_mbps = (unsigned int)cfg_number("CUDASTORE_EMU_RATE_MBPS", text, &end, 0, 1000000);
+	if (*end)
+		cfg_die("CUDASTORE_EMU_RATE_MBPS=%s: not a number", text);
 }
 
 static void cfg_load(void)
@@ -202,7 +218,9 @@ static void cfg_load(void)
 	v = getenv("CUDASTORE_EMU_TRACE");
 	if (v && *v)
 		snprintf(cfg.trace, sizeof(cfg.trace), "%s", v);
-	cfg_counters();
+	v = getenv("CUDASTORE_EMU_RATE_MBPS");
+	if (v && *v)
+		cfg_rate(v);
 }
 
 const struct emu_config *emu_config(void)
@@ -211,29 +229,29 @@ const struct emu_config *emu_config(void)
 	return &cfg;
 }
 
-CUresult emu_fault_hit(const char *name)
+static bool fault_applies(const struct emu_fault *f, const char *name, int pid)
 {
-	unsigned long n = 0;
+	return !strcmp(f->name, name) && (!f->pid || f->pid == pid);
+}
+
+CUresult emu_fault_hit(const char *name, int pid)
+{
 	CUresult res = CUDA_SUCCESS;
-	int i;
 
 	if (!emu_config()->nfault)
 		return CUDA_SUCCESS;
-	pthread_mutex_lock(&counters_lock);
-	for (i = 0; i < ncounters; i++)
-		if (!strcmp(counters[i].name, name)) {
-			n = ++counters[i].calls;
-			break;
-		}
-	pthread_mutex_unlock(&counters_lock);
-	if (!n)
-		return CUDA_SUCCESS;
-	for (i = 0; i < cfg.nfault; i++) {
+	pthread_mutex_lock(&fault_lock);
+	for (int i = 0; i < cfg.nfault; i++) {
 		const struct emu_fault *f = &cfg.fault[i];
+		unsigned long n;
 
-		if (!strcmp(f->name, name) && (n == f->nth || (f->and_later && n > f->nth)))
+		if (!fault_applies(f, name, pid))
+			continue;
+		n = ++fault_calls[i];
+		if (n == f->nth || (f->and_later && n > f->nth))
 			res = f->code;
 	}
+	pthread_mutex_unlock(&fault_lock);
 	return res;
 }
 
@@ -247,17 +265,39 @@ unsigned int emu_delay_ms(const char *name)
 	return 0;
 }
 
-void emu_trace(const char *name, CUresult res)
+uint64_t emu_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void emu_trace_span(const char *name, CUresult res, uint64_t begin_ns, uint64_t end_ns, int target)
 {
 	const struct emu_config *c = emu_config();
-	int saved = errno, fd;
+	int saved = errno, fd, len;
+	char line[256];
 
 	if (!c->trace[0])
 		return;
+	len = snprintf(line, sizeof(line), "%d %ld %s %d %llu %llu %d\n", getpid(), (long)syscall(SYS_gettid),
+		       name, res, (unsigned long long)begin_ns, (unsigned long long)end_ns, target);
+	if (len < 0 || len >= (int)sizeof(line))
+		cfg_die("CUDASTORE_EMU_TRACE: line for %s too long", name);
 	fd = open(c->trace, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (fd >= 0) {
-		dprintf(fd, "%d %ld %s %d\n", getpid(), (long)syscall(SYS_gettid), name, res);
+		ssize_t n = write(fd, line, (size_t)len); /* a trace is best effort, as before */
+
+		(void)n;
 		close(fd);
 	}
 	errno = saved;
+}
+
+void emu_trace(const char *name, CUresult res)
+{
+	uint64_t now = emu_now_ns();
+
+	emu_trace_span(name, res, now, now, 0);
 }

@@ -30,7 +30,10 @@ struct CUevent_st {
 	unsigned int flags;
 };
 
-static struct CUctx_st contexts[EMU_MAXDEV];
+/* dev is fixed from the start, so threads read it without the lock; refs is under handles_lock */
+_Static_assert(EMU_MAXDEV == 8, "one context initialiser per device ordinal");
+static struct CUctx_st contexts[EMU_MAXDEV] = { { 0, 0 }, { 1, 0 }, { 2, 0 }, { 3, 0 },
+						{ 4, 0 }, { 5, 0 }, { 6, 0 }, { 7, 0 } };
 static __thread struct CUctx_st *current;
 static pthread_mutex_t handles_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct CUstream_st *streams;
@@ -204,7 +207,6 @@ static CUresult ctx_retain(CUcontext *ctx, CUdevice dev)
 	if (!dev_valid(dev))
 		return CUDA_ERROR_INVALID_DEVICE;
 	pthread_mutex_lock(&handles_lock);
-	contexts[dev].dev = dev;
 	contexts[dev].refs++;
 	pthread_mutex_unlock(&handles_lock);
 	*ctx = &contexts[dev];
@@ -295,7 +297,6 @@ CUresult emu_stream_new(CUstream *out, int dev)
 
 	if (!s)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	contexts[dev].dev = dev;
 	s->ctx = &contexts[dev];
 	s->flags = CU_STREAM_NON_BLOCKING;
 	pthread_mutex_lock(&handles_lock);

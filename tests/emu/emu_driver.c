@@ -15,6 +15,12 @@
  * request, as the real restore thread does. Device memory changes happen with the process
  * LOCKED.
  *
+ * CUDASTORE_EMU_RATE_MBPS models the real driver's own per-process rate: a successful
+ * checkpoint or restore request takes at least (the process's device bytes) / rate, the time
+ * the driver needs to save or load that memory (driver-managed) or to hand it over or map
+ * it fresh (CustomStorage). The thread sleeps until that deadline, burning no CPU, so
+ * requests of several processes overlap as they do on the real driver.
+ *
  * For tests, every request leaves two probes in the trace (CUDASTORE_EMU_TRACE):
  *   drv:<op>:sigmask  1 if every signal was blocked in this thread while serving it, else 0
  *   drv:<op>:seccomp  the errno of a sched_yield() made while serving it (0: allowed), which a
@@ -28,6 +34,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "emu.h"
@@ -352,23 +359,57 @@ static void probe(uint32_t op)
 	emu_trace(name, (CUresult)(r ? errno : 0));
 }
 
+/* the device bytes a checkpoint or restore request moves: the rate's measure */
+static size_t request_bytes(uint32_t op)
+{
+	size_t sum = 0;
+
+	if (op != EMU_OP_CHECKPOINT && op != EMU_OP_RESTORE)
+		return 0;
+	for (int d = 0; d < emu_ndev(); d++)
+		sum += op == EMU_OP_CHECKPOINT ? emu_mem_used(d) : emu_mem_saved(d);
+	return sum;
+}
+
+/* CUDASTORE_EMU_RATE_MBPS: sleep until begin + bytes / rate (10^6 bytes/s) */
+static void pace(uint64_t begin_ns, size_t bytes)
+{
+	unsigned int rate = emu_config()->rate_mbps;
+	struct timespec until;
+	uint64_t ns;
+
+	if (!rate || !bytes)
+		return;
+	ns = begin_ns + (uint64_t)bytes * 1000u / rate;
+	until.tv_sec = (time_t)(ns / 1000000000u);
+	until.tv_nsec = (long)(ns % 1000000000u);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
+		;
+}
+
 void emu_driver_serve(int sk)
 {
 	struct emu_rep rep = { .magic = EMU_MAGIC };
 	int in[EMU_MAXDEV], out[EMU_MAXDEV], nin = 0, nout = 0, i;
 	struct emu_req req;
+	uint64_t begin;
 	char name[32];
+	size_t bytes;
 
 	if (emu_msg_recv(sk, &req, sizeof(req), in, &nin, EMU_MAXDEV) || req.magic != EMU_MAGIC)
 		goto out;
+	begin = emu_now_ns();
 	maybe_abort(req.op);
 	probe(req.op);
+	bytes = request_bytes(req.op);
 	rep.result = dispatch(&req, in, nin, &rep, out, &nout);
 	if (rep.result != CUDA_SUCCESS)
 		rep.ndev = 0;
+	else
+		pace(begin, bytes);
 	rep.state = app.state;
 	snprintf(name, sizeof(name), "drv:%s", emu_op_name(req.op));
-	emu_trace(name, rep.result);
+	emu_trace_span(name, rep.result, begin, emu_now_ns(), req.caller_pid);
 	emu_msg_send(sk, &rep, sizeof(rep), out, nout);
 	/* the caller has its own references now: nothing of the device stays open here */
 	for (i = 0; i < nout; i++)

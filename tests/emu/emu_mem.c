@@ -242,11 +242,12 @@ static bool range_in_alloc(const struct dev_mem *m, size_t off, size_t len)
 	return false;
 }
 
-void *emu_mem_resolve(CUdeviceptr ptr, size_t len)
+void *emu_mem_resolve(CUdeviceptr ptr, size_t len, struct cs_op **pin)
 {
 	int dev = ptr_dev(ptr);
 	bool ok = false;
 
+	*pin = NULL;
 	if (ptr + len < ptr)
 		return NULL;
 	if (dev >= 0) {
@@ -254,7 +255,7 @@ void *emu_mem_resolve(CUdeviceptr ptr, size_t len)
 		ok = range_in_alloc(&mem[dev], ptr - emu_dev_base(dev), len);
 		pthread_mutex_unlock(&mem_lock);
 	}
-	if (!ok && !emu_op_contains(ptr, len))
+	if (!ok && !(*pin = emu_op_pin(ptr, len)))
 		return NULL;
 	return (void *)(uintptr_t)ptr;
 }

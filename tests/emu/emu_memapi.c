@@ -6,6 +6,9 @@
  * pointer is checked against the live allocations of this process and the caller-side
  * CustomStorage mappings; anything else is CUDA_ERROR_INVALID_VALUE, never a fault. Like
  * CUDA, these calls need a current context (CUDA_ERROR_INVALID_CONTEXT otherwise).
+ *
+ * A copy or memset through a caller-side CustomStorage mapping pins the operation while the
+ * bytes move (emu_op_pin), and concerns that mapping's target: a fault "name@PID" counts it.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -126,6 +129,7 @@ CUresult cuMemFreeHost(void *p)
 static CUresult copy(uintptr_t dst, bool dst_dev, uintptr_t src, bool src_dev, size_t bytes, CUstream s,
 		     bool async)
 {
+	struct cs_op *pin_d = NULL, *pin_s = NULL;
 	void *d = (void *)dst;
 	const void *sp = (const void *)src;
 	CUresult res = need_ctx();
@@ -135,24 +139,27 @@ static CUresult copy(uintptr_t dst, bool dst_dev, uintptr_t src, bool src_dev, s
 	if (res != CUDA_SUCCESS || !bytes)
 		return res;
 	if (dst_dev)
-		d = emu_mem_resolve(dst, bytes);
+		d = emu_mem_resolve(dst, bytes, &pin_d);
 	if (src_dev)
-		sp = emu_mem_resolve(src, bytes);
-	if (!d || !sp)
-		return CUDA_ERROR_INVALID_VALUE;
-	memmove(d, sp, bytes);
-	return CUDA_SUCCESS;
+		sp = emu_mem_resolve(src, bytes, &pin_s);
+	if (d && sp)
+		memmove(d, sp, bytes);
+	emu_op_unpin(pin_d);
+	emu_op_unpin(pin_s);
+	return d && sp ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t bytes)
 {
-	EMU_CALL("cuMemcpyHtoD", MEM_F, copy(dst, true, (uintptr_t)src, false, bytes, NULL, false));
+	EMU_CALL_FOR("cuMemcpyHtoD", MEM_F, emu_op_owner(dst, bytes),
+		     copy(dst, true, (uintptr_t)src, false, bytes, NULL, false));
 }
 EMU_API extern __typeof(cuMemcpyHtoD) cuMemcpyHtoD_v2 __attribute__((alias("cuMemcpyHtoD")));
 
 CUresult cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t bytes)
 {
-	EMU_CALL("cuMemcpyDtoH", MEM_F, copy((uintptr_t)dst, false, src, true, bytes, NULL, false));
+	EMU_CALL_FOR("cuMemcpyDtoH", MEM_F, emu_op_owner(src, bytes),
+		     copy((uintptr_t)dst, false, src, true, bytes, NULL, false));
 }
 EMU_API extern __typeof(cuMemcpyDtoH) cuMemcpyDtoH_v2 __attribute__((alias("cuMemcpyDtoH")));
 
@@ -164,39 +171,43 @@ EMU_API extern __typeof(cuMemcpyDtoD) cuMemcpyDtoD_v2 __attribute__((alias("cuMe
 
 CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t bytes, CUstream s)
 {
-	EMU_CALL("cuMemcpyHtoDAsync", MEM_F, copy(dst, true, (uintptr_t)src, false, bytes, s, true));
+	EMU_CALL_FOR("cuMemcpyHtoDAsync", MEM_F, emu_op_owner(dst, bytes),
+		     copy(dst, true, (uintptr_t)src, false, bytes, s, true));
 }
 EMU_API extern __typeof(cuMemcpyHtoDAsync) cuMemcpyHtoDAsync_v2 __attribute__((alias("cuMemcpyHtoDAsync")));
 
 CUresult cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t bytes, CUstream s)
 {
-	EMU_CALL("cuMemcpyDtoHAsync", MEM_F, copy((uintptr_t)dst, false, src, true, bytes, s, true));
+	EMU_CALL_FOR("cuMemcpyDtoHAsync", MEM_F, emu_op_owner(src, bytes),
+		     copy((uintptr_t)dst, false, src, true, bytes, s, true));
 }
 EMU_API extern __typeof(cuMemcpyDtoHAsync) cuMemcpyDtoHAsync_v2 __attribute__((alias("cuMemcpyDtoHAsync")));
 
 static CUresult memset8(CUdeviceptr dst, unsigned char value, size_t bytes, CUstream s, bool async)
 {
 	CUresult res = need_ctx();
+	struct cs_op *pin;
 	void *d;
 
 	if (res == CUDA_SUCCESS && async)
 		res = emu_stream_check(s);
 	if (res != CUDA_SUCCESS || !bytes)
 		return res;
-	d = emu_mem_resolve(dst, bytes);
+	d = emu_mem_resolve(dst, bytes, &pin);
 	if (!d)
 		return CUDA_ERROR_INVALID_VALUE;
 	memset(d, value, bytes);
+	emu_op_unpin(pin);
 	return CUDA_SUCCESS;
 }
 
 CUresult cuMemsetD8(CUdeviceptr dst, unsigned char value, size_t bytes)
 {
-	EMU_CALL("cuMemsetD8", MEM_F, memset8(dst, value, bytes, NULL, false));
+	EMU_CALL_FOR("cuMemsetD8", MEM_F, emu_op_owner(dst, bytes), memset8(dst, value, bytes, NULL, false));
 }
 EMU_API extern __typeof(cuMemsetD8) cuMemsetD8_v2 __attribute__((alias("cuMemsetD8")));
 
 CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char value, size_t bytes, CUstream s)
 {
-	EMU_CALL("cuMemsetD8Async", MEM_F, memset8(dst, value, bytes, s, true));
+	EMU_CALL_FOR("cuMemsetD8Async", MEM_F, emu_op_owner(dst, bytes), memset8(dst, value, bytes, s, true));
 }

@@ -6,9 +6,13 @@
  * device when its /proc/PID/maps holds a mapping of a memfd named "cudastore-emu:<UUID>";
  * its used memory is the sum of those mappings. That covers both the application (its device
  * memory) and a caller holding a CustomStorage mapping.
+ *
+ * As in NVML, nvmlInit/nvmlShutdown are reference counted (the library shuts down when the
+ * count reaches zero), so threads of one process may each init, query and shut down.
  */
 #include <ctype.h>
 #include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +26,17 @@ struct nvmlDevice_st {
 	int index;
 };
 
-static struct nvmlDevice_st nvml_devs[EMU_MAXDEV];
-static bool nvml_up;
+static struct nvmlDevice_st nvml_devs[EMU_MAXDEV] = {
+	{ 0 }, { 1 }, { 2 }, { 3 }, { 4 }, { 5 }, { 6 }, { 7 }
+};
+_Static_assert(EMU_MAXDEV == 8, "one device initialiser per ordinal");
+static unsigned int nvml_refs; /* written under nvml_lock, read atomically */
+static pthread_mutex_t nvml_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool nvml_is_up(void)
+{
+	return __atomic_load_n(&nvml_refs, __ATOMIC_ACQUIRE) > 0;
+}
 
 NVML_API nvmlReturn_t nvmlInit_v2(void);
 NVML_API nvmlReturn_t nvmlInit(void);
@@ -37,10 +50,10 @@ NVML_API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t dev, 
 
 nvmlReturn_t nvmlInit_v2(void)
 {
-	for (int i = 0; i < EMU_MAXDEV; i++)
-		nvml_devs[i].index = i;
 	emu_config();
-	nvml_up = true;
+	pthread_mutex_lock(&nvml_lock);
+	__atomic_store_n(&nvml_refs, nvml_refs + 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&nvml_lock);
 	emu_trace("nvmlInit_v2", 0);
 	return NVML_SUCCESS;
 }
@@ -52,16 +65,22 @@ nvmlReturn_t nvmlInit(void)
 
 nvmlReturn_t nvmlShutdown(void)
 {
-	if (!nvml_up)
+	bool was_up;
+
+	pthread_mutex_lock(&nvml_lock);
+	was_up = nvml_refs > 0;
+	if (was_up)
+		__atomic_store_n(&nvml_refs, nvml_refs - 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&nvml_lock);
+	if (!was_up)
 		return NVML_ERROR_UNINITIALIZED;
-	nvml_up = false;
 	emu_trace("nvmlShutdown", 0);
 	return NVML_SUCCESS;
 }
 
 nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *count)
 {
-	if (!nvml_up)
+	if (!nvml_is_up())
 		return NVML_ERROR_UNINITIALIZED;
 	if (!count)
 		return NVML_ERROR_INVALID_ARGUMENT;
@@ -71,7 +90,7 @@ nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *count)
 
 nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *dev)
 {
-	if (!nvml_up)
+	if (!nvml_is_up())
 		return NVML_ERROR_UNINITIALIZED;
 	if (!dev || index >= (unsigned int)emu_config()->ndev)
 		return NVML_ERROR_INVALID_ARGUMENT;
@@ -83,7 +102,7 @@ nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *dev)
 {
 	CUuuid want;
 
-	if (!nvml_up)
+	if (!nvml_is_up())
 		return NVML_ERROR_UNINITIALIZED;
 	if (!uuid || !dev || cs_uuid_parse(uuid, &want))
 		return NVML_ERROR_INVALID_ARGUMENT;
@@ -107,7 +126,7 @@ nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t dev, char *uuid, unsigned int len)
 {
 	int i = dev_index(dev);
 
-	if (!nvml_up)
+	if (!nvml_is_up())
 		return NVML_ERROR_UNINITIALIZED;
 	if (i < 0 || !uuid)
 		return NVML_ERROR_INVALID_ARGUMENT;
@@ -150,7 +169,7 @@ nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t dev, unsigned 
 	int i = dev_index(dev);
 	DIR *proc;
 
-	if (!nvml_up)
+	if (!nvml_is_up())
 		return NVML_ERROR_UNINITIALIZED;
 	if (i < 0 || !count || (*count && !infos))
 		return NVML_ERROR_INVALID_ARGUMENT;

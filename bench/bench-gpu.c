@@ -145,14 +145,14 @@ static int run_pass(struct pass *p)
 
 int bench_fill(const struct bench *b, CUdeviceptr dev, uint64_t size, enum bench_kind kind)
 {
-	struct pass p = {.b = b, .dev = dev, .size = size, .kind = kind};
+	struct pass p = { .b = b, .dev = dev, .size = size, .kind = kind };
 
 	return run_pass(&p);
 }
 
 int bench_verify(const struct bench *b, CUdeviceptr dev, uint64_t size, enum bench_kind kind, bool *same)
 {
-	struct pass p = {.b = b, .dev = dev, .size = size, .kind = kind, .verify = true};
+	struct pass p = { .b = b, .dev = dev, .size = size, .kind = kind, .verify = true };
 	int ret = run_pass(&p);
 
 	*same = !ret && !atomic_load(&p.mismatch);
@@ -171,8 +171,8 @@ int bench_pcie(const struct bench *b, CUdeviceptr dev, uint64_t size, bool d2h, 
 	const struct cs_cuda_ops *ops = b->ops;
 	unsigned i, n = b->threads < 2 ? 2 : b->threads;
 	uint64_t off, len, total = size < PCIE_BYTES_MAX ? size : PCIE_BYTES_MAX;
-	CUstream s[32] = {0};
-	void *buf[32] = {0};
+	CUstream s[32] = { 0 };
+	void *buf[32] = { 0 };
 	double t0;
 	int ret = -1;
 

@@ -49,6 +49,10 @@ int bench_naive(const struct bench *b, CUdeviceptr dev, uint64_t size, bool drop
 #define RAW_PIECE (256u << 10)
 int bench_storage(const struct bench *b, uint64_t size, bool drop, double *write_gbps, double *read_gbps,
 		  double *read_piece_gbps);
+/* the same for nprocs copies at once, each of size bytes with its own files (b->files) and its own
+ * b->threads writers / b->read_threads readers, timed together: GB/s over nprocs * size bytes */
+int bench_storage_procs(const struct bench *b, unsigned nprocs, uint64_t size, bool drop, double *write_gbps,
+			double *read_gbps, double *read_piece_gbps);
 /* bench-pipe.c: the restore's data path alone (RAW_PIECE preads of reg's extent files into pinned
  * chunk buffers, H2D into dev; no hashing) with b->read_threads threads, in GB/s */
 struct cs_engine_region;

@@ -23,6 +23,7 @@
 #include "engine.h"
 
 #define MAX_SIZES 16
+#define PROCS_MAX 32 /* --procs */
 
 struct cli {
 	const char *dir;
@@ -36,6 +37,8 @@ struct cli {
 	bool pool;	/* also a restore with the buffers pinned ahead (cs_pinned_pool) */
 	struct cs_pinned_pool *pinned_pool;
 	uint64_t prefetch_max; /* the prefetch's memory bound */
+	unsigned procs;	       /* > 1: also N engine calls at once per row (bench-procs.c) */
+	struct bench_procs bp;
 };
 
 struct row {
@@ -109,23 +112,43 @@ static int parse_list(char *arg, struct cli *c, bool sizes)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: cs-bench [--dir DIR] [--sizes 1G,8G,32G] [--kinds dense,zero75] [--threads N]\n"
-		   "                [--chunk SIZE] [--pinned SIZE] [--no-direct] [--no-naive] [--no-limits]\n"
-		   "                [--tmpfs-map] [--stripes N] [--overlap SECONDS] [--prefetch-max SIZE]\n"
-		   "                [--pool] [--device N] [--keep]\n"
-		   "Sizes are binary (K, M, G = KiB, MiB, GiB); rates are GB/s (1e9 bytes/s).\n"
-		   "libcuda: $CUDASTORE_LIBCUDA, else libcuda.so.1 (exit 77 if it cannot be loaded).\n");
+	fprintf(
+	    f,
+	    "usage: cs-bench [--dir DIR] [--sizes 1G,8G,32G] [--kinds dense,zero75] [--threads N]\n"
+	    "                [--chunk SIZE] [--pinned SIZE] [--no-direct] [--no-naive] [--no-limits]\n"
+	    "                [--tmpfs-map] [--stripes N] [--overlap SECONDS] [--prefetch-max SIZE]\n"
+	    "                [--pool] [--procs N] [--device N] [--keep]\n"
+	    "Sizes are binary (K, M, G = KiB, MiB, GiB); rates are GB/s (1e9 bytes/s).\n"
+	    "--procs N (2..%u): after each size's rows, N concurrent engine calls (one thread each, as the\n"
+	    "  helper copies N processes) of SIZE/N bytes each (rounded down to 4 KiB: the row's size is\n"
+	    "  the total), opts.sharers = N, one shared pinned pool; aggregate GB/s against the storage\n"
+	    "  limit of N copies with each call's writers/readers/files (cs_engine_plan), target >= 0.8.\n"
+	    "libcuda: $CUDASTORE_LIBCUDA, else libcuda.so.1 (exit 77 if it cannot be loaded).\n",
+	    PROCS_MAX);
 }
 
 static int parse_cli(int argc, char **argv, struct cli *c)
 {
 	static const struct option lo[] = {
-		{ "dir", 1, 0, 'd' },	    { "sizes", 1, 0, 's' },	{ "kinds", 1, 0, 'k' },
-		{ "threads", 1, 0, 't' },   { "chunk", 1, 0, 'c' },	{ "pinned", 1, 0, 'p' },
-		{ "no-direct", 0, 0, 'D' }, { "tmpfs-map", 0, 0, 'M' }, { "no-naive", 0, 0, 'N' },
-		{ "no-limits", 0, 0, 'L' }, { "device", 1, 0, 'g' },	{ "keep", 0, 0, 'K' },
-		{ "stripes", 1, 0, 'S' },   { "overlap", 1, 0, 'O' },	{ "prefetch-max", 1, 0, 'P' },
-		{ "pool", 0, 0, 'o' },	    { "help", 0, 0, 'h' },	{ 0, 0, 0, 0 },
+		{ "dir", 1, 0, 'd' },
+		{ "sizes", 1, 0, 's' },
+		{ "kinds", 1, 0, 'k' },
+		{ "threads", 1, 0, 't' },
+		{ "chunk", 1, 0, 'c' },
+		{ "pinned", 1, 0, 'p' },
+		{ "no-direct", 0, 0, 'D' },
+		{ "tmpfs-map", 0, 0, 'M' },
+		{ "no-naive", 0, 0, 'N' },
+		{ "no-limits", 0, 0, 'L' },
+		{ "device", 1, 0, 'g' },
+		{ "keep", 0, 0, 'K' },
+		{ "stripes", 1, 0, 'S' },
+		{ "overlap", 1, 0, 'O' },
+		{ "prefetch-max", 1, 0, 'P' },
+		{ "pool", 0, 0, 'o' },
+		{ "procs", 1, 0, 'n' },
+		{ "help", 0, 0, 'h' },
+		{ 0, 0, 0, 0 },
 	};
 	char sizes_def[] = "1G,8G,32G", err[256];
 	uint64_t v;
@@ -196,6 +219,11 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 			break;
 		case 'o':
 			c->pool = true;
+			break;
+		case 'n':
+			c->procs = (unsigned)strtoul(optarg, NULL, 10);
+			if (c->procs < 2 || c->procs > PROCS_MAX)
+				goto bad;
 			break;
 		case 'h':
 			usage(stdout);
@@ -348,7 +376,7 @@ static int overlap_row(const struct bench *b, const struct cli *c, CUdeviceptr d
 	return 0;
 }
 
-static void remove_extents(const struct bench *b, const char *name)
+void bench_remove_extents(const struct bench *b, const char *name)
 {
 	char sname[CS_NAME_MAX];
 	unsigned k;
@@ -358,7 +386,7 @@ static void remove_extents(const struct bench *b, const char *name)
 			unlinkat(b->dirfd, sname, 0);
 }
 
-static uint64_t image_bytes(const struct bench *b, const struct cs_engine_region *reg)
+uint64_t bench_image_bytes(const struct bench *b, const struct cs_engine_region *reg)
 {
 	unsigned k, n = reg->nstripes ? reg->nstripes : 1;
 	uint64_t sum = 0;
@@ -411,7 +439,7 @@ static int engine_row(const struct bench *b, const struct cli *c, CUdeviceptr de
 	snprintf(name, sizeof(name), "cs-bench-%lluM-%s.ext", (unsigned long long)(r->size >> 20),
 		 kind_name(r->kind));
 	reg.name = name;
-	remove_extents(b, name);
+	bench_remove_extents(b, name);
 	t0 = bench_now();
 	ret = cs_engine_dump(b->ops, &reg, 1, &c->eo, err, sizeof(err));
 	r->dump = (double)r->size / (bench_now() - t0) / 1e9;
@@ -425,7 +453,7 @@ static int engine_row(const struct bench *b, const struct cli *c, CUdeviceptr de
 	r->direct = reg.used_direct_io;
 	r->mapped = reg.used_mapping;
 	r->files = reg.nstripes;
-	r->image_bytes = image_bytes(b, &reg);
+	r->image_bytes = bench_image_bytes(b, &reg);
 	if (c->limits && r->kind == BENCH_DENSE &&
 	    ((bench_dir_is_disk(b->dirfd) && !bench_drop_caches()) || bench_pipeline(b, dev, &reg, &r->pipe)))
 		goto err;
@@ -451,7 +479,7 @@ static int engine_row(const struct bench *b, const struct cli *c, CUdeviceptr de
 err:
 	cs_engine_region_free_meta(&reg);
 	if (!c->keep)
-		remove_extents(b, name);
+		bench_remove_extents(b, name);
 	return ret || !r->verified ? -1 : 0;
 }
 
@@ -497,6 +525,8 @@ static int one_size(const struct bench *b0, const struct cli *c, uint64_t size)
 		print_row(c, &r);
 	}
 	ops->MemFree(dev);
+	if (!ret && c->procs && bench_procs_size(b0, &c->bp, size, c->kinds))
+		ret = -1;
 	return ret;
 }
 
@@ -616,10 +646,16 @@ int main(int argc, char **argv)
 							       : "NO (not root?)");
 	if (c.pool && make_pool(&ops, b.ctx, &c))
 		return 1;
+	if (c.procs && bench_procs_init(&c.bp, &b, &c.eo, c.procs))
+		return 1;
+	c.bp.limits = c.limits;
+	c.bp.keep = c.keep;
 	print_header();
 	for (i = 0; i < c.nsizes; i++)
 		if (one_size(&b, &c, c.sizes[i]))
 			ret = 1;
+	if (c.procs)
+		bench_procs_fini(&c.bp);
 	cs_pinned_pool_destroy(c.pinned_pool);
 	close(b.dirfd);
 	return ret;

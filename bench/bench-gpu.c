@@ -5,8 +5,10 @@
  * and the naive baseline (one pinned buffer, synchronous copy, then write; read, then copy).
  *
  * Pattern: chunk c (of the engine's chunk size) holds xorshift64 words seeded by c, so any
- * chunk can be regenerated on its own for verification. zero75: chunks with c % 4 != 0 are
- * all zero (3 of every 4 chunk-sized blocks).
+ * chunk can be regenerated on its own for verification. With a pattern seed (b->seed; --procs
+ * gives each copy its own) chunk c is seeded by c + (seed << 40): no two copies hold the same
+ * bytes, so an extent restored into the wrong copy's buffer fails verification. zero75: chunks
+ * with c % 4 != 0 are all zero (3 of every 4 chunk-sized blocks).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -77,7 +79,7 @@ static int pass_chunk(struct pass *p, CUstream s, void *pinned, void *expect, ui
 		if (zero)
 			return cuda_check(p->b, ops->MemsetD8Async(p->dev + off, 0, len, s),
 					  "cuMemsetD8Async");
-		gen(pinned, len, c);
+		gen(pinned, len, c + (p->b->seed << 40));
 		if (cuda_check(p->b, ops->MemcpyHtoDAsync(p->dev + off, pinned, len, s), "cuMemcpyHtoDAsync"))
 			return -1;
 		return cuda_check(p->b, ops->StreamSynchronize(s), "cuStreamSynchronize");
@@ -88,7 +90,7 @@ static int pass_chunk(struct pass *p, CUstream s, void *pinned, void *expect, ui
 	if (zero)
 		memset(expect, 0, len);
 	else
-		gen(expect, len, c);
+		gen(expect, len, c + (p->b->seed << 40));
 	if (memcmp(pinned, expect, len)) {
 		if (!atomic_exchange(&p->mismatch, 1))
 			fprintf(stderr, "cs-bench: verification failed in chunk %llu (offset %llu)\n",
@@ -145,14 +147,14 @@ static int run_pass(struct pass *p)
 
 int bench_fill(const struct bench *b, CUdeviceptr dev, uint64_t size, enum bench_kind kind)
 {
-	struct pass p = {.b = b, .dev = dev, .size = size, .kind = kind};
+	struct pass p = { .b = b, .dev = dev, .size = size, .kind = kind };
 
 	return run_pass(&p);
 }
 
 int bench_verify(const struct bench *b, CUdeviceptr dev, uint64_t size, enum bench_kind kind, bool *same)
 {
-	struct pass p = {.b = b, .dev = dev, .size = size, .kind = kind, .verify = true};
+	struct pass p = { .b = b, .dev = dev, .size = size, .kind = kind, .verify = true };
 	int ret = run_pass(&p);
 
 	*same = !ret && !atomic_load(&p.mismatch);
@@ -171,8 +173,8 @@ int bench_pcie(const struct bench *b, CUdeviceptr dev, uint64_t size, bool d2h, 
 	const struct cs_cuda_ops *ops = b->ops;
 	unsigned i, n = b->threads < 2 ? 2 : b->threads;
 	uint64_t off, len, total = size < PCIE_BYTES_MAX ? size : PCIE_BYTES_MAX;
-	CUstream s[32] = {0};
-	void *buf[32] = {0};
+	CUstream s[32] = { 0 };
+	void *buf[32] = { 0 };
 	double t0;
 	int ret = -1;
 

@@ -4,7 +4,8 @@
  * fdatasync) and read scratch files in chunk-sized blocks, O_DIRECT unless --no-direct, laid out
  * over as many files as the engine's stripes (chunk i in file i % files). On
  * tmpfs with --tmpfs-map the writers copy into a shared mapping of the reserved file with
- * process_vm_writev, by the engine's own copy (eng_copy_to_mapping).
+ * process_vm_writev, by the engine's own copy (eng_copy_to_mapping). For --procs the same runs
+ * as N copies at once, each with its own files and threads, timed together.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +23,7 @@
 #include "bench.h"
 #include "engine_priv.h"
 
-#define RAW_NAME  "cs-bench-raw%u.tmp"
+#define RAW_NAME  "cs-bench-raw%u.%u.tmp" /* copy, file */
 #define RAW_FILES 32
 
 double bench_now(void)
@@ -74,7 +75,9 @@ int bench_open(const struct bench *b, const char *name, bool create, bool *direc
 	return fd;
 }
 
+/* one copy's scratch files and work counter */
 struct raw {
+	unsigned copy; /* index among the copies that run at once (file names) */
 	int fd[RAW_FILES];
 	char *map[RAW_FILES]; /* tmpfs write through shared mappings, or NULL */
 	unsigned nfiles;
@@ -152,24 +155,15 @@ static unsigned raw_buffers(struct raw_thread *t, unsigned n, struct raw *w, uin
 	return i;
 }
 
-static void raw_name(char *out, size_t len, unsigned k)
+static void raw_name(char *out, size_t len, const struct raw *w, unsigned k)
 {
-	snprintf(out, len, RAW_NAME, k);
+	snprintf(out, len, RAW_NAME, w->copy, k);
 }
 
-static int raw_pass(const struct bench *b, struct raw *w, uint64_t size, bool write, double *gbps)
+/* reset the copy's counter; on tmpfs with map_tmpfs reserve and map its files, as the engine */
+static void raw_prepare(const struct bench *b, struct raw *w, uint64_t size, bool write)
 {
-	struct raw_thread t[64];
-	unsigned want = write ? b->threads : b->read_threads, i, n = want < 64 ? want : 64;
-	double t0;
-	char name[64];
-
-	n = raw_buffers(t, n, w, b->chunk);
-	if (!n) {
-		fprintf(stderr, "cs-bench: raw %s: out of memory\n", write ? "write" : "read");
-		return -1;
-	}
-	t0 = bench_now();
+	unsigned i;
 
 	atomic_store(&w->next, 0);
 	atomic_store(&w->err, 0);
@@ -178,7 +172,6 @@ static int raw_pass(const struct bench *b, struct raw *w, uint64_t size, bool wr
 	w->chunk = b->chunk;
 	if (!w->piece || w->piece > w->chunk)
 		w->piece = w->chunk;
-	/* as the engine: reserve, then map (timed, since the engine's dump pays for both too) */
 	for (i = 0; i < w->nfiles; i++) {
 		uint64_t fsize = cs_engine_stripe_size(size, b->chunk, w->nfiles, i);
 
@@ -190,29 +183,75 @@ static int raw_pass(const struct bench *b, struct raw *w, uint64_t size, bool wr
 				w->map[i] = NULL;
 		}
 	}
-	for (i = 0; i < n; i++)
-		if (pthread_create(&t[i].tid, NULL, raw_worker, &t[i]))
-			break;
-	for (unsigned j = 0; j < i; j++)
-		pthread_join(t[j].tid, NULL);
-	for (unsigned j = 0; j < n; j++)
-		free(t[j].buf);
+}
+
+/* unmap, fdatasync after a write; 0 or -1 with a message naming the copy's first file */
+static int raw_finish(const struct bench *b, struct raw *w, uint64_t size)
+{
+	char name[64];
+	unsigned i;
+
 	for (i = 0; i < w->nfiles; i++) {
 		if (w->map[i])
 			munmap(w->map[i], cs_engine_stripe_size(size, b->chunk, w->nfiles, i));
 		w->map[i] = NULL;
-		if (write && fdatasync(w->fd[i]))
+		if (w->write && fdatasync(w->fd[i]))
 			atomic_store(&w->err, errno);
 	}
-	if (atomic_load(&w->err)) {
-		raw_name(name, sizeof(name), 0);
-		fprintf(stderr, "cs-bench: raw %s of %s/%s (and %u more) failed: %s\n",
-			write ? "write" : "read", b->dir, name, w->nfiles - 1,
-			strerror(atomic_load(&w->err)));
-		return -1;
+	if (!atomic_load(&w->err))
+		return 0;
+	raw_name(name, sizeof(name), w, 0);
+	fprintf(stderr, "cs-bench: raw %s of %s/%s (and %u more) failed: %s\n", w->write ? "write" : "read",
+		b->dir, name, w->nfiles - 1, strerror(atomic_load(&w->err)));
+	return -1;
+}
+
+static void raw_run(struct raw_thread *t, unsigned n)
+{
+	unsigned i, j;
+
+	for (i = 0; i < n; i++)
+		if (pthread_create(&t[i].tid, NULL, raw_worker, &t[i]))
+			break;
+	for (j = 0; j < i; j++)
+		pthread_join(t[j].tid, NULL);
+}
+
+/*
+ * nw copies at once, each of size bytes with its own threads (b->threads writers or
+ * b->read_threads readers, at most 64 per copy); *gbps over all nw * size bytes.
+ */
+static int raw_pass(const struct bench *b, struct raw *ws, unsigned nw, uint64_t size, bool write,
+		    double *gbps)
+{
+	unsigned want = write ? b->threads : b->read_threads, per = want < 64 ? want : 64;
+	struct raw_thread *t = calloc((size_t)nw * per, sizeof(*t));
+	unsigned i, n = 0;
+	int ret = 0;
+	double t0;
+
+	for (i = 0; t && i < nw && n == i * per; i++)
+		n += raw_buffers(t + i * per, per, &ws[i], b->chunk);
+	if (!t || n < nw * per) {
+		fprintf(stderr, "cs-bench: raw %s: out of memory\n", write ? "write" : "read");
+		ret = -1;
+		goto out;
 	}
-	*gbps = (double)size / (bench_now() - t0) / 1e9;
-	return 0;
+	t0 = bench_now();
+	/* reserve and map inside the timer: the engine's dump pays for both too */
+	for (i = 0; i < nw; i++)
+		raw_prepare(b, &ws[i], size, write);
+	raw_run(t, n);
+	for (i = 0; i < nw; i++)
+		if (raw_finish(b, &ws[i], size))
+			ret = -1;
+	if (!ret)
+		*gbps = (double)size * nw / (bench_now() - t0) / 1e9;
+out:
+	for (i = 0; t && i < nw * per; i++)
+		free(t[i].buf);
+	free(t);
+	return ret;
 }
 
 static void raw_close(const struct bench *b, struct raw *w, bool unlink)
@@ -224,7 +263,7 @@ static void raw_close(const struct bench *b, struct raw *w, bool unlink)
 		if (w->fd[i] >= 0)
 			close(w->fd[i]);
 		w->fd[i] = -1;
-		raw_name(name, sizeof(name), i);
+		raw_name(name, sizeof(name), w, i);
 		if (unlink)
 			unlinkat(b->dirfd, name, 0);
 	}
@@ -240,7 +279,7 @@ static int raw_open(const struct bench *b, struct raw *w, bool create)
 	for (i = 0; i < w->nfiles; i++)
 		w->fd[i] = -1;
 	for (i = 0; i < w->nfiles; i++) {
-		raw_name(name, sizeof(name), i);
+		raw_name(name, sizeof(name), w, i);
 		w->fd[i] = bench_open(b, name, create, &direct);
 		if (w->fd[i] < 0) {
 			raw_close(b, w, true);
@@ -250,13 +289,62 @@ static int raw_open(const struct bench *b, struct raw *w, bool create)
 	return 0;
 }
 
-int bench_storage(const struct bench *b, uint64_t size, bool drop, double *write_gbps, double *read_gbps,
-		  double *read_piece_gbps)
+static void raw_close_all(const struct bench *b, struct raw *ws, unsigned nw, bool unlink)
 {
-	struct raw *w = calloc(1, sizeof(*w));
+	unsigned i;
+
+	for (i = 0; i < nw; i++)
+		raw_close(b, &ws[i], unlink);
+}
+
+static int raw_open_all(const struct bench *b, struct raw *ws, unsigned nw, bool create)
+{
+	unsigned i;
+
+	for (i = 0; i < nw; i++) {
+		ws[i].copy = i;
+		if (raw_open(b, &ws[i], create)) {
+			raw_close_all(b, ws, i, true);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* the read twice, chunk-sized and in the engine's buffered pieces: the faster is the limit */
+static int raw_reads(const struct bench *b, struct raw *ws, unsigned nw, uint64_t size, bool drop,
+		     double *read_gbps, double *read_piece_gbps)
+{
+	double piece_gbps = 0;
+	unsigned i;
 	int ret;
 
-	if (!w)
+	ret = raw_pass(b, ws, nw, size, false, read_gbps);
+	if (ret)
+		return ret;
+	if (drop)
+		bench_drop_caches();
+	for (i = 0; i < nw; i++)
+		ws[i].piece = RAW_PIECE;
+	ret = raw_pass(b, ws, nw, size, false, &piece_gbps);
+	for (i = 0; i < nw; i++)
+		ws[i].piece = 0;
+	if (ret)
+		return ret;
+	if (read_piece_gbps)
+		*read_piece_gbps = piece_gbps;
+	if (piece_gbps > *read_gbps)
+		*read_gbps = piece_gbps;
+	return 0;
+}
+
+int bench_storage_procs(const struct bench *b, unsigned nprocs, uint64_t size, bool drop, double *write_gbps,
+			double *read_gbps, double *read_piece_gbps)
+{
+	struct raw *ws = calloc(nprocs, sizeof(*ws));
+	int ret;
+
+	if (!ws)
 		return -1;
 	/*
 	 * A memory filesystem's first write also pays for fresh memory (in a VM: the hypervisor
@@ -264,39 +352,32 @@ int bench_storage(const struct bench *b, uint64_t size, bool drop, double *write
 	 * first pass keeps that cost out of the limit. Disks: no warm-up, the file is cold anyway.
 	 */
 	if (!bench_dir_is_disk(b->dirfd)) {
-		ret = raw_open(b, w, true) ? -1 : raw_pass(b, w, size, true, write_gbps);
-		raw_close(b, w, true);
+		ret =
+		    raw_open_all(b, ws, nprocs, true) ? -1 : raw_pass(b, ws, nprocs, size, true, write_gbps);
+		raw_close_all(b, ws, nprocs, true);
 		if (ret)
 			goto out;
 	}
-	ret = raw_open(b, w, true);
+	ret = raw_open_all(b, ws, nprocs, true);
 	if (ret)
 		goto out;
-	ret = raw_pass(b, w, size, true, write_gbps);
-	raw_close(b, w, false);
+	ret = raw_pass(b, ws, nprocs, size, true, write_gbps);
+	raw_close_all(b, ws, nprocs, false);
 	if (!ret && drop)
 		bench_drop_caches();
 	if (!ret) {
-		ret = raw_open(b, w, false);
+		ret = raw_open_all(b, ws, nprocs, false);
 		if (!ret)
-			ret = raw_pass(b, w, size, false, read_gbps);
+			ret = raw_reads(b, ws, nprocs, size, drop, read_gbps, read_piece_gbps);
 	}
-	/* the same read in the engine's buffered pieces: the faster of the two is the limit */
-	if (!ret) {
-		double piece_gbps = 0;
-
-		if (drop)
-			bench_drop_caches();
-		w->piece = RAW_PIECE;
-		ret = raw_pass(b, w, size, false, &piece_gbps);
-		w->piece = 0;
-		if (!ret && read_piece_gbps)
-			*read_piece_gbps = piece_gbps;
-		if (!ret && piece_gbps > *read_gbps)
-			*read_gbps = piece_gbps;
-	}
-	raw_close(b, w, true);
+	raw_close_all(b, ws, nprocs, true);
 out:
-	free(w);
+	free(ws);
 	return ret;
+}
+
+int bench_storage(const struct bench *b, uint64_t size, bool drop, double *write_gbps, double *read_gbps,
+		  double *read_piece_gbps)
+{
+	return bench_storage_procs(b, 1, size, drop, write_gbps, read_gbps, read_piece_gbps);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bench.h - cs-bench internals: the device side (fill, verify, raw PCIe, naive copy) in
- * bench-gpu.c, the storage side (raw parallel I/O, cache dropping) in bench-io.c, the
- * command line, the engine runs and the report in cs-bench.c. See docs/performance.md.
+ * bench-gpu.c, the storage side (raw parallel I/O, cache dropping) in bench-io.c, N engine
+ * calls at once (--procs) in bench-procs.c, the command line, the engine runs and the report in
+ * cs-bench.c. See docs/performance.md.
  */
 #ifndef CUDASTORE_BENCH_H
 #define CUDASTORE_BENCH_H
@@ -12,6 +13,7 @@
 #include <stdint.h>
 
 #include "cudastore/cuda_ops.h"
+#include "engine.h"
 
 enum bench_kind { BENCH_DENSE, BENCH_ZERO75 };
 
@@ -26,6 +28,7 @@ struct bench {
 	uint32_t chunk;
 	bool direct;
 	bool map_tmpfs; /* the engine dumps into tmpfs through a shared mapping: measure that way */
+	uint64_t seed;	/* fill/verify pattern seed (bench-gpu.c); 0 but for the copies of --procs */
 };
 
 double bench_now(void);
@@ -49,9 +52,12 @@ int bench_naive(const struct bench *b, CUdeviceptr dev, uint64_t size, bool drop
 #define RAW_PIECE (256u << 10)
 int bench_storage(const struct bench *b, uint64_t size, bool drop, double *write_gbps, double *read_gbps,
 		  double *read_piece_gbps);
+/* the same for nprocs copies at once, each of size bytes with its own files (b->files) and its own
+ * b->threads writers / b->read_threads readers, timed together: GB/s over nprocs * size bytes */
+int bench_storage_procs(const struct bench *b, unsigned nprocs, uint64_t size, bool drop, double *write_gbps,
+			double *read_gbps, double *read_piece_gbps);
 /* bench-pipe.c: the restore's data path alone (RAW_PIECE preads of reg's extent files into pinned
  * chunk buffers, H2D into dev; no hashing) with b->read_threads threads, in GB/s */
-struct cs_engine_region;
 int bench_pipeline(const struct bench *b, CUdeviceptr dev, const struct cs_engine_region *reg, double *gbps);
 /* can the page cache of this directory be dropped meaningfully (not tmpfs/ramfs)? */
 bool bench_dir_is_disk(int dirfd);
@@ -59,5 +65,23 @@ bool bench_dir_is_disk(int dirfd);
 bool bench_drop_caches(void);
 /* open name for the naive baseline and raw I/O: O_DIRECT when asked and allowed; sets *direct */
 int bench_open(const struct bench *b, const char *name, bool create, bool *direct);
+
+/* cs-bench.c: the extent files of the engine region named name (every stripe) */
+void bench_remove_extents(const struct bench *b, const char *name);
+uint64_t bench_image_bytes(const struct bench *b, const struct cs_engine_region *reg); /* st_blocks x 512 */
+
+/* bench-procs.c: --procs N, N engine calls at once sharing one budget (sharers) and one pool */
+struct bench_procs {
+	unsigned n;
+	struct cs_engine_opts eo; /* every copy's: the command line's, sharers = n, pool */
+	struct cs_pinned_pool *pool;
+	bool limits, keep; /* measure the N-copy storage limits; leave the extents */
+};
+/* pin the shared pool (untimed) and say so; 0 or -1 with a message */
+int bench_procs_init(struct bench_procs *p, const struct bench *b, const struct cs_engine_opts *eo,
+		     unsigned n);
+void bench_procs_fini(struct bench_procs *p);
+/* the N copies of size / N bytes each (4 KiB multiple) for every kind asked; 0 all verified, else -1 */
+int bench_procs_size(const struct bench *b, const struct bench_procs *p, uint64_t size, const bool kinds[2]);
 
 #endif /* CUDASTORE_BENCH_H */

@@ -23,6 +23,7 @@
 #include "engine.h"
 
 #define MAX_SIZES 16
+#define PROCS_MAX 32 /* --procs */
 
 struct cli {
 	const char *dir;
@@ -32,21 +33,23 @@ struct cli {
 	struct cs_engine_opts eo;
 	bool keep, naive, limits;
 	int device;
-	double overlap;	      /* > 0: also a restore after a prefetch of this many seconds */
-	bool pool;	      /* also a restore with the buffers pinned ahead (cs_pinned_pool) */
+	double overlap; /* > 0: also a restore after a prefetch of this many seconds */
+	bool pool;	/* also a restore with the buffers pinned ahead (cs_pinned_pool) */
 	struct cs_pinned_pool *pinned_pool;
 	uint64_t prefetch_max; /* the prefetch's memory bound */
+	unsigned procs;	       /* > 1: also N engine calls at once per row (bench-procs.c) */
+	struct bench_procs bp;
 };
 
 struct row {
 	uint64_t size;
 	enum bench_kind kind;
 	double dump, restore, naive_dump, naive_restore;
-	double restore_pool; /* --pool: the same restore with the pool's buffers */
+	double restore_pool;			     /* --pool: the same restore with the pool's buffers */
 	double dsetup, dteardown, rsetup, rteardown; /* slowest thread's, seconds */
-	double d2h, h2d, wr, rd; /* limits */
-	double rd_piece;	 /* the read limit's 256 KiB-pread pass (rd is the faster pass) */
-	double pipe;		 /* dense rows: read + H2D without the engine (bench-pipe.c), 0 if not run */
+	double d2h, h2d, wr, rd;		     /* limits */
+	double rd_piece; /* the read limit's 256 KiB-pread pass (rd is the faster pass) */
+	double pipe;	 /* dense rows: read + H2D without the engine (bench-pipe.c), 0 if not run */
 	uint64_t image_bytes, pinned;
 	unsigned files, wthreads, rthreads;
 	bool direct, mapped, verified, dropped;
@@ -109,35 +112,43 @@ static int parse_list(char *arg, struct cli *c, bool sizes)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: cs-bench [--dir DIR] [--sizes 1G,8G,32G] [--kinds dense,zero75] [--threads N]\n"
-		   "                [--chunk SIZE] [--pinned SIZE] [--no-direct] [--no-naive] [--no-limits]\n"
-		   "                [--tmpfs-map] [--stripes N] [--overlap SECONDS] [--prefetch-max SIZE]\n"
-		   "                [--pool] [--device N] [--keep]\n"
-		   "Sizes are binary (K, M, G = KiB, MiB, GiB); rates are GB/s (1e9 bytes/s).\n"
-		   "libcuda: $CUDASTORE_LIBCUDA, else libcuda.so.1 (exit 77 if it cannot be loaded).\n");
+	fprintf(
+	    f,
+	    "usage: cs-bench [--dir DIR] [--sizes 1G,8G,32G] [--kinds dense,zero75] [--threads N]\n"
+	    "                [--chunk SIZE] [--pinned SIZE] [--no-direct] [--no-naive] [--no-limits]\n"
+	    "                [--tmpfs-map] [--stripes N] [--overlap SECONDS] [--prefetch-max SIZE]\n"
+	    "                [--pool] [--procs N] [--device N] [--keep]\n"
+	    "Sizes are binary (K, M, G = KiB, MiB, GiB); rates are GB/s (1e9 bytes/s).\n"
+	    "--procs N (2..%u): after each size's rows, N concurrent engine calls (one thread each, as the\n"
+	    "  helper copies N processes) of SIZE/N bytes each (rounded down to 4 KiB: the row's size is\n"
+	    "  the total), opts.sharers = N, one shared pinned pool; aggregate GB/s against the storage\n"
+	    "  limit of N copies with each call's writers/readers/files (cs_engine_plan), target >= 0.8.\n"
+	    "libcuda: $CUDASTORE_LIBCUDA, else libcuda.so.1 (exit 77 if it cannot be loaded).\n",
+	    PROCS_MAX);
 }
 
 static int parse_cli(int argc, char **argv, struct cli *c)
 {
 	static const struct option lo[] = {
-	    {"dir", 1, 0, 'd'},
-	    {"sizes", 1, 0, 's'},
-	    {"kinds", 1, 0, 'k'},
-	    {"threads", 1, 0, 't'},
-	    {"chunk", 1, 0, 'c'},
-	    {"pinned", 1, 0, 'p'},
-	    {"no-direct", 0, 0, 'D'},
-	    {"tmpfs-map", 0, 0, 'M'},
-	    {"no-naive", 0, 0, 'N'},
-	    {"no-limits", 0, 0, 'L'},
-	    {"device", 1, 0, 'g'},
-	    {"keep", 0, 0, 'K'},
-	    {"stripes", 1, 0, 'S'},
-	    {"overlap", 1, 0, 'O'},
-	    {"prefetch-max", 1, 0, 'P'},
-	    {"pool", 0, 0, 'o'},
-	    {"help", 0, 0, 'h'},
-	    {0, 0, 0, 0},
+		{ "dir", 1, 0, 'd' },
+		{ "sizes", 1, 0, 's' },
+		{ "kinds", 1, 0, 'k' },
+		{ "threads", 1, 0, 't' },
+		{ "chunk", 1, 0, 'c' },
+		{ "pinned", 1, 0, 'p' },
+		{ "no-direct", 0, 0, 'D' },
+		{ "tmpfs-map", 0, 0, 'M' },
+		{ "no-naive", 0, 0, 'N' },
+		{ "no-limits", 0, 0, 'L' },
+		{ "device", 1, 0, 'g' },
+		{ "keep", 0, 0, 'K' },
+		{ "stripes", 1, 0, 'S' },
+		{ "overlap", 1, 0, 'O' },
+		{ "prefetch-max", 1, 0, 'P' },
+		{ "pool", 0, 0, 'o' },
+		{ "procs", 1, 0, 'n' },
+		{ "help", 0, 0, 'h' },
+		{ 0, 0, 0, 0 },
 	};
 	char sizes_def[] = "1G,8G,32G", err[256];
 	uint64_t v;
@@ -209,6 +220,11 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		case 'o':
 			c->pool = true;
 			break;
+		case 'n':
+			c->procs = (unsigned)strtoul(optarg, NULL, 10);
+			if (c->procs < 2 || c->procs > PROCS_MAX)
+				goto bad;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -253,15 +269,19 @@ static void print_row(const struct cli *c, const struct row *r)
 	char size[32];
 
 	snprintf(size, sizeof(size), "%lluM", (unsigned long long)(r->size >> 20));
-	printf("%-8s %-7s %9.2f %9.2f %9.2f %9.2f %6.2f %6.2f %9.2f %9.2f %14llu %11llu %-3s %-8s %u/%u/%u\n", size,
-	       kind_name(r->kind), r->dump, r->restore, ld, lr, ratio(r->dump, ld), ratio(r->restore, lr),
-	       r->naive_dump, r->naive_restore, (unsigned long long)r->image_bytes,
-	       (unsigned long long)r->pinned, r->mapped ? "map" : r->direct ? "yes" : "no", r->verified ? "yes" : "NO",
-	       r->files, r->wthreads, r->rthreads);
+	printf("%-8s %-7s %9.2f %9.2f %9.2f %9.2f %6.2f %6.2f %9.2f %9.2f %14llu %11llu %-3s %-8s %u/%u/%u\n",
+	       size, kind_name(r->kind), r->dump, r->restore, ld, lr, ratio(r->dump, ld),
+	       ratio(r->restore, lr), r->naive_dump, r->naive_restore, (unsigned long long)r->image_bytes,
+	       (unsigned long long)r->pinned,
+	       r->mapped   ? "map"
+	       : r->direct ? "yes"
+			   : "no",
+	       r->verified ? "yes" : "NO", r->files, r->wthreads, r->rthreads);
 	printf(
 	    "{\"bench\":\"cs-bench\",\"dir\":\"%s\",\"size\":%llu,\"kind\":\"%s\",\"threads\":%u,\"chunk\":%"
 	    "u,"
-	    "\"pinned_max\":%zu,\"direct_io\":%s,\"tmpfs_mapped\":%s,\"dump_gbps\":%.3f,\"restore_gbps\":%.3f,"
+	    "\"pinned_max\":%zu,\"direct_io\":%s,\"tmpfs_mapped\":%s,\"dump_gbps\":%.3f,\"restore_gbps\":%."
+	    "3f,"
 	    "\"pcie_d2h_gbps\":%.3f,\"pcie_h2d_gbps\":%.3f,\"storage_write_gbps\":%.3f,"
 	    "\"storage_read_gbps\":%.3f,\"limit_dump_gbps\":%.3f,\"limit_restore_gbps\":%.3f,"
 	    "\"dump_ratio\":%.3f,\"restore_ratio\":%.3f,\"naive_dump_gbps\":%.3f,\"naive_restore_gbps\":%.3f,"
@@ -271,19 +291,21 @@ static void print_row(const struct cli *c, const struct row *r)
 	    "\"restore_pool_gbps\":%.3f,\"restore_pool_ratio\":%.3f,\"storage_read_piece_gbps\":%.3f,"
 	    "\"pipeline_gbps\":%.3f}\n",
 	    c->dir, (unsigned long long)r->size, kind_name(r->kind), c->eo.threads, c->eo.chunk_size,
-	    c->eo.pinned_max, r->direct ? "true" : "false", r->mapped ? "true" : "false", r->dump, r->restore, r->d2h, r->h2d, r->wr, r->rd,
-	    ld, lr, ratio(r->dump, ld), ratio(r->restore, lr), r->naive_dump, r->naive_restore,
-	    (unsigned long long)r->image_bytes, (unsigned long long)r->pinned, r->dropped ? "true" : "false",
-	    r->verified ? "true" : "false", r->files, r->wthreads, r->rthreads, r->dsetup, r->dteardown,
-	    r->rsetup, r->rteardown, r->restore_pool, ratio(r->restore_pool, lr), r->rd_piece, r->pipe);
-	printf("# %s %s: dump thread setup %.3f s, teardown %.3f s; restore thread setup %.3f s, teardown %.3f s",
+	    c->eo.pinned_max, r->direct ? "true" : "false", r->mapped ? "true" : "false", r->dump, r->restore,
+	    r->d2h, r->h2d, r->wr, r->rd, ld, lr, ratio(r->dump, ld), ratio(r->restore, lr), r->naive_dump,
+	    r->naive_restore, (unsigned long long)r->image_bytes, (unsigned long long)r->pinned,
+	    r->dropped ? "true" : "false", r->verified ? "true" : "false", r->files, r->wthreads, r->rthreads,
+	    r->dsetup, r->dteardown, r->rsetup, r->rteardown, r->restore_pool, ratio(r->restore_pool, lr),
+	    r->rd_piece, r->pipe);
+	printf("# %s %s: dump thread setup %.3f s, teardown %.3f s; restore thread setup %.3f s, teardown "
+	       "%.3f s",
 	       size, kind_name(r->kind), r->dsetup, r->dteardown, r->rsetup, r->rteardown);
 	if (c->pool)
 		printf("; restore with the pool %.2f GB/s (%.2f of the limit %.2f)", r->restore_pool,
 		       ratio(r->restore_pool, lr), lr);
 	if (r->pipe > 0)
-		printf("; read + H2D alone (%u threads, no hashing) %.2f GB/s: the restore %.2f of it%s", r->rthreads,
-		       r->pipe, ratio(r->restore, r->pipe), c->pool ? ", with the pool" : "");
+		printf("; read + H2D alone (%u threads, no hashing) %.2f GB/s: the restore %.2f of it%s",
+		       r->rthreads, r->pipe, ratio(r->restore, r->pipe), c->pool ? ", with the pool" : "");
 	if (r->pipe > 0 && c->pool)
 		printf(" %.2f", ratio(r->restore_pool, r->pipe));
 	printf("\n");
@@ -354,7 +376,7 @@ static int overlap_row(const struct bench *b, const struct cli *c, CUdeviceptr d
 	return 0;
 }
 
-static void remove_extents(const struct bench *b, const char *name)
+void bench_remove_extents(const struct bench *b, const char *name)
 {
 	char sname[CS_NAME_MAX];
 	unsigned k;
@@ -364,7 +386,7 @@ static void remove_extents(const struct bench *b, const char *name)
 			unlinkat(b->dirfd, sname, 0);
 }
 
-static uint64_t image_bytes(const struct bench *b, const struct cs_engine_region *reg)
+uint64_t bench_image_bytes(const struct bench *b, const struct cs_engine_region *reg)
 {
 	unsigned k, n = reg->nstripes ? reg->nstripes : 1;
 	uint64_t sum = 0;
@@ -377,8 +399,8 @@ static uint64_t image_bytes(const struct bench *b, const struct cs_engine_region
 }
 
 /* --pool: drop caches, scramble, the same restore with the pool's buffers, verify */
-static int pool_restore(const struct bench *b, const struct cli *c, CUdeviceptr dev, struct cs_engine_region *reg,
-			struct row *r)
+static int pool_restore(const struct bench *b, const struct cli *c, CUdeviceptr dev,
+			struct cs_engine_region *reg, struct row *r)
 {
 	struct cs_engine_opts eo = c->eo;
 	char err[512];
@@ -409,7 +431,7 @@ static int pool_restore(const struct bench *b, const struct cli *c, CUdeviceptr 
 /* engine dump, drop caches, scramble, engine restore, verify */
 static int engine_row(const struct bench *b, const struct cli *c, CUdeviceptr dev, struct row *r)
 {
-	struct cs_engine_region reg = {.ptr = dev, .size = r->size, .ctx = b->ctx, .dirfd = b->dirfd};
+	struct cs_engine_region reg = { .ptr = dev, .size = r->size, .ctx = b->ctx, .dirfd = b->dirfd };
 	char name[64], err[512];
 	double t0;
 	int ret;
@@ -417,7 +439,7 @@ static int engine_row(const struct bench *b, const struct cli *c, CUdeviceptr de
 	snprintf(name, sizeof(name), "cs-bench-%lluM-%s.ext", (unsigned long long)(r->size >> 20),
 		 kind_name(r->kind));
 	reg.name = name;
-	remove_extents(b, name);
+	bench_remove_extents(b, name);
 	t0 = bench_now();
 	ret = cs_engine_dump(b->ops, &reg, 1, &c->eo, err, sizeof(err));
 	r->dump = (double)r->size / (bench_now() - t0) / 1e9;
@@ -431,7 +453,7 @@ static int engine_row(const struct bench *b, const struct cli *c, CUdeviceptr de
 	r->direct = reg.used_direct_io;
 	r->mapped = reg.used_mapping;
 	r->files = reg.nstripes;
-	r->image_bytes = image_bytes(b, &reg);
+	r->image_bytes = bench_image_bytes(b, &reg);
 	if (c->limits && r->kind == BENCH_DENSE &&
 	    ((bench_dir_is_disk(b->dirfd) && !bench_drop_caches()) || bench_pipeline(b, dev, &reg, &r->pipe)))
 		goto err;
@@ -457,14 +479,14 @@ static int engine_row(const struct bench *b, const struct cli *c, CUdeviceptr de
 err:
 	cs_engine_region_free_meta(&reg);
 	if (!c->keep)
-		remove_extents(b, name);
+		bench_remove_extents(b, name);
 	return ret || !r->verified ? -1 : 0;
 }
 
 static int one_size(const struct bench *b0, const struct cli *c, uint64_t size)
 {
 	const struct cs_cuda_ops *ops = b0->ops;
-	struct row lim = {.size = size};
+	struct row lim = { .size = size };
 	struct bench bb = *b0, *b = &bb;
 	unsigned files;
 	bool disk = bench_dir_is_disk(b->dirfd);
@@ -503,6 +525,8 @@ static int one_size(const struct bench *b0, const struct cli *c, uint64_t size)
 		print_row(c, &r);
 	}
 	ops->MemFree(dev);
+	if (!ret && c->procs && bench_procs_size(b0, &c->bp, size, c->kinds))
+		ret = -1;
 	return ret;
 }
 
@@ -577,7 +601,7 @@ static int cuda_start(struct cs_cuda_ops *ops, int device, CUcontext *ctx)
 int main(int argc, char **argv)
 {
 	struct cs_cuda_ops ops;
-	struct bench b = {0};
+	struct bench b = { 0 };
 	struct cli c;
 	unsigned i;
 	int ret;
@@ -606,13 +630,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cs-bench: cannot open %s: %s\n", c.dir, strerror(errno));
 		return 1;
 	}
-	printf(
-	    "# cs-bench: %s, driver %d, dir %s (%s), threads option %u (restore %u; per row: files/wr/rd), chunk %u, pinned bound %zu, "
-	    "O_DIRECT %s, tmpfs dumps %s\n",
-	    ops.path, ops.driver_version, c.dir, bench_dir_is_disk(b.dirfd) ? "disk" : "tmpfs/ramfs",
-	    c.eo.threads, b.read_threads, c.eo.chunk_size, c.eo.pinned_max, c.eo.direct_io ? "requested" : "off",
-	    c.eo.map_tmpfs ? "through a shared mapping" : "with pwrite");
-	printf("# limits: dump = min(pinned D2H, storage write), restore = min(pinned H2D, storage read: the faster of "
+	printf("# cs-bench: %s, driver %d, dir %s (%s), threads option %u (restore %u; per row: "
+	       "files/wr/rd), chunk %u, pinned bound %zu, "
+	       "O_DIRECT %s, tmpfs dumps %s\n",
+	       ops.path, ops.driver_version, c.dir, bench_dir_is_disk(b.dirfd) ? "disk" : "tmpfs/ramfs",
+	       c.eo.threads, b.read_threads, c.eo.chunk_size, c.eo.pinned_max,
+	       c.eo.direct_io ? "requested" : "off",
+	       c.eo.map_tmpfs ? "through a shared mapping" : "with pwrite");
+	printf("# limits: dump = min(pinned D2H, storage write), restore = min(pinned H2D, storage read: the "
+	       "faster of "
 	       "chunk-sized and 256 KiB preads); "
 	       "page cache dropped before reads: %s\n",
 	       !bench_dir_is_disk(b.dirfd)		       ? "n/a (memory filesystem)"
@@ -620,10 +646,16 @@ int main(int argc, char **argv)
 							       : "NO (not root?)");
 	if (c.pool && make_pool(&ops, b.ctx, &c))
 		return 1;
+	if (c.procs && bench_procs_init(&c.bp, &b, &c.eo, c.procs))
+		return 1;
+	c.bp.limits = c.limits;
+	c.bp.keep = c.keep;
 	print_header();
 	for (i = 0; i < c.nsizes; i++)
 		if (one_size(&b, &c, c.sizes[i]))
 			ret = 1;
+	if (c.procs)
+		bench_procs_fini(&c.bp);
 	cs_pinned_pool_destroy(c.pinned_pool);
 	close(b.dirfd);
 	return ret;

@@ -4,16 +4,18 @@
 # Runs from the GPU artifacts folder (scripts/make-gpu-artifacts.sh) as root; nothing installed.
 #
 #   ./run-gpu-perf.sh [-o OUTDIR] [-d DISKDIR] [-w WINDOW_S] [-s SHM_SIZES] [-k DISK_SIZES]
-#                     [-m MAP_SIZE] [-g GPU_SIZE]
+#                     [-m MAP_SIZE] [-g GPU_SIZE] [-p PROCS_SIZES]
 #
 # (The size options exist for dry runs on small machines; the defaults are the targets' sizes.)
 #
 #   1. cs-bench --dir /dev/shm/b --sizes 8G,32G --kinds dense,zero75 --overlap WINDOW  (defaults)
 #   2. cs-bench --dir DISKDIR --sizes 8G --kinds dense,zero75                            (defaults)
 #   3. cs-bench --dir /dev/shm/b --sizes "$MAP_SIZE" --kinds dense --no-naive --tmpfs-map        (the alternative)
-#   4. criu-overlap.sh: whole `criu restore` with and without the prefetch (driver emulator,
+#   4. cs-bench --dir /dev/shm/b --sizes 16G,4G --kinds dense,zero75 --no-naive --procs 4
+#      (4 concurrent copies of 4 GiB and of 1 GiB, sharers 4, against the 4-copy storage limit)
+#   5. criu-overlap.sh: whole `criu restore` with and without the prefetch (driver emulator,
 #      2 x 1 GiB GPU buffers, 2 GiB host memory, images in /dev/shm, 3 runs each)
-# About 5 minutes on the 1 x H200 host; every step has a time limit (at most 475 s in all), and
+# About 6 minutes on the 1 x H200 host; every step has a time limit (at most 625 s in all), and
 # what a step printed before its limit is kept. Everything goes to OUTDIR (*.out, *.err, results.jsonl,
 # summary.txt); the summary is also printed last.
 set -uo pipefail
@@ -22,8 +24,8 @@ BIN=$ART/bin
 [ -x "$BIN/cs-bench" ] || BIN=$ART # a build tree: bench/cs-bench next to this script
 OUT=$PWD/perf-$(hostname -s 2>/dev/null || echo host)-$(date +%Y%m%d-%H%M%S)
 DISK=/var/tmp/cs-bench
-WINDOW=2 SHM_SIZES=8G,32G DISK_SIZES=8G MAP_SIZE=32G GPU_SIZE=1g HOST_MB=2048
-while getopts o:d:w:s:k:m:g: opt; do
+WINDOW=2 SHM_SIZES=8G,32G DISK_SIZES=8G MAP_SIZE=32G GPU_SIZE=1g HOST_MB=2048 PROCS_SIZES=16G,4G
+while getopts o:d:w:s:k:m:g:p: opt; do
 	case $opt in
 	o) OUT=$OPTARG ;;
 	d) DISK=$OPTARG ;;
@@ -32,7 +34,8 @@ while getopts o:d:w:s:k:m:g: opt; do
 	k) DISK_SIZES=$OPTARG ;;
 	m) MAP_SIZE=$OPTARG ;;
 	g) GPU_SIZE=$OPTARG; HOST_MB=256 ;;
-	*) echo "usage: $0 [-o OUTDIR] [-d DISKDIR] [-w WINDOW_S] [-s SHM_SIZES] [-k DISK_SIZES] [-m MAP_SIZE] [-g GPU_SIZE]" >&2; exit 2 ;;
+	p) PROCS_SIZES=$OPTARG ;;
+	*) echo "usage: $0 [-o OUTDIR] [-d DISKDIR] [-w WINDOW_S] [-s SHM_SIZES] [-k DISK_SIZES] [-m MAP_SIZE] [-g GPU_SIZE] [-p PROCS_SIZES]" >&2; exit 2 ;;
 	esac
 done
 SHM=/dev/shm/b
@@ -63,6 +66,9 @@ step disk 110 "$BIN/cs-bench" --dir "$DISK" --sizes "$DISK_SIZES" --kinds dense,
 rm -rf "$DISK"
 step shm-map 55 "$BIN/cs-bench" --dir "$SHM" --sizes "$MAP_SIZE" --kinds dense --no-naive --tmpfs-map
 rm -rf "$SHM"
+# a process tree's copies at once: each row's size is the total, split over 4 engine calls
+step shm-procs 150 "$BIN/cs-bench" --dir "$SHM" --sizes "$PROCS_SIZES" --kinds dense,zero75 --no-naive --procs 4
+rm -rf "$SHM"
 if [ -x "$ART/criu/criu" ] && [ -e "$ART/emu/libcuda.so.1" ]; then
 	step criu-overlap 70 "$ART/criu-overlap.sh" --criu "$ART/criu/criu" --plugins "$ART/plugins" \
 		--workload "$BIN/cuda-workload" --emu "$ART/emu" --size "$GPU_SIZE" --buffers 2 --host-mb "$HOST_MB" --runs 3 \
@@ -80,6 +86,7 @@ rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 eng = [r for r in rows if r.get("bench") == "cs-bench"]
 ovl = [r for r in rows if r.get("bench") == "cs-bench-overlap"]
 cri = [r for r in rows if r.get("bench") == "criu-overlap"]
+prc = [r for r in rows if r.get("bench") == "cs-bench-procs"]
 def res(ok, what): print(("MET   " if ok else "MISSED") + "  " + what)
 def find(d, size, kind, mapped=False):
     for r in eng:
@@ -103,7 +110,11 @@ for r in eng:
         d = find(r["dir"], r["size"], "dense", r["tmpfs_mapped"])
         if d: res(r["restore_gbps"] >= 3 * d["restore_gbps"], "%s %g GiB: 75%%-zero restore >= 3x dense: %.1fx (%.2f vs %.2f GB/s)" % (r["dir"], r["size"] / G, r["restore_gbps"] / d["restore_gbps"], r["restore_gbps"], d["restore_gbps"]))
 res(all(r["pinned_bytes"] <= r["pinned_max"] for r in eng) and eng, "pinned memory within its bound in every row (max %d of %d)" % (max([r["pinned_bytes"] for r in eng] or [0]), max([r["pinned_max"] for r in eng] or [0])))
-res(all(r["verified"] for r in eng + ovl) and eng, "every row verified (%d rows, %d overlap rows)" % (len(eng), len(ovl)))
+for r in prc:
+    what = "%d concurrent copies of %g GiB, %s, /dev/shm" % (r["procs"], r["size_per_proc"] / G, r["kind"])
+    res(r["dump_target_met"], "%s: dump aggregate >= 0.8 of the %d-writer limit: %.2f (%.2f of %.2f GB/s; copies' sum %.2f x wall)" % (what, r["procs"] * r["dump_threads"], r["dump_ratio"], r["dump_gbps"], r["storage_write_gbps"], r["dump_sum_s"] / max(r["dump_wall_s"], 1e-9)))
+    res(r["restore_target_met"], "%s: restore aggregate >= 0.8 of the %d-reader limit: %.2f (%.2f of %.2f GB/s; copies' sum %.2f x wall)" % (what, r["procs"] * r["restore_threads"], r["restore_ratio"], r["restore_gbps"], r["storage_read_gbps"], r["restore_sum_s"] / max(r["restore_wall_s"], 1e-9)))
+res(all(r["verified"] for r in eng + ovl + prc) and eng, "every row verified (%d rows, %d overlap rows, %d procs rows)" % (len(eng), len(ovl), len(prc)))
 print("== restore overlap")
 for r in ovl:
     print("cs-bench %g GiB %s, %.1f s window: GPU phase %.3f -> %.3f s (%.0f %% hidden), window + GPU phase %.0f %% shorter; prefetched %d of the image's bytes" % (r["size"] / G, r["kind"], r["window_s"], r["restore_plain_s"], r["restore_after_s"], 100 * r["gpu_phase_hidden"], 100 * r["total_hidden"], r["prefetch_bytes"]))

@@ -1,12 +1,13 @@
 #!/bin/sh
 # test-bench-fake: cs-bench runs end to end on the fake libcuda (tiny sizes), verifies every byte, and skips with 77 without libcuda;
 # it creates a missing --dir, and its restore-overlap stand-in (--overlap) and its restore with buffers pinned
-# ahead (--pool) verify every byte too.
+# ahead (--pool) verify every byte too; --procs 4 runs 4 engine calls at once per row, verifies every byte
+# of every copy and prints the 4-copy storage limit beside the aggregate.
 set -u
 b=${top_builddir:-.}
 bench=$b/bench/cs-bench
 lib=$b/tests/engine/libcuda-fake.so
-echo "1..12"
+echo "1..18"
 n=0
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 
@@ -52,4 +53,31 @@ ok $? "the read limit is the faster of the chunk-sized and 256 KiB read passes (
 [ "$(echo "$out" | grep -cE '^# 5M dense: .*read \+ H2D alone \([0-9]+ threads, no hashing\) [0-9.]+ GB/s: the restore [0-9.]+ of it, with the pool [0-9.]+$')" = 1 ] &&
 	echo "$out" | grep '"kind":"dense"' | grep -qE '"pipeline_gbps":([1-9][0-9.]*|0\.[0-9]*[1-9])'
 ok $? "the dense row measured read + H2D without the engine and compares both restores with it"
+
+# --procs 4: 8 MiB and 12 MiB rows = 4 copies of 2 and 3 MiB, dense and zero75 (rates: sanity only)
+out=$(CUDASTORE_TEST_LOGLEVEL=1 CUDASTORE_LIBCUDA=$lib "$bench" --dir "$dir/procs" --sizes 8M,12M --chunk 1M \
+	--pinned 3M --threads 2 --no-naive --procs 4 2>&1); rc=$?
+echo "$out" | sed 's/^/# /'
+ok $rc "--procs 4 run exits 0"
+echo "$out" | grep -q '^# --procs 4: .*4 concurrent copies of size/4 bytes each (sharers 4), sharing one pinned pool of 4 x 1048576 bytes'
+ok $? "--procs says how it splits the row and what the shared pool holds"
+pj=$(echo "$out" | grep '"bench":"cs-bench-procs"')
+[ "$(echo "$pj" | grep -c '"procs":4,"size_per_proc":\(2097152\|3145728\),.*"sharers":4,.*"verified":true')" = 4 ] &&
+	[ "$(echo "$out" | grep -cE '^# procs (8|12)M (dense|zero75): verified 4 x (2097152|3145728) bytes')" = 4 ]
+ok $? "4 procs rows (2 sizes x dense, zero75), every copy's bytes verified"
+[ "$(echo "$out" | grep -cE '^# procs (8|12)M (dense|zero75) dump: +4 copies of [0-9]+ bytes: [0-9.]+ GB/s aggregate; wall [0-9.]+ s, sum of copies [0-9.]+ s \([0-9.]+ x wall\); N-writer limit [0-9.]+ GB/s \(4 x [0-9]+ writers, 4 x [0-9]+ files\); ratio [0-9.]+; target >= 0.8: (met|missed)$')" = 4 ] &&
+	[ "$(echo "$out" | grep -cE '^# procs (8|12)M (dense|zero75) restore: 4 copies of [0-9]+ bytes: [0-9.]+ GB/s aggregate; wall [0-9.]+ s, sum of copies [0-9.]+ s \([0-9.]+ x wall\); N-reader limit [0-9.]+ GB/s \(4 x [0-9]+ readers\); ratio [0-9.]+; target >= 0.8: (met|missed)$')" = 4 ]
+ok $? "every procs row prints the aggregate, wall vs sum of copies, the 4-copy limit, the ratio and the target"
+# sanity: rates and limits positive; each copy's own time lies inside the wall, so their sum is at most
+# 4 walls (+1 % rounding); ratios = aggregate / limit
+echo "$pj" | awk '
+	function f(k,   v) { v = $0; sub(".*\"" k "\":", "", v); sub(/[,}].*/, "", v); return v + 0 }
+	{ n++
+	  if (!(f("dump_gbps") > 0 && f("restore_gbps") > 0 && f("storage_write_gbps") > 0 && f("storage_read_gbps") > 0)) bad = 1
+	  if (!(f("dump_sum_s") > 0 && f("dump_sum_s") <= 4.04 * f("dump_wall_s"))) bad = 1
+	  if (!(f("restore_sum_s") > 0 && f("restore_sum_s") <= 4.04 * f("restore_wall_s"))) bad = 1
+	  r = f("dump_gbps") / f("storage_write_gbps"); if (r - f("dump_ratio") > 0.01 || f("dump_ratio") - r > 0.01) bad = 1 }
+	END { exit (n == 4 && !bad) ? 0 : 1 }'
+ok $? "procs rates and limits are positive, sum of copies within 4 x wall, ratio = aggregate / limit"
+[ -z "$(ls -A "$dir/procs")" ]; ok $? "no extents or scratch files of the 4 copies left"
 rm -rf "$dir"

@@ -76,7 +76,7 @@ roundtrip() {
 # the dump fails for one process; every process runs on with every byte, none locked
 fails_all_run_on() {
 	local what=$1 fault=$2 p3
-	plan 8
+	plan 9
 	start_tree
 	p3=$(nth_cuda 3)
 	CRIU_ENV="CUDASTORE_EMU_FAULTS=${fault/PID/$p3}" criu_dump "$WORK/img" "$WPID"
@@ -96,7 +96,7 @@ fails_all_run_on() {
 
 criu_killed() {
 	local p
-	plan 9
+	plan 8
 	start_tree
 	export CUDASTORE_TEST_STALL=copy-out CUDASTORE_TEST_STALL_FILE=$STALL
 	criu_bg dump "$WORK/img"

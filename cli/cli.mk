@@ -21,6 +21,9 @@ cudastore_LDADD = libcudastore.a $(PROTOBUF_C_LIBS) $(JSON_C_LIBS) $(LIBARCHIVE_
 # its tests: usage without root; the rest through real CRIU on the driver emulator
 CLI_TESTS = \
 	tests/cli/test-cli-usage.sh \
+	tests/cli/test-cli-json-errors-and-options-anywhere.sh \
+	tests/cli/test-cli-config-file-mistakes.sh \
+	tests/cli/test-cli-archives-and-cpu-only-images.sh \
 	tests/e2e/test-cli-verify-agrees-with-restore.sh \
 	tests/e2e/test-cli-check-on-emulated-13.0-and-13.4.sh
 TESTS += $(CLI_TESTS)

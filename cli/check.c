@@ -5,7 +5,8 @@
  * Read-only: it loads the options (options.c, traced to show where each value came from),
  * dlopens libcuda and NVML the way the plugin does (cuda_ops.c) and asks them questions
  * (versions, GPUs, which processes use GPU memory, their checkpoint state), runs
- * "criu --version", and looks into the plugin directory criu would use, dlopening our
+ * "criu --version" and (as root) "criu check", and looks into the plugin directory criu would use
+ * (-L, else $CRIU_LIBS_DIR, else the built-in one, as criu picks it), dlopening our
  * plugin only to count the hooks it registers (no plugin code runs). It locks, checkpoints
  * and writes nothing. It runs outside criu, so it may call libcuda itself.
  */
@@ -35,7 +36,6 @@
 #ifndef CS_CRIU_PLUGINDIR
 #define CS_CRIU_PLUGINDIR "/usr/lib/criu"
 #endif
-
 
 struct gpu {
 	char uuid[CS_UUID_STRLEN];
@@ -80,10 +80,13 @@ struct report {
 	uint64_t gpu_bytes;
 	/* criu */
 	char criu[512], criu_version[64];
-	int criu_major;
-	const char *plugindir;
+	int criu_major, criu_minor;
+	bool criu_check_run, criu_check_ok;
+	char criu_check_out[512];
+	const char *plugindir, *plugindir_from;
 	char plugin_path[600], plugin_err[512], plugin_name[64], helper[600];
-	int plugin_hooks;
+	int plugin_hooks;     /* the max_hooks criu reads: 12, 13 with criu >= 4.2 */
+	int plugin_hooks_set; /* of those, the hooks the plugin registers */
 	unsigned nothers;
 	char others[16][256];
 	char conflict[600];
@@ -129,7 +132,8 @@ static void unknown_env(struct report *r)
 		if (strncmp(*e, "CUDASTORE_", 10))
 			continue;
 		len = strcspn(*e, "=");
-		/* options, the config file's name, the emulator's and the tests' settings: the plugin's list */
+		/* options, the config file's name, the emulator's and the tests' settings: the plugin's list
+		 */
 		if (cs_options_env_known(*e, len) || r->nunknown_env >= 16)
 			continue;
 		snprintf(r->unknown_env[r->nunknown_env++], sizeof(r->unknown_env[0]), "%.*s", (int)len, *e);
@@ -356,27 +360,93 @@ static void criu_version(struct report *r)
 	v += 9;
 	v[strcspn(v, "\n ")] = '\0';
 	snprintf(r->criu_version, sizeof(r->criu_version), "%s", v);
-	r->criu_major = atoi(v);
+	if (sscanf(v, "%d.%d", &r->criu_major, &r->criu_minor) < 1)
+		r->criu_major = 0;
 }
 
-/* The plugin runs every driver call in cudastore-helper: found as the plugin finds it. */
+/* the last line criu printed, into buf */
+static void last_line(char *out, char *buf, size_t len)
+{
+	char *end = out + strlen(out), *start;
+
+	while (end > out && (end[-1] == '\n' || end[-1] == ' '))
+		*--end = '\0';
+	start = strrchr(out, '\n');
+	snprintf(buf, len, "%s", start ? start + 1 : out);
+}
+
+/*
+ * "criu check": whether this kernel has what criu needs (root only; its output, stdout and
+ * stderr, is read to the end). CRIU_LIBS_DIR passes through to it.
+ */
+static void criu_check(struct report *r)
+{
+	char out[8192];
+	ssize_t n, got = 0;
+	int p[2], status = 0;
+	pid_t pid;
+
+	if (geteuid() || pipe2(p, O_CLOEXEC))
+		return;
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
+	if (!pid) {
+		dup2(p[1], STDOUT_FILENO);
+		dup2(p[1], STDERR_FILENO);
+		execl(r->criu, "criu", "check", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	while ((n = read(p[0], out + got, sizeof(out) - 1 - (size_t)got)) > 0)
+		if ((got += n) == (ssize_t)sizeof(out) - 1)
+			got = 0; /* keep reading; only the end matters */
+	close(p[0]);
+	out[got] = '\0';
+	waitpid(pid, &status, 0);
+	r->criu_check_run = true;
+	r->criu_check_ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	last_line(out, r->criu_check_out, sizeof(r->criu_check_out));
+	if (!r->criu_check_ok)
+		problem(r,
+			"'%s check' failed: %s. This kernel or setup lacks what criu needs; run it "
+			"to see every line",
+			r->criu, r->criu_check_out);
+}
+
+/*
+ * The plugin runs every driver call in cudastore-helper, found as the plugin finds it
+ * (helper_link.c): its own path as criu loaded it is used only when absolute, because criu may
+ * have changed directory since; so a relative plugin directory finds no helper beside it.
+ */
 static void find_helper(struct report *r)
 {
-	char err[600];
+	const char *self = r->plugin_path[0] == '/' ? r->plugin_path : NULL;
+	char err[360];
 
-	if (!cs_helper_path(&r->o, r->plugin_path, r->helper, sizeof(r->helper), err, sizeof(err)))
+	if (!cs_helper_path(&r->o, self, r->helper, sizeof(r->helper), err, sizeof(err)))
 		return;
 	snprintf(r->plugin_err, sizeof(r->plugin_err),
-		 "loads, but cudastore-helper is missing (beside it and at %s): every dump would fail; "
-		 "install cudastore completely",
-		 CS_HELPER_PATH);
+		 "loads, but cudastore-helper is missing, so every dump would fail: %s%s", err,
+		 self ? "" : " (criu's plugin directory is relative: give it as an absolute path)");
 	r->helper[0] = '\0';
+}
+
+/* the max_hooks criu reads: hooks.c offers POST_FORKING (13) only to a criu >= 4.2 */
+static int hooks_for_criu(const struct report *r, int max_hooks)
+{
+	bool v42 = r->criu_major > 4 || (r->criu_major == 4 && r->criu_minor >= 2);
+
+	return v42 && CR_PLUGIN_HOOK__MAX > 12 && max_hooks == 12 ? 13 : max_hooks;
 }
 
 /*
  * Count the hooks our plugin registers; no plugin code runs (no init; its one constructor only
- * looks for criu 4.2's marker symbol, absent here, so the count is that of CRIU 4.0/4.1: criu
- * 4.2 also gets POST_FORKING, hooks.c).
+ * looks for criu 4.2's marker symbol, absent here, so the table is that of CRIU 4.0/4.1, and
+ * hooks_for_criu gives what the criu found would load).
  */
 static void load_plugin(struct report *r)
 {
@@ -396,8 +466,10 @@ static void load_plugin(struct report *r)
 	}
 	snprintf(r->plugin_name, sizeof(r->plugin_name), "%s", d->name ? d->name : "?");
 	for (i = 0; i < CR_PLUGIN_HOOK__MAX && i < (int)d->max_hooks; i++)
-		r->plugin_hooks += d->hooks[i] != NULL;
-	if (!r->plugin_hooks)
+		r->plugin_hooks_set += d->hooks[i] != NULL;
+	r->plugin_hooks = hooks_for_criu(r, (int)d->max_hooks);
+	r->plugin_hooks_set += r->plugin_hooks > (int)d->max_hooks; /* POST_FORKING */
+	if (!r->plugin_hooks_set)
 		snprintf(r->plugin_err, sizeof(r->plugin_err), "registers no hooks");
 	else
 		find_helper(r);
@@ -415,10 +487,10 @@ static void check_plugindir(struct report *r)
 		snprintf(r->plugin_err, sizeof(r->plugin_err), "plugin directory %s: %s", r->plugindir,
 			 strerror(errno));
 		problem(r,
-			"criu's plugin directory %s cannot be read (%s): install cudastore there "
+			"criu's plugin directory %s (%s) cannot be read (%s): install cudastore there "
 			"(make install), or pass its directory to criu with --libdir/-L and here with "
 			"--plugin-dir",
-			r->plugindir, strerror(errno));
+			r->plugindir, r->plugindir_from, strerror(errno));
 		return;
 	}
 	while ((de = readdir(d))) {
@@ -468,6 +540,8 @@ static void check_criu(struct report *r, const char *given)
 				"criu %s at %s is too old: the plugin needs CRIU 4.0+ (device hooks); "
 				"scripts/provide-criu.sh builds 4.2.1",
 				r->criu_version, r->criu);
+		else
+			criu_check(r);
 	}
 	check_plugindir(r);
 }
@@ -520,6 +594,8 @@ static void print_text(const struct report *r)
 		printf(
 		    "  %-16s   not an option: the plugin refuses to start with it (see cudastore.conf(5))\n",
 		    r->unknown_env[i]);
+	if (r->o.warnings[0])
+		printf("  warning: %s\n", r->o.warnings);
 	printf("libcuda:\n");
 	if (!r->cuda_ok) {
 		printf("  NOT LOADED: %s\n", r->cuda_err);
@@ -556,12 +632,19 @@ static void print_text(const struct report *r)
 	printf("criu:\n");
 	printf("  binary:         %s%s%s\n", r->criu[0] ? r->criu : "not found",
 	       r->criu_version[0] ? ", version " : "", r->criu_version);
-	printf("  plugin dir:     %s\n", r->plugindir);
+	if (r->criu_check_run)
+		printf("  criu check:     %s: %s\n", r->criu_check_ok ? "passed" : "FAILED",
+		       r->criu_check_out);
+	else if (r->criu_version[0])
+		printf("  criu check:     not run (needs root)\n");
+	printf("  plugin dir:     %s (%s)\n", r->plugindir, r->plugindir_from);
 	if (r->plugin_path[0] && !r->plugin_err[0])
-		printf("  plugin:         %s (%s, %d hooks; helper %s)\n", r->plugin_path, r->plugin_name,
-		       r->plugin_hooks, r->helper);
+		printf("  plugin:         %s (%s, max_hooks %d as criu loads it, %d set)\n", r->plugin_path,
+		       r->plugin_name, r->plugin_hooks, r->plugin_hooks_set);
 	else
 		printf("  plugin:         %s %s\n", PLUGIN_FILE, r->plugin_err);
+	if (r->helper[0])
+		printf("  helper:         %s (the one the plugin would start)\n", r->helper);
 	for (i = 0; i < r->nothers; i++)
 		printf("  other plugin:   %s%s\n", r->others[i],
 		       !strcmp(r->others[i], "cuda_plugin.so") ? "  CONFLICT: claims every CUDA process"
@@ -585,106 +668,128 @@ static void print_text(const struct report *r)
 		printf("  - %s\n", r->problems[i]);
 }
 
-static void print_json(const struct report *r)
+static void json_options(json_object *out, const struct report *r)
 {
-	char v[4096];
-	struct jw w;
-	unsigned i, k;
+	json_object *o = cli_jobj(out, "options"), *vals, *v, *a;
+	char val[4096];
+	unsigned i;
+
+	cli_jstr(o, "config_file", cs_options_config_path());
+	cli_jstr(o, "error", r->opt_err[0] ? r->opt_err : NULL);
+	cli_jstr(o, "warnings", r->o.warnings[0] ? r->o.warnings : NULL);
+	vals = cli_jobj(o, "values");
+	for (i = 0; i < CS_OPTION_COUNT; i++) {
+		cs_option_format(&r->o, cs_option_key(i), val, sizeof(val));
+		v = cli_jobj(vals, cs_option_key(i));
+		cli_jstr(v, "value", val);
+		cli_jstr(v, "source", r->opt_where[i][0] ? r->opt_where[i] : "default");
+	}
+	a = cli_jarr(o, "unknown_environment");
+	for (i = 0; i < r->nunknown_env; i++)
+		cli_jstr(a, NULL, r->unknown_env[i]);
+}
+
+static void json_cuda(json_object *out, const struct report *r)
+{
+	json_object *o = cli_jobj(out, "libcuda"), *a, *g;
 	int j;
 
-	jw_init(&w, stdout);
-	jw_obj(&w, NULL);
-	jw_bool(&w, "ok", !r->nproblems);
-	jw_arr(&w, "problems");
-	for (i = 0; i < r->nproblems; i++)
-		jw_str(&w, NULL, r->problems[i]);
-	jw_end_arr(&w);
-	jw_obj(&w, "options");
-	jw_str(&w, "config_file", cs_options_config_path());
-	jw_str(&w, "error", r->opt_err[0] ? r->opt_err : NULL);
-	jw_obj(&w, "values");
-	for (i = 0; i < CS_OPTION_COUNT; i++) {
-		cs_option_format(&r->o, cs_option_key(i), v, sizeof(v));
-		jw_obj(&w, cs_option_key(i));
-		jw_str(&w, "value", v);
-		jw_str(&w, "source", r->opt_where[i][0] ? r->opt_where[i] : "default");
-		jw_end_obj(&w);
-	}
-	jw_end_obj(&w);
-	jw_arr(&w, "unknown_environment");
-	for (i = 0; i < r->nunknown_env; i++)
-		jw_str(&w, NULL, r->unknown_env[i]);
-	jw_end_arr(&w);
-	jw_end_obj(&w);
-	jw_obj(&w, "libcuda");
-	jw_bool(&w, "loaded", r->cuda_ok);
+	cli_jbool(o, "loaded", r->cuda_ok);
 	if (r->cuda_ok) {
-		jw_str(&w, "path", r->cuda_file);
-		jw_int(&w, "driver_version", r->cuda.driver_version);
-		jw_bool(&w, "checkpoint_api", r->cuda.has_checkpoint);
-		jw_bool(&w, "custom_storage", r->cuda.has_custom_storage);
-		jw_str(&w, "custom_storage_reason", r->custom_reason);
-		jw_str(&w, "auto_mode", r->auto_mode);
+		cli_jstr(o, "path", r->cuda_file);
+		cli_jint(o, "driver_version", r->cuda.driver_version);
+		cli_jbool(o, "checkpoint_api", r->cuda.has_checkpoint);
+		cli_jbool(o, "custom_storage", r->cuda.has_custom_storage);
+		cli_jstr(o, "custom_storage_reason", r->custom_reason);
+		cli_jstr(o, "auto_mode", r->auto_mode);
 	} else {
-		jw_str(&w, "error", r->cuda_err);
+		cli_jstr(o, "error", r->cuda_err);
 	}
-	jw_end_obj(&w);
-	jw_str(&w, "mode", cs_opt_mode_name(r->o.mode));
-	jw_str(&w, "dump_mode",
-	       !r->cuda_ok		       ? NULL
-	       : r->o.mode == CS_OPT_MODE_AUTO ? r->auto_mode
-					       : cs_opt_mode_name(r->o.mode));
-	jw_arr(&w, "gpus");
+	cli_jstr(out, "mode", cs_opt_mode_name(r->o.mode));
+	cli_jstr(out, "dump_mode",
+		 !r->cuda_ok			 ? NULL
+		 : r->o.mode == CS_OPT_MODE_AUTO ? r->auto_mode
+						 : cs_opt_mode_name(r->o.mode));
+	a = cli_jarr(out, "gpus");
 	for (j = 0; j < r->ngpu; j++) {
-		jw_obj(&w, NULL);
-		jw_int(&w, "ordinal", j);
-		jw_str(&w, "uuid", r->gpu[j].uuid);
-		jw_str(&w, "name", r->gpu[j].name);
-		jw_u64(&w, "total_bytes", r->gpu[j].total);
+		g = cli_jobj(a, NULL);
+		cli_jint(g, "ordinal", j);
+		cli_jstr(g, "uuid", r->gpu[j].uuid);
+		cli_jstr(g, "name", r->gpu[j].name);
+		cli_ju64(g, "total_bytes", r->gpu[j].total);
 		if (r->gpu[j].used_known)
-			jw_u64(&w, "used_bytes", r->gpu[j].used);
-		jw_end_obj(&w);
+			cli_ju64(g, "used_bytes", r->gpu[j].used);
 	}
-	jw_end_arr(&w);
-	jw_bool(&w, "nvml", r->nvml_ok);
-	jw_arr(&w, "processes");
+}
+
+static void json_procs(json_object *out, const struct report *r)
+{
+	json_object *a, *p, *g;
+	unsigned i, k;
+
+	cli_jbool(out, "nvml", r->nvml_ok);
+	a = cli_jarr(out, "processes");
 	for (i = 0; i < r->nproc; i++) {
-		jw_obj(&w, NULL);
-		jw_int(&w, "pid", r->proc[i].pid);
-		jw_u64(&w, "gpu_bytes", r->proc[i].bytes);
-		jw_str(&w, "state", r->proc[i].state);
-		jw_arr(&w, "gpus");
+		p = cli_jobj(a, NULL);
+		cli_jint(p, "pid", r->proc[i].pid);
+		cli_ju64(p, "gpu_bytes", r->proc[i].bytes);
+		cli_jstr(p, "state", r->proc[i].state);
+		g = cli_jarr(p, "gpus");
 		for (k = 0; k < r->proc[i].ngpu; k++)
-			jw_str(&w, NULL, r->proc[i].gpus[k]);
-		jw_end_arr(&w);
-		jw_end_obj(&w);
+			cli_jstr(g, NULL, r->proc[i].gpus[k]);
 	}
-	jw_end_arr(&w);
-	jw_obj(&w, "criu");
-	jw_str(&w, "path", r->criu[0] ? r->criu : NULL);
-	jw_str(&w, "version", r->criu_version[0] ? r->criu_version : NULL);
-	jw_str(&w, "plugin_dir", r->plugindir);
-	jw_str(&w, "plugin", r->plugin_path[0] ? r->plugin_path : NULL);
-	jw_int(&w, "plugin_hooks", r->plugin_hooks);
-	jw_str(&w, "helper", r->helper[0] ? r->helper : NULL);
-	jw_str(&w, "plugin_error", r->plugin_err[0] ? r->plugin_err : NULL);
-	jw_arr(&w, "other_plugins");
+}
+
+static void json_criu(json_object *out, const struct report *r)
+{
+	json_object *o = cli_jobj(out, "criu"), *c, *a;
+	unsigned i;
+
+	cli_jstr(o, "path", r->criu[0] ? r->criu : NULL);
+	cli_jstr(o, "version", r->criu_version[0] ? r->criu_version : NULL);
+	c = cli_jobj(o, "check");
+	cli_jbool(c, "run", r->criu_check_run);
+	if (r->criu_check_run) {
+		cli_jbool(c, "ok", r->criu_check_ok);
+		cli_jstr(c, "output", r->criu_check_out);
+	}
+	cli_jstr(o, "plugin_dir", r->plugindir);
+	cli_jstr(o, "plugin_dir_from", r->plugindir_from);
+	cli_jstr(o, "plugin", r->plugin_path[0] ? r->plugin_path : NULL);
+	cli_jint(o, "plugin_hooks", r->plugin_hooks);
+	cli_jint(o, "plugin_hooks_set", r->plugin_hooks_set);
+	cli_jstr(o, "helper", r->helper[0] ? r->helper : NULL);
+	cli_jstr(o, "plugin_error", r->plugin_err[0] ? r->plugin_err : NULL);
+	a = cli_jarr(o, "other_plugins");
 	for (i = 0; i < r->nothers; i++)
-		jw_str(&w, NULL, r->others[i]);
-	jw_end_arr(&w);
-	jw_str(&w, "conflicting_plugin", r->conflict[0] ? r->conflict : NULL);
-	jw_end_obj(&w);
+		cli_jstr(a, NULL, r->others[i]);
+	cli_jstr(o, "conflicting_plugin", r->conflict[0] ? r->conflict : NULL);
+}
+
+static void print_json(const struct report *r)
+{
+	json_object *out = cli_jreport(SUB), *a, *o;
+	unsigned i;
+
+	cli_jbool(out, "ok", !r->nproblems);
+	if (r->nproblems)
+		cli_jstr(out, "error", r->problems[0]);
+	a = cli_jarr(out, "problems");
+	for (i = 0; i < r->nproblems; i++)
+		cli_jstr(a, NULL, r->problems[i]);
+	json_options(out, r);
+	json_cuda(out, r);
+	json_procs(out, r);
+	json_criu(out, r);
 	if (r->images) {
-		jw_obj(&w, "images_dir");
-		jw_str(&w, "path", r->images);
-		jw_bool(&w, "usable", r->images_ok);
-		jw_u64(&w, "free_bytes", r->images_free);
-		jw_u64(&w, "gpu_bytes_in_use", r->gpu_bytes);
-		jw_bool(&w, "fits", r->images_ok && r->images_free >= r->gpu_bytes);
-		jw_end_obj(&w);
+		o = cli_jobj(out, "images_dir");
+		cli_jstr(o, "path", r->images);
+		cli_jbool(o, "usable", r->images_ok);
+		cli_ju64(o, "free_bytes", r->images_free);
+		cli_ju64(o, "gpu_bytes_in_use", r->gpu_bytes);
+		cli_jbool(o, "fits", r->images_ok && r->images_free >= r->gpu_bytes);
 	}
-	jw_end_obj(&w);
-	jw_finish(&w);
+	cli_jprint(out);
 }
 
 static int usage(FILE *f, int rc)
@@ -700,13 +805,14 @@ static int usage(FILE *f, int rc)
 		"conflicting plugin, and the room in the images directory.\n"
 		"\n"
 		"  --images-dir DIR  compare the free space of DIR with the GPU memory in use\n"
-		"  --plugin-dir DIR  the directory criu loads plugins from (default %s;\n"
-		"                    give the directory you pass to criu with -L/--libdir)\n"
+		"  --plugin-dir DIR  the directory criu loads plugins from (default: $CRIU_LIBS_DIR,\n"
+		"                    else %s; give the directory you pass to criu with -L)\n"
 		"  --criu PATH       the criu binary (default: PATH, /usr/local/sbin, /usr/sbin)\n"
-		"  --json            print the result as JSON on stdout\n"
+		"  --json            print the result as JSON on stdout (schema in cudastore(1))\n"
 		"  -v                show the plugin modules' log lines on stderr\n"
 		"  -h, --help        this text\n"
 		"\n"
+		"As root it also runs 'criu check'. Options may come anywhere on the line.\n"
 		"Changes nothing. Exit status: 0 a dump would work, 1 it would not (each reason is\n"
 		"listed with what to do), 2 usage error.\n",
 		CS_CRIU_PLUGINDIR);
@@ -723,23 +829,30 @@ int cli_check(int argc, char **argv)
 					       { NULL, 0, NULL, 0 } };
 	const char *criu = NULL;
 	struct report *r;
-	bool json = false;
 	int c, rc;
 
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return CLI_USAGE;
+	/* criu's own order: -L/--libdir, else $CRIU_LIBS_DIR, else its built-in directory */
 	r->plugindir = CS_CRIU_PLUGINDIR;
-	while ((c = getopt_long(argc, argv, "+jD:L:c:hv", lopts, NULL)) != -1) {
+	r->plugindir_from = "default";
+	if (getenv("CRIU_LIBS_DIR") && getenv("CRIU_LIBS_DIR")[0]) {
+		r->plugindir = getenv("CRIU_LIBS_DIR");
+		r->plugindir_from = "CRIU_LIBS_DIR";
+	}
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":jD:L:c:hv", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
-			json = true;
+			cli_json = true;
 			break;
 		case 'D':
 			r->images = optarg;
 			break;
 		case 'L':
 			r->plugindir = optarg;
+			r->plugindir_from = "--plugin-dir";
 			break;
 		case 'c':
 			criu = optarg;
@@ -752,7 +865,7 @@ int cli_check(int argc, char **argv)
 			return usage(stdout, CLI_OK);
 		default:
 			free(r);
-			return cli_usage_err(SUB, "unknown option");
+			return cli_opt_error(SUB, c, argv);
 		}
 	}
 	if (optind != argc) {
@@ -764,7 +877,7 @@ int cli_check(int argc, char **argv)
 	check_nvml(r);
 	check_criu(r, criu);
 	check_images(r);
-	if (json)
+	if (cli_json)
 		print_json(r);
 	else
 		print_text(r);

@@ -2,8 +2,12 @@
 /*
  * cli.h - the cudastore command: shared pieces of its subcommands.
  *
- *   main.c     argument dispatch, usage, exit codes
- *   out.c      text/JSON output helpers, the progress bar, print_on_level for the plugin's modules
+ *   main.c     command dispatch, usage, exit codes
+ *   args.c     option parsing shared by the subcommands (options anywhere on the line)
+ *   out.c      messages, sizes, the progress bar, print_on_level for the plugin's modules
+ *   json.c     JSON output through json-c (schema in cudastore(1))
+ *   archive.c  a checkpoint archive (podman, kubelet) unpacked into a private directory
+ *   sumread.c  the helper's summary file (cudastore-<nspid>.json) read back
  *   images.c   the manifests in an images directory (cudastore-<nspid>.img), through manifest.c
  *   hostops.c  a host-only struct cs_cuda_ops, so verify runs the engine's restore checks
  *              without a GPU
@@ -20,6 +24,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <json-c/json.h>
+
 #include "cudastore/cuda_ops.h"
 
 #define CLI_OK	  0
@@ -34,26 +40,34 @@ int cli_verify(int argc, char **argv);
 
 /* "cudastore SUB: message" on stderr */
 void cli_err(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* the first message cli_err or cli_usage_err printed ("" none) */
+const char *cli_first_error(void);
 /* usage error: message, then "try 'cudastore SUB --help'"; returns CLI_USAGE */
 int cli_usage_err(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* ---- JSON writer (stdout): keys NULL inside arrays ---- */
-struct jw {
-	FILE *f;
-	int depth;
-	bool first[32];
-};
-void jw_init(struct jw *w, FILE *f);
-void jw_obj(struct jw *w, const char *key);
-void jw_arr(struct jw *w, const char *key);
-void jw_end_obj(struct jw *w);
-void jw_end_arr(struct jw *w);
-void jw_str(struct jw *w, const char *key, const char *v); /* v NULL: null */
-void jw_int(struct jw *w, const char *key, long long v);
-void jw_u64(struct jw *w, const char *key, uint64_t v);
-void jw_dbl(struct jw *w, const char *key, double v);
-void jw_bool(struct jw *w, const char *key, bool v);
-void jw_finish(struct jw *w); /* newline */
+/* ---- JSON output (json.c): one json-c object per command, "schema" first ---- */
+#define CLI_SCHEMA 1
+extern bool cli_json; /* --json: the result, and any error, as one JSON object on stdout */
+/* {"schema":1,"command":SUB}; NULL only without memory (every cli_j* accepts NULL) */
+json_object *cli_jreport(const char *sub);
+json_object *cli_jobj(json_object *parent, const char *key); /* new {} under key (or appended) */
+json_object *cli_jarr(json_object *parent, const char *key); /* new [] under key (or appended) */
+/* parent an object: key is set; parent an array: the value is appended (key ignored) */
+void cli_jstr(json_object *parent, const char *key, const char *v); /* NULL: null; UTF-8 kept */
+void cli_jint(json_object *parent, const char *key, long long v);
+void cli_ju64(json_object *parent, const char *key, uint64_t v);
+void cli_jdbl(json_object *parent, const char *key, double v); /* NaN, inf: null */
+void cli_jbool(json_object *parent, const char *key, bool v);
+void cli_jnull(json_object *parent, const char *key);
+/* an instant: {"seconds": S, "nanoseconds": N, "utc": "YYYY-MM-DDTHH:MM:SSZ"} */
+void cli_jtime(json_object *parent, const char *key, uint64_t unix_ns);
+/* one device of a manifest, the same object in inspect and verify: appended to the array arr */
+struct cs_manifest_dev;
+json_object *cli_jdevice(json_object *arr, const struct cs_manifest_dev *d);
+/* print on stdout with a newline and free it; then no error object is printed (main.c) */
+void cli_jprint(json_object *o);
+/* main.c: under --json, a command that failed without printing its object gets the error one */
+void cli_json_error_if_silent(const char *sub, int rc);
 
 /* "1.50 GiB" */
 const char *cli_bytes(uint64_t b, char *buf, size_t len);
@@ -69,25 +83,75 @@ void cli_progress_update(struct cli_progress *p, uint64_t done, const char *what
 void cli_progress_end(struct cli_progress *p);
 double cli_now(void);
 
-/* ---- images directory ---- */
-/* nspids of the manifests (cudastore-<nspid>.img) in dirfd, sorted; *n set. 0 or -errno. */
-int cli_list_manifests(int dirfd, int **pids, unsigned *n);
-/* The arguments of inspect and verify: [--json] [-v] [--help] DIR [PID] */
+/* ---- arguments (args.c) ---- */
+/* The message for getopt_long's '?' or ':' (unknown option, missing argument); CLI_USAGE */
+int cli_opt_error(const char *sub, int c, char **argv);
+/* The arguments of inspect and verify: [--json] [-v] [--help] DIR|ARCHIVE [PID], in any order */
 struct cli_dir_args {
-	bool json, help;
+	bool help;
 	const char *dir;
 	int one; /* PID, or 0 for every process */
 };
 /* CLI_OK (with help set: print the usage and stop), or CLI_USAGE after a message */
 int cli_dir_pid_args(const char *sub, int argc, char **argv, struct cli_dir_args *a);
+
+/* ---- images directory (images.c) ---- */
+/* nspids of the manifests (cudastore-<nspid>.img) in dirfd, sorted; *n set. 0 or -errno. */
+int cli_list_manifests(int dirfd, int **pids, unsigned *n);
+
+/* The images a command looks at: a directory, or an archive unpacked into a private one. */
+struct cli_images {
+	const char *shown; /* what to call the directory in messages: DIR, or ARCHIVE:checkpoint */
+	char shown_buf[4200];
+	char tmp[4096]; /* the private directory an archive went into ("": none) */
+	int dirfd;
+	int *pids; /* the nspids to look at (malloc'ed) */
+	unsigned n;
+	bool gpu_state; /* false: CRIU images (inventory.img) without cudastore files */
+};
 /*
- * DIR opened (*dirfd) and the nspids to look at (*pids, malloc'ed): just one, or every manifest
- * in DIR. CLI_OK; CLI_USAGE when DIR cannot be opened or listed, CLI_FAIL when it holds no
- * manifest (the message says so, none right after "(no cudastore-PID.img)"), each after a
- * message and with nothing left open.
+ * PATH (a directory or a checkpoint archive) opened, and the nspids to look at: just ONE, or every
+ * manifest, plus any the dump's index lists whose manifest is missing. CLI_OK, with gpu_state
+ * false and n 0 for CRIU images without GPU state; CLI_USAGE when PATH cannot be opened or
+ * listed; CLI_FAIL when it holds no images, when ONE is not among them (the pids it holds are
+ * named) or when cudastore files remain without any manifest. Each failure after a message and
+ * with nothing left open.
  */
-int cli_open_images(const char *sub, const char *dir, int one, const char *none, int *dirfd, int **pids,
-		    unsigned *n);
+int cli_images_open(const char *sub, const char *path, int one, struct cli_images *im);
+void cli_images_close(struct cli_images *im);
+
+/* ---- checkpoint archives (archive.c) ---- */
+/*
+ * Unpacks the CRIU images of ARCHIVE (tar, optionally gzip/zstd/xz/bzip2-compressed: podman's
+ * checkpoint --export and the kubelet's checkpoint, images under checkpoint/; or a tar of an
+ * images directory) into a new 0700 directory under $TMPDIR (else /tmp), named in tmp; the
+ * images directory inside it is named in dir. Only regular files are written; 0 or -errno
+ * after a message, with nothing left behind.
+ */
+int cli_archive_unpack(const char *sub, const char *archive, char *tmp, size_t tmplen, char *dir,
+		       size_t dirlen);
+/* removes what cli_archive_unpack wrote, and tmp itself */
+void cli_archive_remove(const char *tmp);
+
+/* ---- the helper's summary file (sumread.c) ---- */
+#define CLI_MAX_PHASES 32
+struct cli_summary {
+	double seconds; /* NaN when absent */
+	unsigned nphases;
+	struct {
+		char name[64];
+		double seconds;
+		uint64_t bytes;
+	} phase[CLI_MAX_PHASES];
+	json_object *batch, *gpu_phase; /* optional objects as written, or NULL */
+};
+/*
+ * cudastore-<nspid>.json read with json-c. 0; -ENOENT when absent; -EBADMSG (message in err) when
+ * it is no summary: not JSON, nested deeper than the parser allows, a wrong type or a schema
+ * newer than this command. cli_summary_free releases batch and gpu_phase.
+ */
+int cli_summary_read(int dirfd, int nspid, struct cli_summary *s, char *err, size_t errlen);
+void cli_summary_free(struct cli_summary *s);
 
 /* ---- host-only CUDA ops (verify) ---- */
 void cli_hostops(struct cs_cuda_ops *ops);

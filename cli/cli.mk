@@ -5,18 +5,25 @@ bin_PROGRAMS += cudastore
 cudastore_SOURCES = \
 	cli/cli.h \
 	cli/main.c \
+	cli/args.c \
 	cli/out.c \
+	cli/json.c \
+	cli/archive.c \
+	cli/sumread.c \
 	cli/images.c \
 	cli/hostops.c \
 	cli/check.c \
 	cli/inspect.c \
 	cli/verify.c
-cudastore_CPPFLAGS = $(AM_CPPFLAGS) -DCS_CRIU_PLUGINDIR='"$(criuplugindir)"'
-cudastore_LDADD = libcudastore.a $(PROTOBUF_C_LIBS) -lpthread -ldl
+cudastore_CPPFLAGS = $(AM_CPPFLAGS) $(LIBARCHIVE_CFLAGS) -DCS_CRIU_PLUGINDIR='"$(criuplugindir)"'
+cudastore_LDADD = libcudastore.a $(PROTOBUF_C_LIBS) $(JSON_C_LIBS) $(LIBARCHIVE_LIBS) -lpthread -ldl
 
 # its tests: usage without root; the rest through real CRIU on the driver emulator
 CLI_TESTS = \
 	tests/cli/test-cli-usage.sh \
+	tests/cli/test-cli-json-errors-and-options-anywhere.sh \
+	tests/cli/test-cli-config-file-mistakes.sh \
+	tests/cli/test-cli-archives-and-cpu-only-images.sh \
 	tests/e2e/test-cli-verify-agrees-with-restore.sh \
 	tests/e2e/test-cli-check-on-emulated-13.0-and-13.4.sh
 TESTS += $(CLI_TESTS)

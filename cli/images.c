@@ -1,15 +1,23 @@
 // SPDX-License-Identifier: MIT
-/* images.c - which processes an images directory holds: the cudastore-<nspid>.img manifests */
+/*
+ * images.c - which processes an images directory holds: the cudastore-<nspid>.img manifests,
+ * the pids the dump's index (cudastore-index.img) lists, or no GPU state at all (CRIU's
+ * inventory.img without cudastore files). An archive is unpacked first (archive.c).
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "imgdir.h"
+#include "imgindex.h"
+
+#define INVENTORY "inventory.img" /* CRIU writes it in every dump */
 
 /* DIR as a directory fd, with a message naming it on failure; -errno */
 static int cli_open_dir(const char *sub, const char *dir)
@@ -91,88 +99,199 @@ int cli_list_manifests(int dirfd, int **pids, unsigned *n)
 	return 0;
 }
 
-int cli_dir_pid_args(const char *sub, int argc, char **argv, struct cli_dir_args *a)
+/* "10, 12, 15" (at most 16 of them) */
+static void pid_list(const int *pids, unsigned n, char *buf, size_t len)
 {
-	static const struct option lopts[] = { { "json", no_argument, NULL, 'j' },
-					       { "help", no_argument, NULL, 'h' },
-					       { NULL, 0, NULL, 0 } };
-	char *end;
-	int c;
+	size_t off = 0;
+	unsigned i;
 
-	memset(a, 0, sizeof(*a));
-	while ((c = getopt_long(argc, argv, "+jhv", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			a->json = true;
-			break;
-		case 'v':
-			cli_verbose++;
-			break;
-		case 'h':
-			a->help = true;
-			return CLI_OK;
-		default:
-			return cli_usage_err(sub, "unknown option");
-		}
-	}
-	if (optind >= argc || argc - optind > 2)
-		return cli_usage_err(sub, "expected an images directory and at most one PID");
-	a->dir = argv[optind];
-	if (argc - optind == 2) {
-		a->one = (int)strtol(argv[optind + 1], &end, 10);
-		if (*end || a->one <= 0)
-			return cli_usage_err(sub, "'%s' is not a pid", argv[optind + 1]);
-	}
-	return CLI_OK;
+	buf[0] = '\0';
+	for (i = 0; i < n && i < 16 && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%d", i ? ", " : "", pids[i]);
+	if (n > 16 && off < len)
+		snprintf(buf + off, len - off, ", ... (%u in all)", n);
 }
 
-/* the nspids to look at: just one, or every manifest in dirfd (DIR names it); 0 or -errno */
-static int cli_pids(const char *sub, int dirfd, const char *dir, int one, int **pids, unsigned *n)
+static bool has_pid(const int *pids, unsigned n, int pid)
 {
-	*n = 0;
-	if (one) {
-		*pids = malloc(sizeof(**pids));
-		if (!*pids)
-			return -ENOMEM;
-		(*pids)[0] = one;
-		*n = 1;
-		return 0;
-	}
-	if (cli_list_manifests(dirfd, pids, n)) {
-		int ret = -errno;
+	unsigned i;
 
-		cli_err(sub, "cannot list %s: %s", dir, strerror(errno));
-		return ret;
+	for (i = 0; i < n; i++)
+		if (pids[i] == pid)
+			return true;
+	return false;
+}
+
+/* the pids the index lists whose manifest is missing, added to im->pids (a restore fails them) */
+static int add_index_pids(struct cli_images *im, const struct cs_index *x)
+{
+	unsigned i;
+	int *v;
+
+	for (i = 0; i < x->n; i++) {
+		if (has_pid(im->pids, im->n, x->ns_pid[i]))
+			continue;
+		v = realloc(im->pids, (im->n + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		im->pids = v;
+		im->pids[im->n++] = x->ns_pid[i];
 	}
+	if (im->n)
+		qsort(im->pids, im->n, sizeof(*im->pids), cmp_int);
 	return 0;
 }
 
-int cli_open_images(const char *sub, const char *dir, int one, const char *none, int *dirfd, int **pids,
-		    unsigned *n)
+/* up to two names of cudastore files in dirfd (extents, summaries), for a message; their count */
+static unsigned ours_named(int dirfd, char *buf, size_t len)
 {
-	int rc = CLI_USAGE;
+	struct dirent *de;
+	unsigned n = 0;
+	size_t off = 0;
+	int fd = dup(dirfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 
-	*pids = NULL;
-	*n = 0;
-	*dirfd = cli_open_dir(sub, dir);
-	if (*dirfd < 0)
-		return CLI_USAGE;
-	if (cli_pids(sub, *dirfd, dir, one, pids, n))
-		goto err_close;
-	if (!*n) {
+	buf[0] = '\0';
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	rewinddir(d);
+	while ((de = readdir(d))) {
+		if (!cs_name_is_ours(de->d_name))
+			continue;
+		if (n < 2 && off < len)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", n ? ", " : "", de->d_name);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* no manifest: CRIU images without GPU state, cudastore files left without manifest, or nothing */
+static int no_manifest(const char *sub, struct cli_images *im, const struct cs_index *x)
+{
+	char names[600], pids[200];
+	unsigned n = ours_named(im->dirfd, names, sizeof(names));
+
+	if (x->n) {
+		pid_list(x->ns_pid, x->n, pids, sizeof(pids));
 		cli_err(sub,
-			"%s holds no cudastore images (no cudastore-PID.img)%s; is it the directory given "
-			"to criu dump -D?",
-			dir, none);
-		rc = CLI_FAIL;
-		goto err_free;
+			"%s: the dump's index (%s) lists pid(s) %s, but their manifests "
+			"(cudastore-PID.img) are missing: the images are incomplete and a restore would "
+			"fail; dump again or use an intact copy",
+			im->shown, CS_INDEX_NAME, pids);
+		return CLI_FAIL;
+	}
+	if (n) {
+		cli_err(sub,
+			"%s holds cudastore files (%s%s) but no manifest (cudastore-PID.img): it was "
+			"deleted or the dump did not finish; the GPU state cannot be restored: dump again "
+			"or use an intact copy",
+			im->shown, names, n > 2 ? ", ..." : "");
+		return CLI_FAIL;
+	}
+	if (!faccessat(im->dirfd, INVENTORY, F_OK, AT_SYMLINK_NOFOLLOW)) {
+		im->gpu_state = false;
+		return CLI_OK;
+	}
+	cli_err(sub,
+		"%s holds no checkpoint images (neither CRIU's %s nor cudastore-PID.img); is it the "
+		"directory given to criu dump -D?",
+		im->shown, INVENTORY);
+	return CLI_FAIL;
+}
+
+/* ONE is not among the pids the images hold: name those */
+static int not_held(const char *sub, struct cli_images *im, int one)
+{
+	char pids[200];
+
+	if (!im->n) {
+		cli_err(sub,
+			"%s holds no GPU state, so none for pid %d (CRIU images without cudastore files)",
+			im->shown, one);
+		return CLI_FAIL;
+	}
+	pid_list(im->pids, im->n, pids, sizeof(pids));
+	cli_err(sub,
+		"%s holds no cudastore-%d.img: pid %d is not in these images; they hold pid(s) %s "
+		"(pids in the process's own pid namespace, as in cudastore-PID.img)",
+		im->shown, one, one, pids);
+	return CLI_FAIL;
+}
+
+/* the images directory to read: PATH itself, or PATH unpacked when it is an archive */
+static int open_path(const char *sub, const char *path, struct cli_images *im)
+{
+	char dir[4096];
+	struct stat st;
+
+	snprintf(im->shown_buf, sizeof(im->shown_buf), "%s", path);
+	im->shown = im->shown_buf;
+	if (stat(path, &st) || !S_ISREG(st.st_mode)) {
+		im->dirfd = cli_open_dir(sub, path);
+		return im->dirfd < 0 ? CLI_USAGE : CLI_OK;
+	}
+	if (cli_archive_unpack(sub, path, im->tmp, sizeof(im->tmp), dir, sizeof(dir)))
+		return CLI_FAIL;
+	if (strcmp(dir, im->tmp))
+		snprintf(im->shown_buf, sizeof(im->shown_buf), "%s:%s", path, strrchr(dir, '/') + 1);
+	im->dirfd = cli_open_dir(sub, dir);
+	return im->dirfd < 0 ? CLI_FAIL : CLI_OK;
+}
+
+int cli_images_open(const char *sub, const char *path, int one, struct cli_images *im)
+{
+	struct cs_index x;
+	char err[512];
+	int rc, ret;
+
+	memset(im, 0, sizeof(*im));
+	im->dirfd = -1;
+	im->gpu_state = true;
+	rc = open_path(sub, path, im);
+	if (rc != CLI_OK)
+		goto err;
+	rc = CLI_USAGE;
+	if (cli_list_manifests(im->dirfd, &im->pids, &im->n)) {
+		cli_err(sub, "cannot list %s: %s", im->shown, strerror(errno));
+		goto err;
+	}
+	/* an unreadable index is the restore's concern: verify reports it per manifest */
+	ret = cs_index_read(im->dirfd, &x, err, sizeof(err));
+	if (ret)
+		memset(&x, 0, sizeof(x));
+	rc = CLI_FAIL;
+	if (!im->n && (rc = no_manifest(sub, im, &x)) != CLI_OK)
+		goto err;
+	rc = CLI_USAGE;
+	if (im->n && add_index_pids(im, &x))
+		goto err;
+	if (one && !has_pid(im->pids, im->n, one)) {
+		rc = not_held(sub, im, one);
+		goto err;
+	}
+	if (one) {
+		im->pids[0] = one;
+		im->n = 1;
 	}
 	return CLI_OK;
-err_free:
-	free(*pids);
-	*pids = NULL;
-err_close:
-	close(*dirfd);
-	*dirfd = -1;
+err:
+	cli_images_close(im);
 	return rc;
+}
+
+void cli_images_close(struct cli_images *im)
+{
+	free(im->pids);
+	im->pids = NULL;
+	im->n = 0;
+	if (im->dirfd >= 0)
+		close(im->dirfd);
+	im->dirfd = -1;
+	if (im->tmp[0])
+		cli_archive_remove(im->tmp);
+	im->tmp[0] = '\0';
 }

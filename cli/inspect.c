@@ -8,6 +8,7 @@
  * (cudastore-<nspid>.json, format in docs/image-format.md). Nothing is hashed: that is verify.
  */
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -21,58 +22,13 @@
 #include "imgdir.h"
 #include "manifest.h"
 
-#define SUB	   "inspect"
-#define MAX_PHASES 32
-
-struct phase {
-	char name[32];
-	double seconds;
-	unsigned long long bytes;
-};
+#define SUB "inspect"
 
 struct extent_info {
 	bool present;
 	uint64_t size, allocated;
 	char err[128];
 };
-
-/* Phases from the plugin's own summary format (summary.c writes exactly this layout). */
-static int read_phases(int dirfd, int nspid, struct phase *ph, double *total)
-{
-	char name[CS_NAME_MAX];
-	const char *p;
-	size_t len;
-	void *raw;
-	char *buf;
-	int n = 0;
-
-	*total = -1;
-	cs_name_summary(name, nspid);
-	if (cs_imgdir_read_all(dirfd, name, 1 << 20, &raw, &len))
-		return -1;
-	buf = malloc(len + 1);
-	if (!buf) {
-		free(raw);
-		return -1;
-	}
-	memcpy(buf, raw, len);
-	buf[len] = '\0';
-	free(raw);
-	p = strstr(buf, "\"seconds\":");
-	if (p)
-		*total = strtod(p + 10, NULL);
-	p = strstr(buf, "\"phases\":[");
-	while (p && n < MAX_PHASES) {
-		p = strstr(p, "{\"name\":\"");
-		if (!p || sscanf(p, "{\"name\":\"%31[^\"]\",\"seconds\":%lf,\"bytes\":%llu}", ph[n].name,
-				 &ph[n].seconds, &ph[n].bytes) != 3)
-			break;
-		n++;
-		p++;
-	}
-	free(buf);
-	return n;
-}
 
 static void extent_stat(int dirfd, const char *name, struct extent_info *e)
 {
@@ -111,15 +67,38 @@ static const char *time_text(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
+static void text_summary(int dirfd, int nspid)
+{
+	struct cli_summary sum;
+	char err[512], a[32];
+	unsigned i;
+	int ret = cli_summary_read(dirfd, nspid, &sum, err, sizeof(err));
+
+	if (ret == -ENOENT) {
+		printf("  summary:        none (cudastore-%d.json absent)\n", nspid);
+		return;
+	}
+	if (ret) {
+		printf("  summary:        unreadable: %s\n", err);
+		return;
+	}
+	if (isnan(sum.seconds))
+		printf("  dump phases:\n");
+	else
+		printf("  dump phases:    %.3f s in all\n", sum.seconds);
+	for (i = 0; i < sum.nphases; i++)
+		printf("    %-12s %9.3f s%s%s\n", sum.phase[i].name, sum.phase[i].seconds,
+		       sum.phase[i].bytes ? "  " : "",
+		       sum.phase[i].bytes ? cli_bytes(sum.phase[i].bytes, a, sizeof(a)) : "");
+	cli_summary_free(&sum);
+}
+
 static bool text_one(int dirfd, const char *dir, const char *mname, const struct cs_manifest *m)
 {
 	char a[32], b[32], u[CS_UUID_STRLEN], t[64];
-	struct phase ph[MAX_PHASES];
 	struct extent_info e;
 	bool ok = true;
-	double total;
 	unsigned i;
-	int n;
 
 	printf("%s/%s\n", dir, mname);
 	printf("  mode:           %s\n", m->mode == CS_MODE_CUSTOM ? "custom (CUDA CustomStorage, data in "
@@ -162,15 +141,7 @@ static bool text_one(int dirfd, const char *dir, const char *mname, const struct
 			}
 		}
 	}
-	n = read_phases(dirfd, m->ns_pid, ph, &total);
-	if (n < 0) {
-		printf("  summary:        none (cudastore-%d.json absent)\n", m->ns_pid);
-	} else {
-		printf("  dump phases:    %.3f s in all\n", total);
-		for (i = 0; i < (unsigned)n; i++)
-			printf("    %-12s %9.3f s%s%s\n", ph[i].name, ph[i].seconds, ph[i].bytes ? "  " : "",
-			       ph[i].bytes ? cli_bytes(ph[i].bytes, a, sizeof(a)) : "");
-	}
+	text_summary(dirfd, m->ns_pid);
 	if (!ok)
 		printf(
 		    "  problem:        a restore would refuse these images; run 'cudastore verify %s %d'\n",
@@ -178,187 +149,201 @@ static bool text_one(int dirfd, const char *dir, const char *mname, const struct
 	return ok;
 }
 
-static bool json_one(struct jw *w, int dirfd, const char *mname, const struct cs_manifest *m)
+/* the extent files of one device: extent_file (stripe 0), stripe_files (stripes 1.., format 1.2) */
+static bool json_extents(json_object *dev, int dirfd, const struct cs_manifest_dev *d)
 {
-	char u[CS_UUID_STRLEN], h[17];
-	struct phase ph[MAX_PHASES];
+	unsigned k, ns = d->nstripes ? d->nstripes : 1;
+	json_object *stripes = NULL, *f;
 	struct extent_info e;
 	bool ok = true;
-	double total;
-	uint64_t c;
+	uint64_t want;
+
+	for (k = 0; k < ns; k++) {
+		want = cs_engine_stripe_size(d->size, d->chunk_size, ns, k);
+		if (k == 1)
+			stripes = cli_jarr(dev, "stripe_files");
+		extent_stat(dirfd, k ? d->stripe[k] : d->extent, &e);
+		f = k ? cli_jobj(stripes, NULL) : cli_jobj(dev, "extent_file");
+		cli_jstr(f, "name", k ? d->stripe[k] : d->extent);
+		cli_jbool(f, "present", e.present);
+		if (e.present) {
+			cli_ju64(f, "size", e.size);
+			cli_ju64(f, "allocated_bytes", e.allocated);
+		} else {
+			cli_jstr(f, "error", e.err);
+		}
+		cli_jbool(f, "size_matches", e.present && e.size == want);
+		ok &= e.present && e.size == want;
+	}
+	return ok;
+}
+
+static void json_chunks(json_object *dev, const struct cs_manifest_dev *d)
+{
+	json_object *a = cli_jarr(dev, "chunks"), *c;
+	char h[17];
+	uint64_t i;
+
+	for (i = 0; i < d->nchunks; i++) {
+		snprintf(h, sizeof(h), "%016" PRIx64, d->hash[i]);
+		c = cli_jobj(a, NULL);
+		cli_jstr(c, "xxh3", h);
+		cli_jbool(c, "zero", d->zero[i]);
+	}
+}
+
+static void json_summary(json_object *p, int dirfd, int nspid)
+{
+	struct cli_summary sum;
+	json_object *o, *a, *ph;
+	char err[512];
 	unsigned i;
-	int n;
+	int ret = cli_summary_read(dirfd, nspid, &sum, err, sizeof(err));
 
-	jw_str(w, "manifest", mname);
-	jw_bool(w, "readable", true);
-	jw_int(w, "format_major", m->format_major);
-	jw_int(w, "format_minor", m->format_minor);
-	jw_str(w, "mode", m->mode == CS_MODE_CUSTOM ? "custom" : "driver");
-	jw_int(w, "pid", m->pid);
-	jw_int(w, "ns_pid", m->ns_pid);
-	jw_int(w, "driver_version", m->driver_version);
-	jw_str(w, "plugin_version", m->plugin_version);
-	jw_u64(w, "created_unix_ns", m->created_unix_ns);
-	jw_u64(w, "total_bytes", m->total_bytes);
-	jw_u64(w, "stored_bytes", m->stored_bytes);
-	jw_arr(w, "devices");
+	if (ret == -ENOENT)
+		return;
+	o = cli_jobj(p, "summary");
+	if (ret) {
+		cli_jstr(o, "error", err);
+		return;
+	}
+	cli_jdbl(o, "seconds", sum.seconds);
+	a = cli_jarr(o, "phases");
+	for (i = 0; i < sum.nphases; i++) {
+		ph = cli_jobj(a, NULL);
+		cli_jstr(ph, "name", sum.phase[i].name);
+		cli_jdbl(ph, "seconds", sum.phase[i].seconds);
+		cli_ju64(ph, "bytes", sum.phase[i].bytes);
+	}
+	if (sum.gpu_phase && o)
+		json_object_object_add(o, "gpu_phase", json_object_get(sum.gpu_phase));
+	if (sum.batch && o)
+		json_object_object_add(o, "batch", json_object_get(sum.batch));
+	cli_summary_free(&sum);
+}
+
+static bool json_one(json_object *p, int dirfd, const struct cs_manifest *m)
+{
+	json_object *devs, *d;
+	bool ok = true;
+	unsigned i;
+
+	cli_jbool(p, "readable", true);
+	cli_jint(p, "format_major", m->format_major);
+	cli_jint(p, "format_minor", m->format_minor);
+	cli_jstr(p, "mode", m->mode == CS_MODE_CUSTOM ? "custom" : "driver");
+	cli_jint(p, "pid", m->pid);
+	cli_jint(p, "ns_pid", m->ns_pid);
+	cli_jint(p, "driver_version", m->driver_version);
+	cli_jstr(p, "plugin_version", m->plugin_version);
+	cli_jtime(p, "created", m->created_unix_ns);
+	cli_ju64(p, "total_bytes", m->total_bytes);
+	cli_ju64(p, "stored_bytes", m->stored_bytes);
+	devs = cli_jarr(p, "devices");
 	for (i = 0; i < m->ndev; i++) {
-		const struct cs_manifest_dev *d = &m->dev[i];
-
-		cs_uuid_format(&d->uuid, u);
-		jw_obj(w, NULL);
-		jw_str(w, "uuid", u);
-		jw_int(w, "ordinal", d->ordinal);
-		jw_u64(w, "size", d->size);
-		jw_u64(w, "stored_bytes", d->stored_bytes);
-		jw_u64(w, "chunk_size", d->chunk_size);
-		jw_u64(w, "nchunks", d->nchunks);
-		jw_u64(w, "zero_chunks", zero_chunks(d));
-		jw_str(w, "extent", d->extent);
-		if (m->mode == CS_MODE_CUSTOM) {
-			unsigned ns = d->nstripes ? d->nstripes : 1;
-
-			/* extent_file: the extent (stripe 0); stripe_files: stripes 1.. (format 1.2) */
-			for (unsigned k = 0; k < ns; k++) {
-				uint64_t want = cs_engine_stripe_size(d->size, d->chunk_size, ns, k);
-
-				if (k == 1)
-					jw_arr(w, "stripe_files");
-				extent_stat(dirfd, k ? d->stripe[k] : d->extent, &e);
-				jw_obj(w, k ? NULL : "extent_file");
-				if (k)
-					jw_str(w, "name", d->stripe[k]);
-				jw_bool(w, "present", e.present);
-				if (e.present) {
-					jw_u64(w, "size", e.size);
-					jw_u64(w, "allocated_bytes", e.allocated);
-				} else {
-					jw_str(w, "error", e.err);
-				}
-				jw_bool(w, "size_matches", e.present && e.size == want);
-				jw_end_obj(w);
-				ok &= e.present && e.size == want;
-			}
-			if (ns > 1)
-				jw_end_arr(w);
-		}
-		jw_arr(w, "chunks");
-		for (c = 0; c < d->nchunks; c++) {
-			snprintf(h, sizeof(h), "%016" PRIx64, d->hash[c]);
-			jw_obj(w, NULL);
-			jw_str(w, "xxh3", h);
-			jw_bool(w, "zero", d->zero[c]);
-			jw_end_obj(w);
-		}
-		jw_end_arr(w);
-		jw_end_obj(w);
+		d = cli_jdevice(devs, &m->dev[i]);
+		if (m->mode == CS_MODE_CUSTOM)
+			ok &= json_extents(d, dirfd, &m->dev[i]);
+		json_chunks(d, &m->dev[i]);
 	}
-	jw_end_arr(w);
-	n = read_phases(dirfd, m->ns_pid, ph, &total);
-	if (n >= 0) {
-		jw_obj(w, "summary");
-		jw_dbl(w, "seconds", total);
-		jw_arr(w, "phases");
-		for (i = 0; i < (unsigned)n; i++) {
-			jw_obj(w, NULL);
-			jw_str(w, "name", ph[i].name);
-			jw_dbl(w, "seconds", ph[i].seconds);
-			jw_u64(w, "bytes", ph[i].bytes);
-			jw_end_obj(w);
-		}
-		jw_end_arr(w);
-		jw_end_obj(w);
-	}
-	jw_bool(w, "consistent", ok);
+	json_summary(p, dirfd, m->ns_pid);
+	cli_jbool(p, "consistent", ok);
 	return ok;
 }
 
 static int usage(FILE *f, int rc)
 {
-	fprintf(f, "Usage: cudastore inspect [--json] DIR [PID]\n"
+	fprintf(f, "Usage: cudastore inspect [--json] [-v] DIR|ARCHIVE [PID]\n"
 		   "\n"
 		   "Show what the cudastore images in DIR hold, per process: mode, driver and plugin\n"
 		   "version, creation time, devices (UUID, ordinal, size, stored bytes, chunk size, share\n"
 		   "of all-zero chunks), the extent files with their sizes and allocated blocks, and the\n"
 		   "dump's phase timings. PID (as in cudastore-PID.img) limits it to one process.\n"
+		   "ARCHIVE: a checkpoint archive (tar, .tar.gz, .tar.zst) as podman container checkpoint\n"
+		   "--export and the kubelet write it, unpacked into a private directory under $TMPDIR\n"
+		   "(else /tmp) and removed afterwards.\n"
 		   "\n"
 		   "  --json     print everything, the whole manifest with every chunk's checksum, as JSON\n"
+		   "             (schema in cudastore(1)); errors too\n"
+		   "  -v         show the plugin modules' log lines on stderr\n"
 		   "  -h, --help this text\n"
 		   "\n"
-		   "Checksums are not read back: 'cudastore verify' does that.\n"
+		   "Options may come anywhere on the line. Checksums are not read back: 'cudastore verify'\n"
+		   "does that. CRIU images without cudastore files are reported as \"no GPU state\".\n"
 		   "Exit status: 0 every manifest is readable and its extents are present with the right\n"
 		   "sizes, 1 otherwise (the file is named), 2 usage error.\n");
 	return rc;
 }
 
+/* one process: its manifest read, shown as text or added to the JSON list; false when inconsistent */
+static bool inspect_one(const struct cli_images *im, int nspid, struct cs_manifest *m, json_object *procs)
+{
+	char err[1024], mname[CS_NAME_MAX];
+	json_object *p = cli_json ? cli_jobj(procs, NULL) : NULL;
+	bool ok;
+
+	cs_name_manifest(mname, nspid);
+	cli_jint(p, "ns_pid", nspid);
+	cli_jstr(p, "manifest", mname);
+	if (cs_manifest_read(im->dirfd, mname, m, err, sizeof(err))) {
+		if (!cli_json)
+			printf("%s/%s\n  UNREADABLE: %s\n  a restore would refuse it; dump again or "
+			       "restore from an intact copy\n",
+			       im->shown, mname, err);
+		cli_jbool(p, "readable", false);
+		cli_jstr(p, "error", err);
+		cli_jbool(p, "consistent", false);
+		cs_manifest_free(m);
+		return false;
+	}
+	ok = cli_json ? json_one(p, im->dirfd, m) : text_one(im->dirfd, im->shown, mname, m);
+	cs_manifest_free(m);
+	return ok;
+}
+
 int cli_inspect(int argc, char **argv)
 {
+	json_object *out = NULL, *procs = NULL;
 	struct cli_dir_args a;
+	struct cli_images im;
 	struct cs_manifest *m;
-	bool json, all_ok = true;
-	int *pids = NULL, dirfd, rc;
-	char err[1024], mname[CS_NAME_MAX];
-	const char *dir;
-	unsigned n = 0, i;
-	struct jw w;
+	bool all_ok = true;
+	unsigned i;
+	int rc;
 
 	if (cli_dir_pid_args(SUB, argc, argv, &a))
 		return CLI_USAGE;
 	if (a.help)
 		return usage(stdout, CLI_OK);
-	json = a.json;
-	dir = a.dir;
-	rc = cli_open_images(SUB, dir, a.one, "", &dirfd, &pids, &n);
+	rc = cli_images_open(SUB, a.dir, a.one, &im);
 	if (rc != CLI_OK)
 		return rc;
 	m = calloc(1, sizeof(*m));
 	if (!m) {
-		close(dirfd);
-		free(pids);
+		cli_err(SUB, "out of memory");
+		cli_images_close(&im);
 		return CLI_USAGE;
 	}
-	if (json) {
-		jw_init(&w, stdout);
-		jw_obj(&w, NULL);
-		jw_str(&w, "dir", dir);
-		jw_arr(&w, "processes");
+	if (cli_json) {
+		out = cli_jreport(SUB);
+		cli_jstr(out, "dir", a.dir);
+		if (im.tmp[0])
+			cli_jstr(out, "images", im.shown);
+		cli_jbool(out, "gpu_state", im.gpu_state);
+		procs = cli_jarr(out, "processes");
+	} else if (!im.gpu_state) {
+		printf("%s: no GPU state: CRIU images (%s) without cudastore files\n", im.shown,
+		       "inventory.img");
 	}
-	for (i = 0; i < n; i++) {
-		cs_name_manifest(mname, pids[i]);
-		if (cs_manifest_read(dirfd, mname, m, err, sizeof(err))) {
-			all_ok = false;
-			if (json) {
-				jw_obj(&w, NULL);
-				jw_str(&w, "manifest", mname);
-				jw_bool(&w, "readable", false);
-				jw_str(&w, "error", err);
-				jw_bool(&w, "consistent", false);
-				jw_end_obj(&w);
-			} else {
-				printf("%s/%s\n  UNREADABLE: %s\n  a restore would refuse it; dump again or "
-				       "restore from an intact copy\n",
-				       dir, mname, err);
-			}
-			cs_manifest_free(m);
-			continue;
-		}
-		if (json) {
-			jw_obj(&w, NULL);
-			all_ok &= json_one(&w, dirfd, mname, m);
-			jw_end_obj(&w);
-		} else {
-			all_ok &= text_one(dirfd, dir, mname, m);
-		}
-		cs_manifest_free(m);
-	}
-	if (json) {
-		jw_end_arr(&w);
-		jw_bool(&w, "ok", all_ok);
-		jw_end_obj(&w);
-		jw_finish(&w);
+	for (i = 0; i < im.n; i++)
+		all_ok &= inspect_one(&im, im.pids[i], m, procs);
+	if (cli_json) {
+		cli_jbool(out, "ok", all_ok);
+		if (!all_ok)
+			cli_jstr(out, "error", "a restore would refuse some of these images (see processes)");
+		cli_jprint(out);
 	}
 	free(m);
-	free(pids);
-	close(dirfd);
+	cli_images_close(&im);
 	return all_ok ? CLI_OK : CLI_FAIL;
 }

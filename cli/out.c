@@ -24,9 +24,24 @@ void print_on_level(unsigned int loglevel, const char *format, ...)
 	va_end(ap);
 }
 
+/* the first message of this run, for the JSON error object (json.c) */
+static char first_error[2048];
+
+const char *cli_first_error(void)
+{
+	return first_error;
+}
+
 /* "cudastore SUB: message" on stderr, without the newline */
 static void say(const char *sub, const char *fmt, va_list ap)
 {
+	va_list copy;
+
+	if (!first_error[0]) {
+		va_copy(copy, ap);
+		vsnprintf(first_error, sizeof(first_error), fmt, copy);
+		va_end(copy);
+	}
 	fprintf(stderr, "cudastore %s: ", sub);
 	vfprintf(stderr, fmt, ap);
 }
@@ -50,116 +65,6 @@ int cli_usage_err(const char *sub, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\nTry 'cudastore %s --help'.\n", sub);
 	return CLI_USAGE;
-}
-
-/* ---- JSON ---- */
-
-void jw_init(struct jw *w, FILE *f)
-{
-	memset(w, 0, sizeof(*w));
-	w->f = f;
-	w->first[0] = true;
-}
-
-static void jw_escaped(FILE *f, const char *s);
-
-static void jw_key(struct jw *w, const char *key)
-{
-	if (!w->first[w->depth])
-		fputc(',', w->f);
-	w->first[w->depth] = false;
-	if (key) {
-		jw_escaped(w->f, key);
-		fputc(':', w->f);
-	}
-}
-
-static void jw_escaped(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-static void jw_open(struct jw *w, const char *key, char c)
-{
-	jw_key(w, key);
-	fputc(c, w->f);
-	if (w->depth < 31)
-		w->depth++;
-	w->first[w->depth] = true;
-}
-
-void jw_obj(struct jw *w, const char *key)
-{
-	jw_open(w, key, '{');
-}
-
-void jw_arr(struct jw *w, const char *key)
-{
-	jw_open(w, key, '[');
-}
-
-void jw_end_obj(struct jw *w)
-{
-	fputc('}', w->f);
-	if (w->depth)
-		w->depth--;
-}
-
-void jw_end_arr(struct jw *w)
-{
-	fputc(']', w->f);
-	if (w->depth)
-		w->depth--;
-}
-
-void jw_str(struct jw *w, const char *key, const char *v)
-{
-	jw_key(w, key);
-	if (v)
-		jw_escaped(w->f, v);
-	else
-		fputs("null", w->f);
-}
-
-void jw_int(struct jw *w, const char *key, long long v)
-{
-	jw_key(w, key);
-	fprintf(w->f, "%lld", v);
-}
-
-void jw_u64(struct jw *w, const char *key, uint64_t v)
-{
-	jw_key(w, key);
-	fprintf(w->f, "%llu", (unsigned long long)v);
-}
-
-void jw_dbl(struct jw *w, const char *key, double v)
-{
-	jw_key(w, key);
-	fprintf(w->f, "%.6f", v);
-}
-
-void jw_bool(struct jw *w, const char *key, bool v)
-{
-	jw_key(w, key);
-	fputs(v ? "true" : "false", w->f);
-}
-
-void jw_finish(struct jw *w)
-{
-	fputc('\n', w->f);
-	fflush(w->f);
 }
 
 /* ---- sizes, time, progress ---- */

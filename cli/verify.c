@@ -36,6 +36,7 @@ struct vresult {
 	char file[CS_NAME_MAX]; /* the file the error is about */
 	long long chunk;	/* -1: none */
 	long long offset;	/* -1: none */
+	json_object *devices;	/* under --json: the manifest's devices (cli_jdevice) */
 };
 
 struct vprog {
@@ -142,7 +143,10 @@ static void verify_one(int dirfd, int nspid, const struct cs_options *o, struct 
 	ret = cs_manifest_read(dirfd, r->manifest, m, r->err, sizeof(r->err));
 	if (ret) {
 		if (ret == -ENOENT)
-			snprintf(r->err, sizeof(r->err), "%s: no such file", r->manifest);
+			snprintf(r->err, sizeof(r->err),
+				 "%s: missing, though the dump's index (cudastore-index.img) lists pid %d: "
+				 "the images are incomplete",
+				 r->manifest, nspid);
 		snprintf(r->file, sizeof(r->file), "%s", r->manifest);
 		goto out;
 	}
@@ -150,6 +154,11 @@ static void verify_one(int dirfd, int nspid, const struct cs_options *o, struct 
 	r->ndev = m->ndev;
 	r->total_bytes = m->total_bytes;
 	r->stored_bytes = m->stored_bytes;
+	if (cli_json) {
+		r->devices = json_object_new_array();
+		for (unsigned i = 0; i < m->ndev; i++)
+			cli_jdevice(r->devices, &m->dev[i]);
+	}
 	if (m->mode == CS_MODE_CUSTOM) {
 		ret = cs_manifest_check_extents(dirfd, m, r->err, sizeof(r->err));
 		if (!ret)
@@ -186,68 +195,110 @@ static void print_text(const char *dir, const struct vresult *r)
 	       r->seconds > 0 ? r->stored_bytes / r->seconds / 1e6 : 0.0);
 }
 
-static void print_json(struct jw *w, const struct vresult *r)
+static void print_json(json_object *procs, struct vresult *r)
 {
-	jw_obj(w, NULL);
-	jw_int(w, "ns_pid", r->nspid);
-	jw_str(w, "manifest", r->manifest);
-	jw_bool(w, "ok", r->ok);
+	json_object *p = cli_jobj(procs, NULL);
+
+	cli_jint(p, "ns_pid", r->nspid);
+	cli_jstr(p, "manifest", r->manifest);
+	cli_jbool(p, "ok", r->ok);
 	if (r->ok || r->ndev) {
-		jw_str(w, "mode", r->mode == CS_MODE_CUSTOM ? "custom" : "driver");
-		jw_int(w, "devices", r->ndev);
-		jw_u64(w, "total_bytes", r->total_bytes);
-		jw_u64(w, "stored_bytes", r->stored_bytes);
-		jw_u64(w, "chunks", r->chunks);
-		jw_u64(w, "zero_chunks", r->zero_chunks);
-		jw_dbl(w, "seconds", r->seconds);
+		cli_jstr(p, "mode", r->mode == CS_MODE_CUSTOM ? "custom" : "driver");
+		if (p && r->devices)
+			json_object_object_add(p, "devices", r->devices);
+		else
+			json_object_put(r->devices);
+		r->devices = NULL;
+		cli_ju64(p, "total_bytes", r->total_bytes);
+		cli_ju64(p, "stored_bytes", r->stored_bytes);
+		cli_ju64(p, "chunks", r->chunks);
+		cli_ju64(p, "zero_chunks", r->zero_chunks);
+		cli_jdbl(p, "seconds", r->seconds);
 	}
+	json_object_put(r->devices);
+	r->devices = NULL;
 	if (!r->ok) {
-		jw_str(w, "error", r->err);
-		jw_str(w, "file", r->file[0] ? r->file : NULL);
+		cli_jstr(p, "error", r->err);
+		cli_jstr(p, "file", r->file[0] ? r->file : NULL);
 		if (r->chunk >= 0)
-			jw_int(w, "chunk", r->chunk);
+			cli_jint(p, "chunk", r->chunk);
 		if (r->offset >= 0)
-			jw_int(w, "offset", r->offset);
+			cli_jint(p, "offset", r->offset);
 	}
-	jw_end_obj(w);
 }
 
 static int usage(FILE *f, int rc)
 {
-	fprintf(f, "Usage: cudastore verify [--json] [-v] DIR [PID]\n"
+	fprintf(f, "Usage: cudastore verify [--json] [-v] DIR|ARCHIVE [PID]\n"
 		   "\n"
 		   "Check, offline and without a GPU, everything a restore checks before it touches a\n"
 		   "process: the manifest's frame and fields, the extent files' names, types and sizes,\n"
 		   "the zero flags, and the XXH3-64 checksum of every chunk. PID (the process's pid in\n"
 		   "its own pid namespace, as in cudastore-PID.img) limits it to one process.\n"
+		   "ARCHIVE: a checkpoint archive (tar, .tar.gz, .tar.zst) as podman container checkpoint\n"
+		   "--export and the kubelet write it, unpacked into a private directory under $TMPDIR\n"
+		   "(else /tmp) and removed afterwards. CRIU images without cudastore files pass with\n"
+		   "\"no GPU state\", so 'cudastore verify DIR && criu restore ...' works for any dump.\n"
 		   "\n"
-		   "  --json     print the result as JSON on stdout\n"
+		   "  --json     print the result as JSON on stdout (schema in cudastore(1)); errors too\n"
 		   "  -v         show the engine's log lines on stderr\n"
 		   "  -h, --help this text\n"
 		   "\n"
 		   "Reads the files with the restore's engine settings (threads, pinned_mb, direct_io from\n"
 		   "the configuration; see cudastore.conf(5)). Progress is shown when stderr is a terminal.\n"
+		   "Options may come anywhere on the line.\n"
 		   "Exit status: 0 a restore would pass these checks, 1 it would not (the file, chunk and\n"
 		   "offset are named), 2 usage error.\n");
 	return rc;
 }
 
+static void report_json(const char *dir, const struct cli_images *im, struct vresult *res, bool all_ok)
+{
+	json_object *out = cli_jreport(SUB), *procs;
+	unsigned i;
+
+	cli_jstr(out, "dir", dir);
+	if (im->tmp[0])
+		cli_jstr(out, "images", im->shown);
+	cli_jbool(out, "ok", all_ok);
+	cli_jbool(out, "gpu_state", im->gpu_state);
+	if (!all_ok)
+		cli_jstr(out, "error", "a restore would refuse these images (see processes)");
+	procs = cli_jarr(out, "processes");
+	for (i = 0; i < im->n; i++)
+		print_json(procs, &res[i]);
+	cli_jprint(out);
+}
+
+static void report_text(const struct cli_images *im, bool all_ok)
+{
+	if (!im->gpu_state)
+		printf("verify: OK: %s holds no GPU state (CRIU images without cudastore files): "
+		       "nothing for cudastore to check; criu restore checks its own images\n",
+		       im->shown);
+	else if (!all_ok)
+		printf("verify: FAILED: a restore of %s would refuse these images (nothing was "
+		       "modified); dump again, or restore from an intact copy\n",
+		       im->shown);
+	else
+		printf("verify: OK: a restore would accept the images of %u process(es)\n", im->n);
+}
+
 int cli_verify(int argc, char **argv)
 {
 	struct cli_dir_args a;
+	struct cli_images im;
 	struct cs_options o;
 	struct vresult *res = NULL;
-	bool json, all_ok = true;
-	unsigned n = 0, i;
-	int *pids = NULL, dirfd, ret;
+	bool all_ok = true;
+	unsigned i;
 	char err[512];
-	struct jw w;
+	int ret;
 
 	if (cli_dir_pid_args(SUB, argc, argv, &a))
 		return CLI_USAGE;
 	if (a.help)
 		return usage(stdout, CLI_OK);
-	json = a.json;
 	ret = cs_options_load(&o, err, sizeof(err));
 	if (ret) {
 		cli_err(SUB,
@@ -256,41 +307,26 @@ int cli_verify(int argc, char **argv)
 			err);
 		return CLI_USAGE;
 	}
-	ret = cli_open_images(SUB, a.dir, a.one, ": nothing to restore here", &dirfd, &pids, &n);
+	ret = cli_images_open(SUB, a.dir, a.one, &im);
 	if (ret != CLI_OK)
 		return ret;
-	res = calloc(n, sizeof(*res));
+	res = calloc(im.n ? im.n : 1, sizeof(*res));
 	if (!res) {
-		close(dirfd);
-		free(pids);
+		cli_err(SUB, "out of memory");
+		cli_images_close(&im);
 		return CLI_USAGE;
 	}
-	for (i = 0; i < n; i++) {
-		verify_one(dirfd, pids[i], &o, &res[i]);
+	for (i = 0; i < im.n; i++) {
+		verify_one(im.dirfd, im.pids[i], &o, &res[i]);
 		all_ok &= res[i].ok;
-		if (!json)
-			print_text(a.dir, &res[i]);
+		if (!cli_json)
+			print_text(im.shown, &res[i]);
 	}
-	if (json) {
-		jw_init(&w, stdout);
-		jw_obj(&w, NULL);
-		jw_str(&w, "dir", a.dir);
-		jw_bool(&w, "ok", all_ok);
-		jw_arr(&w, "processes");
-		for (i = 0; i < n; i++)
-			print_json(&w, &res[i]);
-		jw_end_arr(&w);
-		jw_end_obj(&w);
-		jw_finish(&w);
-	} else if (!all_ok) {
-		printf("verify: FAILED: a restore of %s would refuse these images (nothing was "
-		       "modified); dump again, or restore from an intact copy\n",
-		       a.dir);
-	} else {
-		printf("verify: OK: a restore would accept the images of %u process(es)\n", n);
-	}
-	close(dirfd);
-	free(pids);
+	if (cli_json)
+		report_json(a.dir, &im, res, all_ok);
+	else
+		report_text(&im, all_ok);
+	cli_images_close(&im);
 	free(res);
 	return all_ok ? CLI_OK : CLI_FAIL;
 }

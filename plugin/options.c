@@ -265,9 +265,85 @@ static void note_file_key(struct cs_options *o, const char *key)
 		o->from_file |= CS_OPT_FROM_FILE_THREADS;
 }
 
+static bool key_known(const char *key);
+static const char *key_guess(const char *key);
+
+/* "threads" again at a later line: the last value wins, and the operator is told */
+static void note_duplicate(struct cs_options *o, const char *path, const char *key, int lineno, int first)
+{
+	size_t off = strlen(o->warnings);
+
+	cs_warn("config file %s:%d: '%s' set again (first at line %d); the last value wins: keep one", path,
+		lineno, key, first);
+	if (off + 1 < sizeof(o->warnings))
+		snprintf(o->warnings + off, sizeof(o->warnings) - off,
+			 "%s%s:%d: '%s' set again (first at line %d); the last value wins", off ? "; " : "",
+			 path, lineno, key, first);
+}
+
+/*
+ * A value is taken as it is, up to the end of the line: no quotes, no comment after it ('#' only
+ * starts a comment at the beginning of a line). Both are refused rather than read into the value.
+ */
+static int check_value(const char *v, const char *path, int lineno, char *err, size_t len)
+{
+	const char *hash = strchr(v, '#');
+	size_t n = strlen(v);
+
+	if (hash && (hash == v || isspace((unsigned char)hash[-1])))
+		return cs_fail(-EINVAL, err, len,
+			       "%s:%d: a comment after a value is not allowed ('#' starts a comment only "
+			       "at the beginning of a line): put it on a line of its own",
+			       path, lineno);
+	if (n && (v[0] == '"' || v[0] == '\'' || v[n - 1] == '"' || v[n - 1] == '\''))
+		return cs_fail(-EINVAL, err, len,
+			       "%s:%d: quotes are not allowed: write the value as it is (key = value)", path,
+			       lineno);
+	return 0;
+}
+
+static int parse_line(struct cs_options *o, char *s, const char *path, int lineno, int *first_line, char *err,
+		      size_t len)
+{
+	char msg[512], *eq = strchr(s, '='), *key, *val;
+	const char *guess;
+	unsigned i;
+
+	if (!eq)
+		return cs_fail(-EINVAL, err, len, "%s:%d: expected 'key = value'", path, lineno);
+	*eq = '\0';
+	key = trim(s);
+	val = trim(eq + 1);
+	if (!key_known(key)) {
+		guess = key_guess(key);
+		return cs_fail(-EINVAL, err, len,
+			       "%s:%d: unknown option '%s'%s%s%s (the keys are in "
+			       "cudastore.conf(5))",
+			       path, lineno, key, guess ? " (did you mean '" : "", guess ? guess : "",
+			       guess ? "'?)" : "");
+	}
+	if (check_value(val, path, lineno, err, len))
+		return -EINVAL;
+	if (cs_options_set(o, key, val, msg, sizeof(msg)))
+		return cs_fail(-EINVAL, err, len, "%s:%d: %s", path, lineno, msg);
+	for (i = 0; i < CS_OPTION_COUNT; i++) {
+		if (strcmp(cs_option_key(i), key))
+			continue;
+		if (first_line[i])
+			note_duplicate(o, path, key, lineno, first_line[i]);
+		else
+			first_line[i] = lineno;
+	}
+	snprintf(msg, sizeof(msg), "%s:%d", path, lineno);
+	trace(key, val, msg);
+	note_file_key(o, key);
+	return 0;
+}
+
 static int load_file(struct cs_options *o, const char *path, bool must_exist, char *err, size_t len)
 {
-	char line[4352], msg[512];
+	int first_line[CS_OPTION_COUNT] = { 0 };
+	char line[4352];
 	FILE *f = fopen(path, "re");
 	int lineno = 0, ret = 0;
 
@@ -278,25 +354,12 @@ static int load_file(struct cs_options *o, const char *path, bool must_exist, ch
 	}
 	ret = check_file(f, path, err, len);
 	while (!ret && fgets(line, sizeof(line), f)) {
-		char *s = trim(line), *eq;
+		char *s = trim(line);
 
 		lineno++;
 		if (!*s || *s == '#')
 			continue;
-		eq = strchr(s, '=');
-		if (!eq) {
-			ret = cs_fail(-EINVAL, err, len, "%s:%d: expected 'key = value'", path, lineno);
-			break;
-		}
-		*eq = '\0';
-		s = trim(s);
-		if (cs_options_set(o, s, trim(eq + 1), msg, sizeof(msg))) {
-			ret = cs_fail(-EINVAL, err, len, "%s:%d: %s", path, lineno, msg);
-			break;
-		}
-		snprintf(msg, sizeof(msg), "%s:%d", path, lineno);
-		trace(trim(s), trim(eq + 1), msg);
-		note_file_key(o, s);
+		ret = parse_line(o, s, path, lineno, first_line, err, len);
 	}
 	if (!ret && ferror(f))
 		ret = cs_fail(-EINVAL, err, len, "cannot read config file %s: %s", path, strerror(errno));
@@ -355,6 +418,57 @@ _Static_assert(NELEM(env_keys) == CS_OPTION_COUNT, "CS_OPTION_COUNT counts env_k
 const char *cs_option_key(unsigned i)
 {
 	return i < NELEM(env_keys) ? env_keys[i].key : NULL;
+}
+
+static bool key_known(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < NELEM(env_keys); i++)
+		if (!strcmp(env_keys[i].key, key))
+			return true;
+	return false;
+}
+
+/* edit distance of two short strings (insert, delete, replace), capped at 9 */
+static unsigned distance(const char *a, const char *b)
+{
+	unsigned row[33], i, j, diag, up, na = (unsigned)strlen(a), nb = (unsigned)strlen(b);
+
+	if (na > 32 || nb > 32)
+		return 9;
+	for (j = 0; j <= nb; j++)
+		row[j] = j;
+	for (i = 1; i <= na; i++) {
+		diag = row[0];
+		row[0] = i;
+		for (j = 1; j <= nb; j++) {
+			up = row[j];
+			row[j] = diag + (tolower((unsigned char)a[i - 1]) != b[j - 1]);
+			if (up + 1 < row[j])
+				row[j] = up + 1;
+			if (row[j - 1] + 1 < row[j])
+				row[j] = row[j - 1] + 1;
+			diag = up;
+		}
+	}
+	return row[nb] > 9 ? 9 : row[nb];
+}
+
+/* the key that key most likely misspells (at most 2 edits, or the same letters in other case), or NULL */
+static const char *key_guess(const char *key)
+{
+	unsigned i, d, best = 3;
+	const char *guess = NULL;
+
+	for (i = 0; i < NELEM(env_keys); i++) {
+		d = distance(key, env_keys[i].key);
+		if (d < best) {
+			best = d;
+			guess = env_keys[i].key;
+		}
+	}
+	return guess;
 }
 
 static const char *tri_name(enum cs_tristate t)

@@ -49,6 +49,7 @@ struct cs_options {
 	char source[320]; /* where the options came from, for the log */
 	char config_path[256]; /* the config file read, or empty */
 	unsigned from_file;    /* CS_OPT_FROM_FILE_*: which of those keys the file set (messages) */
+	char warnings[512];    /* the config file's duplicate keys ("" none), also logged */
 };
 
 #define CS_PARALLEL_AUTO 16  /* parallel = 0: every process of the tree, at most this many at once */

@@ -9,7 +9,7 @@ log() { echo "setup: $*" >&2; }
 [ "$(id -u)" = 0 ] || { echo "setup: run as root (apt-get, CRIU install)" >&2; exit 1; }
 
 PKGS="build-essential autoconf automake pkg-config libprotobuf-c-dev protobuf-c-compiler
-libxxhash-dev ca-certificates procps"
+libxxhash-dev libjson-c-dev libarchive-dev ca-certificates procps"
 # container runtimes for the end-to-end tests (tests/e2e/test-runc-*, test-podman-*). Without
 # recommends: runc recommends Debian's criu 3.17, which must not shadow /usr/local/sbin/criu.
 # Debian 12's crun (1.8.1) is built without CRIU support, so it is not installed.

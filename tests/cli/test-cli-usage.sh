@@ -26,10 +26,10 @@ run verify "$WORK/nonexistent"; check "verify on a missing directory: exit 2, di
 	[ "$RC/$(grep -c "$WORK/nonexistent" "$WORK/err")" = 2/1 ]
 mkdir -p "$WORK/noimages"
 run verify "$WORK/noimages"; check "verify on a directory without images: exit 1, says so" \
-	[ "$RC/$(grep -c 'holds no cudastore images' "$WORK/err")" = 1/1 ]
+	[ "$RC/$(grep -c 'holds no checkpoint images' "$WORK/err")" = 1/1 ]
 run inspect "$WORK/noimages"; check "inspect on a directory without images: exit 1" [ "$RC" = 1 ]
-run verify "$WORK/noimages" 4242; check "verify of a PID without images: exit 1, the manifest named" \
-	[ "$RC/$(grep -c 'cudastore-4242.img: no such file' "$WORK/out")" = 1/1 ]
+run verify "$WORK/noimages" 4242; check "verify of a PID without images: exit 1, the directory named" \
+	[ "$RC/$(grep -c "$WORK/noimages holds no checkpoint images" "$WORK/err")" = 1/1 ]
 CUDASTORE_LIBCUDA=$WORK/no-libcuda.so CUDASTORE_LIBNVML=$WORK/no-nvml.so run check --json --plugin-dir "$WORK/noimages"
 check "check without libcuda: exit 1" [ "$RC" = 1 ]
 check "check --json without libcuda: not loaded, the library named, what to do" \

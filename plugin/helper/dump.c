@@ -497,9 +497,20 @@ static int checkpoint_found(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
 	return ret;
 }
 
-/* After the batch: the index lists every manifest written; then each process's summary. */
-static void checkpoint_settle(struct cs_ctx *ctx, struct cs_proc **procs, unsigned n, int dirfd)
+/* cs_now() (monotonic seconds) as CLOCK_REALTIME nanoseconds, for the summary */
+static uint64_t wall_ns(double t)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec - (uint64_t)((cs_now() - t) * 1e9);
+}
+
+/* After the batch: the index lists every manifest written; then each process's summary. */
+static void checkpoint_settle(struct cs_ctx *ctx, struct cs_proc **procs, unsigned n, int dirfd,
+			      const struct cs_batch *b)
+{
+	struct cs_summary_timing t = { .batch_procs = b->n, .batch_wall_s = b->wall, .batch_sum_s = b->sum };
 	unsigned i;
 	int ret = ctx->index.n ? cs_imgset_dump_flush(ctx, dirfd) : 0;
 
@@ -508,8 +519,10 @@ static void checkpoint_settle(struct cs_ctx *ctx, struct cs_proc **procs, unsign
 
 		if (!p->result && ret)
 			p->result = ret; /* an image set without its index cannot be restored */
+		t.gpu_start_ns = p->t_begin > 0 ? wall_ns(p->t_begin) : 0;
+		t.gpu_end_ns = p->t_end > 0 ? wall_ns(p->t_end) : 0;
 		if (!p->result && p->m)
-			cs_summary_write(dirfd, p, p->m, &p->st);
+			cs_summary_write_timed(dirfd, p, p->m, &p->st, &t);
 		cs_manifest_free(p->m);
 		free(p->m);
 		p->m = NULL;
@@ -542,7 +555,7 @@ static void checkpoint_all(struct cs_ctx *ctx, int dirfd)
 		if (ctx->proc[k].phase == CS_PHASE_LOCKED || ctx->proc[k].phase == CS_PHASE_FOUND)
 			b.procs[b.n++] = &ctx->proc[k];
 	cs_batch_run(ctx, &b);
-	checkpoint_settle(ctx, procs, i + b.n, dirfd);
+	checkpoint_settle(ctx, procs, i + b.n, dirfd, &b);
 }
 
 int cs_dump_checkpoint(struct cs_ctx *ctx, pid_t pid, int dirfd)

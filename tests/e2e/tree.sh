@@ -40,9 +40,20 @@ phase_ratio() {
 		tail -n1 | awk '$2 > 0 { printf "%d", 1000 * $1 / $2 }'
 }
 
+# every CUDA process's summary: its GPU phase, and the batch (processes, wall <= sum)
+summaries_ok() {
+	local p f
+	for p in $CUDA; do
+		f=$WORK/img/cudastore-$p.json
+		[ "$(json_get "$f" "d['batch']['processes']")" = "$NCUDA" ] || return 1
+		[ "$(json_get "$f" "d['gpu_phase']['end']['seconds'] >= d['gpu_phase']['start']['seconds'] > 0")" = True ] &&
+			[ "$(json_get "$f" "d['batch']['sum_seconds'] >= d['batch']['wall_seconds'] > 0")" = True ] || return 1
+	done
+}
+
 roundtrip() {
 	local r
-	plan 14
+	plan 15
 	start_tree
 	CRIU_ENV="CUDASTORE_EMU_TRACE=$TRACE" criu_dump "$WORK/img" "$WPID"
 	check "criu dump succeeds" [ $? = 0 ]
@@ -55,6 +66,7 @@ roundtrip() {
 	check "the GPU checkpoint phase took ${r:-?}/1000 of the processes' summed time (<= 600)" \
 		[ -n "$r" ] && [ "$r" -le 600 ]
 	diag "checkpoint calls spanned $(tr_span "$TRACE" cuCheckpointProcessCheckpoint) s"
+	check "each summary gives its process's GPU phase and the batch's wall and sum" summaries_ok
 	tree_gone
 	rm -f "$TRACE"
 	CRIU_ENV="CUDASTORE_EMU_TRACE=$TRACE" criu_restore "$WORK/img"

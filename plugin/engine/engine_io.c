@@ -584,52 +584,38 @@ int eng_io_read(struct eng_thread *t, void *buf, size_t len, uint64_t idx, uint6
 	return 0;
 }
 
-/* Give back the reserved blocks of zero chunks of one stripe (merged into runs). */
-static int punch_holes(struct eng_region *reg, struct eng_file *f)
+/*
+ * A zero chunk is not written; its reserved blocks are given back by the copy thread that found
+ * it, right away and in parallel with the other threads' copies (a punch after the copy, one
+ * file after another, ran on the dump's critical path: on tmpfs every reserved page is freed).
+ */
+int eng_io_skip(struct eng_thread *t, size_t len, uint64_t idx)
 {
-	const struct cs_engine_region *r = reg->r;
-	uint64_t i = f->index, j, off, end;
-	unsigned n = reg->nfiles;
+	struct eng_region *reg = t->reg;
+	struct eng_file *f = eng_chunk_file(reg, idx);
+	uint64_t off = eng_file_off(reg, idx);
+	int ret;
 
-	while (i < reg->nchunks) {
-		if (!r->zero[i]) {
-			i += n;
-			continue;
-		}
-		for (j = i; j < reg->nchunks && r->zero[j]; j += n)
-			;
-		off = eng_file_off(reg, i);
-		end = j >= reg->nchunks ? f->size : eng_file_off(reg, j);
-		if (fallocate(f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off,
-			      (off_t)(end - off))) {
-			int ret = -errno;
-
-			if (ret == -EOPNOTSUPP) {
-				cs_warn("engine: %s: cannot punch holes; its zero chunks keep their reserved "
-					"blocks",
-					f->name);
-				return 0;
-			}
-			eng_fail(reg->job, ret,
-				 "dump: punching a hole into %s at offset %llu (%llu bytes) failed: %s",
-				 f->name, (unsigned long long)off, (unsigned long long)(end - off),
-				 strerror(-ret));
-			return ret;
-		}
-		i = j;
+	if (!f->reserved || atomic_load(&f->no_punch))
+		return 0;
+	if (!fallocate(f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len))
+		return 0;
+	ret = -errno;
+	if (ret == -EOPNOTSUPP) {
+		if (!atomic_exchange(&f->no_punch, true))
+			cs_warn("engine: %s: cannot punch holes; its zero chunks keep their reserved blocks",
+				f->name);
+		return 0;
 	}
-	return 0;
+	eng_fail(reg->job, ret, "dump: punching a hole into %s at offset %llu (%zu bytes) failed: %s",
+		 f->name, (unsigned long long)off, len, strerror(-ret));
+	return ret;
 }
 
 static int finish_file(struct eng_region *reg, struct eng_file *f)
 {
 	int ret;
 
-	if (f->reserved) {
-		ret = punch_holes(reg, f);
-		if (ret)
-			return ret;
-	}
 	if (ftruncate(f->fd, (off_t)f->size)) {
 		ret = -errno;
 		eng_fail(reg->job, ret, "dump: cannot set the size of %s to %llu bytes: %s", f->name,

@@ -47,6 +47,7 @@ struct eng_file {
 	int fd;
 	bool created;	       /* dump: we created the file (removed again on failure) */
 	bool reserved;	       /* dump: fallocate succeeded (zero chunks need hole punching) */
+	atomic_bool no_punch;  /* dump: the filesystem cannot punch holes (said once) */
 	atomic_bool direct;    /* fd currently has O_DIRECT */
 	atomic_bool direct_ok; /* an O_DIRECT transfer succeeded: EINVAL is then a real error */
 	uint32_t align;	       /* O_DIRECT alignment of the file (engine_io.c), <= ENG_ALIGN */
@@ -164,6 +165,8 @@ int eng_copy_to_mapping(void *dst, const void *src, size_t len); /* also cs-benc
 int eng_io_open_ro(struct eng_region *reg);
 /* write chunk idx from buf; *hash (when not NULL) gets its XXH3, computed here (see engine_io.c) */
 int eng_io_write(struct eng_thread *t, void *buf, size_t len, uint64_t idx, uint64_t *hash);
+/* Dump: chunk idx of len bytes is all zero: give its reserved blocks back now (a hole). */
+int eng_io_skip(struct eng_thread *t, size_t len, uint64_t idx);
 /* read chunk idx into buf; *hash (when not NULL) gets the XXH3 of what was read */
 int eng_io_read(struct eng_thread *t, void *buf, size_t len, uint64_t idx, uint64_t *hash);
 int eng_io_finish_dump(struct eng_region *reg);

@@ -37,6 +37,8 @@ while [ $# -gt 0 ]; do
 	esac
 	shift 2
 done
+abs() { [ -z "$1" ] || readlink -f "$1"; } # criu changes directory: every path absolute
+CRIU=$(abs "$CRIU") PLUGINS=$(abs "$PLUGINS") WORKLOAD=$(abs "$WORKLOAD") EMU=$(abs "$EMU")
 TMP=$(mktemp -d /tmp/cudastore-tree-bench.XXXXXX)
 TREE=
 trap 'for p in $TREE; do kill -9 "$p" 2>/dev/null; done; rm -rf "$TMP" "$IMGS"' EXIT
@@ -63,6 +65,9 @@ now() { date +%s.%N; }
 # phase LOG WHAT: "wall sum" of the plugin's GPU phase line
 phase() { sed -n "s/.*GPU $2 phase of [0-9]* processes.*: \([0-9.]*\) s wall, \([0-9.]*\) s summed.*/\1 \2/p" "$1" | tail -n1; }
 
+# the last error of a criu log, in one word-safe line
+last_error() { grep -a -E 'Error|cudastore: .*(fail|cannot)' "$1" | grep -v RLIMIT_NOFILE | tail -n1 | cut -c1-120 | tr ' ' '_'; }
+
 start_tree() {
 	rm -f "$TMP"/w.*
 	"$WORKLOAD" --daemon --pidfile "$TMP/w.pid" --ready "$TMP/w.ready" --outfile "$TMP/w.out" \
@@ -85,12 +90,12 @@ one_run() {
 	"$CRIU" dump -t "$WPID" -D "$img" -o dump.log -v4 -L "$PLUGINS" >/dev/null 2>&1
 	rc=$?
 	t1=$(now)
-	[ $rc = 0 ] || { echo "- - - - - - FAIL:dump($(grep -a -m1 Error "$img/dump.log" | cut -c1-80))"; return; }
+	[ $rc = 0 ] || { echo "- - - - - - FAIL:dump($(last_error "$img/dump.log"))"; return; }
 	for p in $TREE; do wait_gone "$p"; done
 	t2=$(now)
 	"$CRIU" restore -d -D "$img" -o restore.log -v4 -L "$PLUGINS" >/dev/null 2>&1
 	rc=$?
-	v=FAIL:restore
+	v="FAIL:restore($(last_error "$img/restore.log"))"
 	if [ $rc = 0 ]; then
 		kill -TERM "$WPID"
 		for i in $(seq 3000); do [ -s "$TMP/w.out" ] && break; sleep 0.1; done

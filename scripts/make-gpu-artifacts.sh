@@ -12,8 +12,15 @@ make -j"$(nproc)" tests/workload/cuda-workload tests/gpu/cs-driver-timing tests/
 rm -rf "$OUTDIR" && mkdir -p "$OUTDIR/bin" "$OUTDIR/plugins"
 scripts/provide-criu.sh --bundle "$OUTDIR/criu" >/dev/null
 cp cudastore_plugin.so cudastore-helper "$OUTDIR/plugins/"
+# the helper's libraries beyond glibc (json-c) travel with it: the GPU host installs nothing
+command -v patchelf >/dev/null || apt-get install -y -qq --no-install-recommends patchelf >/dev/null
+mkdir -p "$OUTDIR/plugins/lib"
+for lib in $(ldd cudastore-helper | awk '/=> \//{print $3}' | grep -Ev '/lib(c|m|dl|pthread|rt)\.so'); do
+	cp -L "$lib" "$OUTDIR/plugins/lib/"
+done
+patchelf --set-rpath '$ORIGIN/lib' "$OUTDIR/plugins/cudastore-helper"
 cp tests/workload/cuda-workload tests/gpu/cs-driver-timing tests/e2e/cs-manifest-tool bench/cs-bench bench/cs-hash-bench bench/cs-wire-bench "$OUTDIR/bin/"
-cp tests/gpu/run-gpu-suite.sh bench/run-gpu-bench.sh bench/run-gpu-perf.sh bench/criu-overlap.sh "$OUTDIR/"
+cp tests/gpu/run-gpu-suite.sh bench/run-gpu-bench.sh bench/run-gpu-perf.sh bench/criu-overlap.sh bench/tree-bench.sh "$OUTDIR/"
 # the driver emulator: criu-overlap.sh measures whole criu restores with it (run-gpu-perf.sh)
 mkdir -p "$OUTDIR/emu" && cp tests/emu/lib/libcuda.so.1 tests/emu/lib/libnvidia-ml.so.1 "$OUTDIR/emu/"
 # runc end to end (tests/gpu/run-runc-gpu.sh): Debian's runc with its libseccomp beside it

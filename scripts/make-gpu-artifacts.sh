@@ -8,9 +8,11 @@ OUTDIR=${1:-out/gpu-artifacts}
 scripts/setup-debian.sh
 make -j"$(nproc)" tests/workload/cuda-workload tests/gpu/cs-driver-timing tests/e2e/cs-manifest-tool \
 	bench/cs-bench bench/cs-hash-bench bench/cs-wire-bench cudastore-helper tests/emu/lib/libcuda.so.1 \
-	tests/emu/lib/libnvidia-ml.so.1 >/dev/null
+	tests/emu/lib/libnvidia-ml.so.1 tests/gpu/cuda-checkpoint-standin >/dev/null
 rm -rf "$OUTDIR" && mkdir -p "$OUTDIR/bin" "$OUTDIR/plugins"
-scripts/provide-criu.sh --bundle "$OUTDIR/criu" >/dev/null
+# CRIU's own cuda plugin, for run-gpu-suite.sh's comparison (tree-4x4g), in a directory of its
+# own: loaded together with cudastore it would claim every process first
+scripts/provide-criu.sh --bundle "$OUTDIR/criu" --cuda-plugin "$OUTDIR/criu-cuda-plugin" >/dev/null
 cp cudastore_plugin.so cudastore-helper "$OUTDIR/plugins/"
 # the helper's libraries beyond glibc (json-c) travel with it: the GPU host installs nothing
 command -v patchelf >/dev/null || apt-get install -y -qq --no-install-recommends patchelf >/dev/null
@@ -20,6 +22,8 @@ for lib in $(ldd cudastore-helper | awk '/=> \//{print $3}' | grep -Ev '/lib(c|m
 done
 patchelf --set-rpath '$ORIGIN/lib' "$OUTDIR/plugins/cudastore-helper"
 cp tests/workload/cuda-workload tests/gpu/cs-driver-timing tests/e2e/cs-manifest-tool bench/cs-bench bench/cs-hash-bench bench/cs-wire-bench "$OUTDIR/bin/"
+# the cuda-checkpoint stand-in CRIU's plugin runs (the suite puts it on PATH as cuda-checkpoint)
+cp tests/gpu/cuda-checkpoint-standin "$OUTDIR/bin/"
 cp tests/gpu/run-gpu-suite.sh bench/run-gpu-bench.sh bench/run-gpu-perf.sh bench/criu-overlap.sh bench/tree-bench.sh "$OUTDIR/"
 # the driver emulator: criu-overlap.sh measures whole criu restores with it (run-gpu-perf.sh)
 mkdir -p "$OUTDIR/emu" && cp tests/emu/lib/libcuda.so.1 tests/emu/lib/libnvidia-ml.so.1 "$OUTDIR/emu/"

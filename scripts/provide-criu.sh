@@ -7,9 +7,13 @@
 # upstream tarball's SHA256 against the .dsc, builds it with bookworm's -dev packages and
 # installs it into PREFIX. A second run with the same version is a no-op.
 #
-# Usage: scripts/provide-criu.sh [--prefix DIR] [--bundle DIR] [--version V]
+# CRIU's own cuda plugin (plugins/cuda) is built too, in the cached build tree, where the tests
+# that compare with it find it; it is never installed. A failure to build it is only a warning.
+#
+# Usage: scripts/provide-criu.sh [--prefix DIR] [--bundle DIR] [--cuda-plugin DIR] [--version V]
 #   --prefix DIR   install prefix (default /usr/local); criu lands in DIR/sbin/criu
 #   --bundle DIR   also write a relocatable bundle: DIR/criu (wrapper), DIR/bin/criu, DIR/lib/*.so*
+#   --cuda-plugin DIR  also copy CRIU's cuda_plugin.so into DIR (an error if it cannot be built)
 #   --version V    wanted Debian version (default 4.2.1-1); the newest offered >= 4.2.1 is taken
 #                  when V is not offered
 # Environment: CUDASTORE_CACHE (default /var/cache/cudastore) holds sources and build trees.
@@ -17,6 +21,7 @@ set -euo pipefail
 
 PREFIX=/usr/local
 BUNDLE=
+CUDA_PLUGIN_DIR=
 WANT=4.2.1-1
 MIN_UPSTREAM=4.2.1
 CACHE=${CUDASTORE_CACHE:-/var/cache/cudastore}
@@ -25,8 +30,9 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--prefix) PREFIX=$2; shift 2 ;;
 	--bundle) BUNDLE=$2; shift 2 ;;
+	--cuda-plugin) CUDA_PLUGIN_DIR=$2; shift 2 ;;
 	--version) WANT=$2; shift 2 ;;
-	-h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,22p' "$0"; exit 0 ;;
 	*) echo "provide-criu: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -68,10 +74,50 @@ WRAP
 	chmod 755 "$out/criu"
 }
 
+# CRIU's cuda plugin from the build tree BUILD (cached: built once per tree). Its Makefile needs
+# compel-host, which the criu build made, and the kernel-style ARCH name of criu's headers.
+build_cuda_plugin() {
+	local build=$1 dir=$1/plugins/cuda arch
+	[ -f "$dir/cuda_plugin.c" ] || { log "warning: $dir/cuda_plugin.c missing; CRIU's cuda plugin not built"; return 1; }
+	[ -x "$build/compel/compel-host-bin" ] ||
+		{ log "warning: $build has no compel-host; CRIU's cuda plugin not built (remove $build and run again)"; return 1; }
+	[ "$dir/cuda_plugin.so" -nt "$dir/cuda_plugin.c" ] && return 0
+	case "$(uname -m)" in
+	x86_64) arch=x86 ;;
+	aarch64) arch=aarch64 ;;
+	*) arch=$(uname -m) ;;
+	esac
+	log "building CRIU's cuda plugin in $dir"
+	(
+		flock 9
+		[ "$dir/cuda_plugin.so" -nt "$dir/cuda_plugin.c" ] ||
+			make -C "$dir" ARCH="$arch" cuda_plugin.so >"$dir/build.log" 2>&1
+	) 9>"$dir/.build-lock" ||
+		{ tail -n 20 "$dir/build.log" >&2; log "warning: CRIU's cuda plugin did not build; log in $dir/build.log"; return 1; }
+}
+
+# build CRIU's cuda plugin in the build tree of the installed criu; copy it to --cuda-plugin's DIR
+provide_cuda_plugin() {
+	local ver build
+	ver=$(cat "$PREFIX/include/criu/.cudastore-criu-version" 2>/dev/null || true)
+	build=$CACHE/src/criu-$ver/build
+	if [ -z "$ver" ] || [ ! -d "$build" ]; then
+		log "warning: no build tree of the installed criu in $CACHE/src; CRIU's cuda plugin not built"
+	elif build_cuda_plugin "$build"; then
+		[ -z "$CUDA_PLUGIN_DIR" ] && return 0
+		mkdir -p "$CUDA_PLUGIN_DIR" && cp "$build/plugins/cuda/cuda_plugin.so" "$CUDA_PLUGIN_DIR/"
+		log "CRIU's cuda plugin copied to $CUDA_PLUGIN_DIR"
+		return 0
+	fi
+	[ -z "$CUDA_PLUGIN_DIR" ] ||
+		die "--cuda-plugin: CRIU's cuda plugin could not be built (see the warning above)"
+}
+
 # --- fast path: already there -------------------------------------------------------------
 if have=$(installed_version) && [ -n "$have" ] && version_ge "$have" "$MIN_UPSTREAM"; then
 	log "criu $have already installed in $PREFIX/sbin (nothing to build)"
 	[ -z "$BUNDLE" ] || make_bundle "$BUNDLE"
+	provide_cuda_plugin
 	exit 0
 fi
 
@@ -176,3 +222,4 @@ echo "$VER" > "$PREFIX/include/criu/.cudastore-criu-version"
 have=$(installed_version || true)
 log "installed criu ${have:-?} at $PREFIX/sbin/criu"
 [ -z "$BUNDLE" ] || make_bundle "$BUNDLE"
+provide_cuda_plugin

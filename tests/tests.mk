@@ -41,6 +41,7 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-tree-two-cuda-one-cpu.sh \
 	tests/e2e/test-tree-4-cuda-custom-gpu-phase-at-once.sh \
 	tests/e2e/test-tree-4-cuda-driver-gpu-phase-at-once.sh \
+	tests/e2e/test-criu-cuda-plugin-standin-on-emulator.sh \
 	tests/e2e/test-tree-process-3-checkpoint-fails-all-run-on.sh \
 	tests/e2e/test-tree-process-3-driver-checkpoint-fails-all-run-on.sh \
 	tests/e2e/test-tree-process-3-copy-fails-all-run-on.sh \
@@ -92,6 +93,11 @@ dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh tests/e2e/tree.sh 
 check_PROGRAMS += tests/gpu/cs-driver-timing
 tests_gpu_cs_driver_timing_SOURCES = tests/gpu/driver-timing.c
 tests_gpu_cs_driver_timing_LDADD = libcudastore.a -ldl -lpthread
+# NVIDIA's cuda-checkpoint command line made of the same driver calls, for CRIU's cuda plugin
+# where NVIDIA's binary is absent (run-gpu-suite.sh's tree-4x4g, the e2e test below)
+check_PROGRAMS += tests/gpu/cuda-checkpoint-standin
+tests_gpu_cuda_checkpoint_standin_SOURCES = tests/gpu/cuda-checkpoint-standin.c
+tests_gpu_cuda_checkpoint_standin_LDADD = libcudastore.a -ldl -lpthread
 EXTRA_DIST += tests/gpu/run-gpu-suite.sh tests/gpu/run-runc-gpu.sh
 
 # plugin core unit tests (no CRIU, no GPU)

@@ -4,6 +4,13 @@
 # and root; nothing is installed on the host.
 #
 #   run-gpu-suite.sh [--artifacts DIR] [--images DIR] [--sizes "1g 16g 64g"] [--out FILE] [--sizes-only]
+#                    [--tree-only] [--tree-size 4g] [--tree-runs 2]
+#
+# tree-4x4g (also alone with --tree-only): a tree of 4 CUDA processes of --tree-size each and a
+# CPU child, dumped and restored --tree-runs times with cudastore and as often with CRIU's own
+# cuda plugin (artifacts' criu-cuda-plugin/, running bin/cuda-checkpoint-standin as
+# cuda-checkpoint), alternating; it prints both whole commands and cudastore's GPU phase wall
+# time against the processes' summed times beside the targets (<= 0.35 checkpoint, <= 0.4 restore).
 #
 # Every scenario verifies every byte of the workload's GPU memory after restore and that the
 # workload keeps running (it checks windows of its memory every ~100 ms while alive).
@@ -11,18 +18,32 @@
 # writes it to --out. Scenarios the driver cannot support are SKIPPED with the reason, never
 # reported as passed.
 set -uo pipefail
+# The suite adopts the workloads it orphans (PR_SET_CHILD_SUBREAPER, kept across exec), so that a
+# tree criu killed is reaped and its pids are free for the restore even where pid 1 reaps nothing.
+if [ -z "${CS_SUITE_SUBREAPER:-}" ] && command -v python3 >/dev/null; then
+	CS_SUITE_SUBREAPER=1 exec python3 -c 'import ctypes, os, sys
+ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)
+os.execv(sys.argv[1], sys.argv[1:])' "$BASH" "$0" "$@"
+fi
 ART=$(cd "$(dirname "$0")" && pwd)
 IMGBASE=/dev/shm/cudastore-gpu
 SIZES="1g 16g 64g"
 OUTFILE=$PWD/gpu-results.txt
 EXTRAS=1
+SIZED=1
+TREE=1
+TREE_SIZE=${TREE_SIZE:-4g}
+TREE_RUNS=${TREE_RUNS:-2}
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--artifacts) ART=$2; shift 2 ;;
 	--images) IMGBASE=$2; shift 2 ;;
 	--sizes) SIZES=$2; shift 2 ;;
 	--out) OUTFILE=$2; shift 2 ;;
-	--sizes-only) EXTRAS=0; shift ;;
+	--sizes-only) EXTRAS=0; TREE=0; shift ;;
+	--tree-only) EXTRAS=0; SIZED=0; TREE=1; shift ;;
+	--tree-size) TREE_SIZE=$2; shift 2 ;;
+	--tree-runs) TREE_RUNS=$2; shift 2 ;;
 	*) echo "unknown argument $1" >&2; exit 2 ;;
 	esac
 done
@@ -50,7 +71,9 @@ gpu_phase() { sed -n "s/.*pid $2: GPU $3 done in \([0-9.]*\) s.*/\1/p" "$1" | he
 if command -v nvidia-smi >/dev/null; then
 	DRIVER=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n1)
 	NGPU=$(nvidia-smi -L 2>/dev/null | wc -l)
+	NO_GPU=
 else # dry run on the driver emulator (CUDASTORE_LIBCUDA set)
+	NO_GPU=1
 	DRIVER="emulated-${CUDASTORE_EMU_DRIVER_VERSION:-13040}"
 	NGPU=${CUDASTORE_EMU_DEVICES:-1}
 fi
@@ -119,10 +142,11 @@ log "images in $IMGBASE ($(df -h "$IMGBASE" | awk 'NR==2{print $4}') free)"
 
 # 1. one process, sizes (driver-managed on drivers without CustomStorage: auto picks it)
 MODE=driver-managed
+[ "$SIZED" = 1 ] || SIZES=
 for s in $SIZES; do
 	need=$(( $(bytes_of "$s") * 2 ))
 	free=$(df -B1 --output=avail "$IMGBASE" | tail -n1)
-	mem=$(awk '/MemAvailable/{print $2*1024}' /proc/meminfo)
+	mem=$(awk '/MemAvailable/{printf "%.0f", $2 * 1024}' /proc/meminfo)
 	if [ "$need" -gt "$free" ] || [ "$need" -gt "$mem" ]; then
 		row "one-process" "$s" "$MODE" - - - - "SKIPPED: needs ~$((need >> 30)) GiB host RAM and images space, have $((mem >> 30)) / $((free >> 30))"
 		continue
@@ -210,9 +234,202 @@ fi
 
 fi # EXTRAS
 
+# 9. tree-4x4g: a tree of 4 CUDA processes (root + 3 children) and a CPU child, dumped and restored
+# with cudastore and with CRIU's own cuda plugin, alternating, on the same tree shape
+TREE_NCUDA=4
+CUDA_PLUGIN_DIR=$ART/criu-cuda-plugin
+STANDIN=$ART/bin/cuda-checkpoint-standin
+TREE_ROWS=()
+TREE_LOGS=${OUTFILE%/*}
+
+tree_pids() { echo "$1" $(cat /proc/"$1"/task/*/children 2>/dev/null); }
+# the first pid of the list still in /proc, if any (a zombie keeps its pid until it is reaped)
+first_left() { local p; for p in "$@"; do wait_gone "$p" || { echo "$p"; return; }; done; }
+
+# cudastore's own line for a batch: "WALL SUM" of its GPU checkpoint|restore phase
+cs_batch() {
+	sed -n "s/.*GPU $2 phase of $TREE_NCUDA processes.*: \([0-9.]*\) s wall, \([0-9.]*\) s summed.*/\1 \2/p" "$1" | tail -n1
+}
+
+# CRIU's cuda plugin logs no times of its own. Each process's GPU work runs from the plugin's
+# line matching RE for that pid to the next line of criu's log (its cuda-checkpoint runs log
+# nothing when they succeed). Prints "PROCESSES WALL SUM": first start to last end, and the sum.
+criu_cuda_phase() {
+	awk -v re="$2" '
+	!match($0, /^\([0-9]+\.[0-9]+\)/) { next }
+	{ t = substr($0, 2, RLENGTH - 2) + 0 }
+	open && $0 !~ /Restore thread pid/ { sum += t - t0; last = t; open = 0 }
+	$0 ~ re { if (!n++) first = t; t0 = t; open = 1 }
+	END { if (n && !open) printf "%d %.3f %.3f\n", n, last - first, sum }' "$1"
+}
+
+# tree_phase WHICH LOG checkpoint|restore: "WALL SUM" of the GPU phase, or nothing
+tree_phase() {
+	local n w s
+	if [ "$1" = cudastore ]; then
+		cs_batch "$2" "$3"
+		return
+	fi
+	if [ "$3" = checkpoint ]; then
+		read -r n w s < <(criu_cuda_phase "$2" 'cuda_plugin: Checkpointing CUDA devices on pid')
+	else
+		read -r n w s < <(criu_cuda_phase "$2" 'cuda_plugin: resuming devices on pid')
+	fi
+	[ "${n:-0}" = "$TREE_NCUDA" ] && echo "$w $s"
+}
+
+# tree_row WHICH RUN DUMP RESTORE "CKWALL CKSUM" "RSWALL RSSUM" RESULT
+tree_row() {
+	TREE_ROWS+=("$1|$2|$3|$4|$5|$6|$7")
+	row "tree-4x4g $1 #$2" "${TREE_NCUDA}x$TREE_SIZE" "$MODE" "$3" "$4" "${5%% *}/${6%% *}" - "$7"
+}
+
+# tree_fail WHICH RUN DUMP WHY: the run stops here; the tree is killed
+tree_fail() {
+	local p
+	for p in $TPIDS; do kill -9 "$p" 2>/dev/null; done
+	tree_row "$1" "$2" "$3" - - - "FAIL: $4"
+}
+
+# tree_run cudastore|criu-cuda RUN
+tree_run() {
+	local which=$1 run=$2 img=$IMGBASE/tree-4x4g plugdir=$PLUGINS env=() t0 t1 t2 rc td ck rs left v
+	if [ "$which" = criu-cuda ]; then
+		plugdir=$CUDA_PLUGIN_DIR
+		env=(PATH="$TMP/standin:$PATH")
+		# the driver emulator has no /proc/driver/nvidia/gpus, the only thing CRIU's
+		# FI_PLUGIN_CUDA_FORCE_ENABLE fault skips
+		[ -z "$NO_GPU" ] || env+=(CRIU_FAULT=138)
+	fi
+	rm -rf "$img"; mkdir -p "$img"
+	if ! start "tree-$which-$run" --size "$TREE_SIZE" --buffers 1 --fork-cuda $((TREE_NCUDA - 1)) --fork-cpu 1; then
+		tree_row "$which" "$run" - - - - "FAIL: workload did not start"
+		return
+	fi
+	sleep 0.5
+	TPIDS=$(tree_pids "$WPID"); PIDS="$PIDS $TPIDS"
+	t0=$(now)
+	timeout -k 5 "$CRIU_LIMIT" env "${env[@]}" "$CRIU" dump -t "$WPID" -D "$img" -o dump.log -v4 -L "$plugdir" >/dev/null 2>&1
+	rc=$?; t1=$(now); td=$(dt $t0 $t1)
+	grep -aE 'cudastore:|cuda_plugin:|Error' "$img/dump.log" >"$TREE_LOGS/tree-4x4g-$which-$run-dump.lines" 2>/dev/null
+	[ $rc = 0 ] || { tree_fail "$which" "$run" "$td" "dump rc $rc: $(grep -am1 'Error' "$img/dump.log")"; return; }
+	if [ "$which" = cudastore ] && ! grep -aq "pid $WPID .*mode $MODE" "$img/dump.log"; then
+		tree_fail "$which" "$run" "$td" "cudastore did not choose $MODE"
+		return
+	fi
+	ck=$(tree_phase "$which" "$img/dump.log" checkpoint)
+	[ -n "$ck" ] || { tree_fail "$which" "$run" "$td" "no GPU checkpoint of $TREE_NCUDA processes in criu's log"; return; }
+	left=$(first_left $TPIDS)
+	[ -z "$left" ] || { tree_fail "$which" "$run" "$td" "pid $left still there after the dump (not reaped)"; return; }
+	t1=$(now)
+	timeout -k 5 "$CRIU_LIMIT" env "${env[@]}" "$CRIU" restore -d -D "$img" -o restore.log -v4 -L "$plugdir" >/dev/null 2>&1
+	rc=$?; t2=$(now)
+	grep -aE 'cudastore:|cuda_plugin:|Error' "$img/restore.log" >"$TREE_LOGS/tree-4x4g-$which-$run-restore.lines" 2>/dev/null
+	rs=$(tree_phase "$which" "$img/restore.log" restore)
+	sleep 1
+	v=$(verdict "tree-$which-$run" "$WPID")
+	[ $rc = 0 ] || v="FAIL: restore rc $rc; $v"
+	[ -n "$rs" ] || [[ "$v" != PASS* ]] || v="FAIL: no GPU restore of $TREE_NCUDA processes in criu's log"
+	tree_row "$which" "$run" "$td" "$(dt $t1 $t2)" "$ck" "${rs:--}" "$v"
+	left=$(first_left $TPIDS)
+	[ -z "$left" ] || log "tree-4x4g: pid $left of the tree still there after its verdict"
+	du -sh "$img" >&2
+	rm -rf "$img"
+}
+
+# tree_space: why the tree cannot run here (images space, host memory), or nothing
+tree_space() {
+	local gpu free mem
+	gpu=$(( $(bytes_of "$TREE_SIZE") * TREE_NCUDA ))
+	free=$(df -B1 --output=avail "$IMGBASE" | tail -n1)
+	mem=$(awk '/MemAvailable/{printf "%.0f", $2 * 1024}' /proc/meminfo)
+	# images: the GPU memory staged in the processes' host memory, and their other pages; host
+	# memory: the processes' staged copy or restored pages, plus images on a memory filesystem
+	if [ "$gpu" -le 0 ]; then
+		echo "--tree-size $TREE_SIZE is not a size"
+	elif [ $((gpu + (1 << 30))) -gt "$free" ] || [ $((2 * gpu + (2 << 30))) -gt "$mem" ]; then
+		echo "needs $(((gpu >> 30) + 1)) GiB free in $IMGBASE and $(((2 * gpu >> 30) + 2)) GiB of available host memory, have $((free >> 30)) / $((mem >> 30))"
+	fi
+}
+
+tree_scenario() {
+	local why r
+	why=$(tree_space)
+	if [ -n "$why" ]; then
+		row "tree-4x4g" "${TREE_NCUDA}x$TREE_SIZE" "$MODE" - - - - "SKIPPED: $why"
+		return
+	fi
+	CRIU_CUDA=
+	if [ ! -f "$CUDA_PLUGIN_DIR/cuda_plugin.so" ] || [ ! -x "$STANDIN" ]; then
+		CRIU_CUDA="SKIPPED: no $CUDA_PLUGIN_DIR/cuda_plugin.so or $STANDIN (scripts/make-gpu-artifacts.sh packs them)"
+	else
+		mkdir -p "$TMP/standin" && ln -sf "$STANDIN" "$TMP/standin/cuda-checkpoint"
+	fi
+	for r in $(seq "$TREE_RUNS"); do
+		tree_run cudastore "$r"
+		if [ -z "$CRIU_CUDA" ]; then tree_run criu-cuda "$r"; else tree_row criu-cuda "$r" - - - - "$CRIU_CUDA"; fi
+	done
+}
+
+# the tree's own table and its targets, from TREE_ROWS
+tree_table() {
+	[ "${#TREE_ROWS[@]}" -gt 0 ] || return 0
+	echo
+	echo "tree-4x4g: $TREE_NCUDA CUDA processes of $TREE_SIZE (root + $((TREE_NCUDA - 1)) children) + 1 CPU child, $MODE;" \
+		"GPU phases from cudastore's batch line, CRIU's cuda plugin's from its log (one process after another)"
+	printf '%s\n' "${TREE_ROWS[@]}" | awk -F'|' '
+	function ratio(ws,   a) { split(ws, a, " "); return (a[2] > 0) ? a[1] / a[2] : -1 }
+	function f(x) { return x < 0 ? "-" : sprintf("%.2f", x) }
+	function col(ws, i,   a) { if (split(ws, a, " ") < 2) return "-"; return a[i] }
+	BEGIN {
+		printf "%-3s %-17s %7s %9s   %9s %9s %9s   %9s %9s %9s   %s\n", "run", "plugin", "dump s", "restore s",
+			"ckpt wall", "ckpt sum", "wall/sum", "rest wall", "rest sum", "wall/sum", "result"
+	}
+	{
+		name = $1 == "cudastore" ? "cudastore" : "criu cuda_plugin"
+		rc = ratio($5); rr = ratio($6)
+		printf "%-3s %-17s %7s %9s   %9s %9s %9s   %9s %9s %9s   %s\n", $2, name, $3, $4,
+			col($5, 1), col($5, 2), f(rc), col($6, 1), col($6, 2), f(rr), $7
+		pass = ($7 ~ /^PASS/)
+		if ($1 == "cudastore") {
+			ncs++; if (!pass) csbad++
+			if (rc < 0 || rc > wck) wck = (rc < 0 ? 99 : rc)
+			if (rr < 0 || rr > wrs) wrs = (rr < 0 ? 99 : rr)
+			csd[$2] = $3; csr[$2] = $4; csck[$2] = col($5, 1); csrs[$2] = col($6, 1)
+			if ($2 > runs) runs = $2
+		} else if (pass) {
+			crd[$2] = $3; crr[$2] = $4; crck[$2] = col($5, 2); crrs[$2] = col($6, 2)
+		}
+	}
+	function met(ok) { return ok ? "MET" : "MISSED" }
+	END {
+		if (!ncs) exit
+		ok = !csbad
+		printf "targets (cudastore, %d run(s), %s):\n", ncs, ok ? "every byte verified in each" : "NOT every run verified"
+		printf "  GPU checkpoint phase <= 0.35 x the processes summed time: worst %s -> %s\n", f(wck == 99 ? -1 : wck), met(ok && wck <= 0.35)
+		printf "  GPU restore phase    <= 0.40 x the processes summed time: worst %s -> %s\n", f(wrs == 99 ? -1 : wrs), met(ok && wrs <= 0.40)
+		nd = nr = fd = fr = 0; ld = lr = lc = ""
+		for (r = 1; r <= runs; r++) {
+			if (!(r in csd) || !(r in crd)) continue
+			nd++; if (csd[r] + 0 < crd[r] + 0) fd++
+			if (csr[r] != "-" && crr[r] != "-") { nr++; if (csr[r] + 0 < crr[r] + 0) fr++ }
+			ld = ld sprintf(" #%s %s vs %s", r, csd[r], crd[r])
+			lr = lr sprintf(" #%s %s vs %s", r, csr[r], crr[r])
+			lc = lc sprintf(" #%s %s vs %s / %s vs %s", r, csck[r], crck[r], csrs[r], crrs[r])
+		}
+		if (!nd) { print "  whole dump and restore against CRIU\047s cuda plugin: no run of CRIU\047s plugin passed; NOT compared"; exit }
+		printf "  whole criu dump faster than CRIU\047s cuda plugin (s, cudastore vs CRIU\047s plugin):%s -> %s\n", ld, met(ok && fd == nd)
+		printf "  whole criu restore faster than CRIU\047s cuda plugin:%s -> %s\n", lr, met(ok && nr == nd && fr == nr)
+		printf "  for reference, GPU checkpoint / restore wall s, cudastore vs CRIU\047s plugin (one process after another):%s\n", lc
+	}'
+}
+
+[ "$TREE" = 0 ] || tree_scenario
+
 {
 	echo "cudastore GPU suite: $(date -u +%FT%TZ), driver $DRIVER, $NGPU GPU(s), images in $IMGBASE"
 	printf '%-34s %7s %-7s %8s %9s %8s %7s  %s\n' scenario size mode "dump s" "restore s" "GPU c/r s" "GB/s" result
 	printf '%s\n' "${ROWS[@]}"
+	tree_table
 } | tee "$OUTFILE"
 [ "$FAILS" = 0 ]

@@ -128,3 +128,11 @@ check_LIBRARIES += tests/core/libcudah.a
 tests_core_libcudah_a_SOURCES = tests/core/cuda-abi-cuda-h.c
 tests_core_libcudah_a_CPPFLAGS = $(CUDA_H_CFLAGS) -I$(top_srcdir)/tests/core
 endif
+
+# the documentation against the code: the man pages and the example list exactly the option table
+check_PROGRAMS += tests/docs/cs-option-keys
+tests_docs_cs_option_keys_SOURCES = tests/docs/cs-option-keys.c tests/log-stderr.c
+tests_docs_cs_option_keys_LDADD = $(CORE_TEST_LIBS)
+DOC_TESTS = tests/docs/test-man-lists-every-option.sh tests/test-install-under-prefix.sh
+TESTS += $(DOC_TESTS)
+dist_check_SCRIPTS += $(DOC_TESTS)

@@ -72,6 +72,8 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-runc-leave-running.sh \
 	tests/e2e/test-runc-tree-cuda-and-cpu-children.sh \
 	tests/e2e/test-podman-checkpoint-export-import.sh \
+	tests/e2e/test-crun-checkpoint-restore.sh \
+	tests/e2e/test-crun-leave-running.sh \
 	tests/e2e/test-striped-tmpfs-prefetch.sh
 TESTS += $(E2E_GPU_TESTS)
 # Both run emulated CUDA processes as pid 1 of a pid namespace, and the emulator names its socket
@@ -79,7 +81,8 @@ TESTS += $(E2E_GPU_TESTS)
 # (through a variable, so automake still generates the test's own rule)
 E2E_NS1_AFTER = tests/e2e/test-reused-images-dir-stale-files.sh.log
 $(E2E_NS1_AFTER): tests/e2e/test-container-pid-namespace.sh.log
-dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh tests/e2e/guardian.sh tests/e2e/runc-lib.sh
+dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh tests/e2e/guardian.sh tests/e2e/runc-lib.sh \
+	tests/e2e/crun-lib.sh
 
 # GPU-host tools (built by make-gpu-artifacts.sh; not run by make check)
 check_PROGRAMS += tests/gpu/cs-driver-timing

@@ -8,7 +8,8 @@
 # is read for CRIU's option layout unless --with-criu-src names it. Runs as any user.
 . "$top_srcdir/tests/e2e/lib.sh"
 WORK=$(mktemp -d /tmp/cs-install.XXXXXX) || bail "mktemp failed"
-eval "$(make -s --no-print-directory -C "$top_builddir" print-install-dirs)" || bail "make print-install-dirs failed"
+dirs=$(make -s --no-print-directory -C "$top_builddir" print-install-dirs 2>&1) &&
+	eval "$(echo "$dirs" | grep -E '^[a-z]+=')" || bail "make print-install-dirs failed: $dirs"
 plan 23
 D=$WORK/destdir
 make -s --no-print-directory -C "$top_builddir" install DESTDIR="$D" >"$WORK/install.log" 2>&1
@@ -49,6 +50,7 @@ S=$WORK/src
 mkdir -p "$S/plugin/criu" && cp -r "$top_srcdir/configure" "$top_srcdir/Makefile.in" "$top_srcdir/config.h.in" \
 	"$top_srcdir/build-aux" "$S/" && cp "$top_srcdir/plugin/criu/hooks.c" "$S/plugin/criu/" ||
 	bail "cannot copy the build system"
+chmod -R u+w "$S" # a copy of a read-only source tree (make distcheck) must stay removable
 conf() { # conf NAME configure-options...: configure in $WORK/NAME, prints nothing
 	local n=$1; shift
 	mkdir -p "$WORK/$n" && (cd "$WORK/$n" && "$S/configure" --with-criu-include="$criuincdir" \

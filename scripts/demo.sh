@@ -5,11 +5,27 @@
 # of its GPU memory after the restore; timings and image sizes are printed, the images are
 # checked with `cudastore verify` before the restore and shown with `cudastore inspect` at the end.
 #
-# Usage (as root): scripts/demo.sh [--size 256m] [--buffers 2] [--devices 1] [--zero-percent 50]
-#                                  [--dir DIR] [--keep] [--emulator] [--mode auto|custom|driver]
-#   --dir DIR  write the images to DIR (kept)
-#   --keep     keep the images (and the plugin log) in the temporary directory after the demo
 set -euo pipefail
+
+usage() {
+	cat <<'USAGE'
+Usage (as root): scripts/demo.sh [OPTION]...
+Set up this Debian 12 machine (packages, CRIU 4.2.1, build), then checkpoint and restore a CUDA
+workload through criu and the cudastore plugin: on the real GPU when one is present, else on
+the bundled driver emulator. The workload verifies every byte of its GPU memory after restore.
+
+  --size SIZE          size of each GPU buffer (default 256m)
+  --buffers N          GPU buffers per GPU (default 2)
+  --devices N          GPUs to use; emulated GPUs without a real one (default 1)
+  --zero-percent P     share of all-zero chunks, which the images skip (default 50)
+  --mode MODE          the plugin's mode: auto, custom or driver (default auto)
+  --emulator           use the driver emulator even when a GPU is present
+  --dir DIR            write the images (with dump.log and restore.log) to DIR and keep them
+  --keep               keep the demo's whole work directory under /tmp: the images with
+                       criu's logs, the plugin and helper criu loaded, the workload's output
+  -h, --help           show this help
+USAGE
+}
 cd "$(dirname "$0")/.."
 TOP=$PWD
 
@@ -24,8 +40,8 @@ while [ $# -gt 0 ]; do
 	--keep) KEEP=1; shift ;;
 	--emulator) FORCE_EMU=1; shift ;;
 	--mode) MODE=$2; shift 2 ;;
-	-h|--help) sed -n '2,12p' "$0"; exit 0 ;;
-	*) echo "demo: unknown argument $1" >&2; exit 2 ;;
+	-h|--help) usage; exit 0 ;;
+	*) echo "demo: unknown argument '$1' (scripts/demo.sh --help lists the options)" >&2; exit 2 ;;
 	esac
 done
 
@@ -55,7 +71,10 @@ cleanup() {
 		rm -rf "$WORK"
 		echo "demo: the images are kept in $IMG"
 	elif [ -n "$KEEP" ]; then
-		echo "demo: the images are kept in $IMG (--keep); remove $WORK when done"
+		echo "demo: everything is kept in $WORK (--keep); remove it when done:"
+		echo "    $IMG: the images, with criu's dump.log and restore.log"
+		echo "    $WORK/plugins: the plugin and helper criu loaded (-L)"
+		echo "    $WORK/workload.out, workload.err, out: the workload's output and its verdict"
 	else
 		rm -rf "$WORK"
 		echo "demo: the images in $IMG were removed (--keep or --dir DIR keeps them)"
@@ -81,6 +100,8 @@ echo "demo: criu dump done in $(awk "BEGIN{printf \"%.2f\", $t1 - $t0}") s; plug
 grep 'cudastore:' "$IMG/dump.log" | sed 's/^.*cudastore:/    /'
 echo "demo: images in $IMG:"
 ls -ls "$IMG" | grep -v '^total' | awk '{printf "    %-34s %12d bytes, %10d allocated\n", $NF, $6, $1*1024}'
+# criu restores the process under its old pid: it must be free (the dump killed the process)
+echo "demo: waiting until pid $pid is free: criu restores the process under the same pid"
 for i in $(seq 200); do [ -d "/proc/$pid" ] || break; sleep 0.05; done
 
 echo "demo: cudastore verify $IMG (what a restore checks, without touching a GPU):"

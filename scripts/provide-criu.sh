@@ -5,7 +5,9 @@
 # This script takes the criu source package from Debian testing ("forky") through a private
 # apt configuration that reuses the URIs of this machine's own Debian sources, verifies the
 # upstream tarball's SHA256 against the .dsc, builds it with bookworm's -dev packages and
-# installs it into PREFIX. A second run with the same version is a no-op.
+# installs it into PREFIX: criu itself, criu-plugin.h, and libcriu (the RPC client library that
+# crun links: libcriu.so.2, its headers and criu.pc for pkg-config). A second run with the same
+# version is a no-op.
 #
 # CRIU's own cuda plugin (plugins/cuda) is built too, in the cached build tree, where the tests
 # that compare with it find it; it is never installed. A failure to build it is only a warning.
@@ -52,6 +54,29 @@ installed_version() {
 }
 
 version_ge() { dpkg --compare-versions "$1" ge "$2"; }
+
+# libcriu goes where Debian's multiarch loader and pkg-config look under PREFIX
+LIBDIR=$PREFIX/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
+
+have_libcriu() { [ -e "$LIBDIR/libcriu.so.2" ] && [ -f "$LIBDIR/pkgconfig/criu.pc" ]; }
+
+# install_libcriu BUILD: what CRIU's install-lib installs, without its Python package
+install_libcriu() {
+	local b=$1 ver so=libcriu.so.2.0
+	make -C "$b" lib/c/libcriu.so >>"$b/../build.log" 2>&1 ||
+		{ tail -n 20 "$b/../build.log" >&2; die "libcriu build failed; full log in $b/../build.log"; }
+	ver=$(sed -n 's/^#define CRIU_VERSION "\(.*\)"$/\1/p' "$b/criu/include/version.h")
+	install -D -m 755 "$b/lib/c/libcriu.so" "$LIBDIR/$so"
+	ln -sfn "$so" "$LIBDIR/libcriu.so.2"
+	ln -sfn "$so" "$LIBDIR/libcriu.so"
+	install -m 644 "$b/lib/c/criu.h" "$b/images/rpc.proto" "$b/images/rpc.pb-c.h" \
+		"$b/criu/include/version.h" "$PREFIX/include/criu/"
+	mkdir -p "$LIBDIR/pkgconfig"
+	sed -e "s,@version@,$ver," -e "s,@libdir@,$LIBDIR," -e "s,@includedir@,$PREFIX/include/criu/," \
+		"$b/lib/c/criu.pc.in" >"$LIBDIR/pkgconfig/criu.pc"
+	ldconfig
+	log "installed libcriu $ver in $LIBDIR (criu.pc for pkg-config)"
+}
 
 make_bundle() {
 	local out=$1 bin=$PREFIX/sbin/criu lib
@@ -115,6 +140,12 @@ provide_cuda_plugin() {
 
 # --- fast path: already there -------------------------------------------------------------
 if have=$(installed_version) && [ -n "$have" ] && version_ge "$have" "$MIN_UPSTREAM"; then
+	if ! have_libcriu; then
+		src=$CACHE/src/criu-$(cat "$PREFIX/include/criu/.cudastore-criu-version" 2>/dev/null)/build
+		[ -x "$src/criu/criu" ] || die "criu $have is installed without libcriu, and its build tree" \
+			"$src is gone: remove $PREFIX/sbin/criu and run again to rebuild both"
+		install_libcriu "$src"
+	fi
 	log "criu $have already installed in $PREFIX/sbin (nothing to build)"
 	[ -z "$BUNDLE" ] || make_bundle "$BUNDLE"
 	provide_cuda_plugin
@@ -218,6 +249,7 @@ log "installing criu into $PREFIX"
 install -D -m 755 "$BUILD/criu/criu" "$PREFIX/sbin/criu"
 install -D -m 644 "$BUILD/criu/include/criu-plugin.h" "$PREFIX/include/criu/criu-plugin.h"
 echo "$VER" > "$PREFIX/include/criu/.cudastore-criu-version"
+install_libcriu "$BUILD"
 
 have=$(installed_version || true)
 log "installed criu ${have:-?} at $PREFIX/sbin/criu"

@@ -76,9 +76,11 @@ step "copy the sources (make distdir)" "$SAN/distdir.log" \
 	make -C "$top_builddir" distdir distdir="$SAN/src"
 mkdir -p "$SAN/build" "$SAN/reports" "$SAN/criu-output"
 if [ ! -f "$SAN/build/Makefile" ] || [ "$SAN/src/configure" -nt "$SAN/build/config.status" ]; then
+	# the same CRIU source tree as this tree's configure was given (--with-criu-src), if any
+	criu_src=$(sed -n 's/^#define CS_CRIU_PROBED_SRC "\(.*\)"$/\1/p' "$top_builddir/config.h")
 	step "configure with $SANFLAGS" "$SAN/configure.log" \
-		sh -c 'cd "$1" && ../src/configure --with-criu="$2" CFLAGS="-g -O1 $3" LDFLAGS="$4"' sh \
-		"$SAN/build" "${CRIU:-no}" "$SANFLAGS" "-fsanitize=address,undefined"
+		sh -c 'cd "$1" && ../src/configure --with-criu="$2" --with-criu-src="$5" CFLAGS="-g -O1 $3" LDFLAGS="$4"' sh \
+		"$SAN/build" "${CRIU:-no}" "$SANFLAGS" "-fsanitize=address,undefined" "${criu_src:-no}"
 fi
 # every ASan/LSan report of every process goes to a file of its own (asan.PID); UBSan stops
 export ASAN_OPTIONS="log_path=$SAN/reports/asan:detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_order=1"

@@ -80,6 +80,8 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-runc-leave-running.sh \
 	tests/e2e/test-runc-tree-cuda-and-cpu-children.sh \
 	tests/e2e/test-podman-checkpoint-export-import.sh \
+	tests/e2e/test-crun-checkpoint-restore.sh \
+	tests/e2e/test-crun-leave-running.sh \
 	tests/e2e/test-striped-tmpfs-prefetch.sh
 TESTS += $(E2E_GPU_TESTS)
 # Both run emulated CUDA processes as pid 1 of a pid namespace, and the emulator names its socket
@@ -87,7 +89,8 @@ TESTS += $(E2E_GPU_TESTS)
 # (through a variable, so automake still generates the test's own rule)
 E2E_NS1_AFTER = tests/e2e/test-reused-images-dir-stale-files.sh.log
 $(E2E_NS1_AFTER): tests/e2e/test-container-pid-namespace.sh.log
-dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh tests/e2e/tree.sh tests/e2e/guardian.sh tests/e2e/runc-lib.sh
+dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh tests/e2e/tree.sh tests/e2e/guardian.sh \
+	tests/e2e/runc-lib.sh tests/e2e/crun-lib.sh
 
 # GPU-host tools (built by make-gpu-artifacts.sh; not run by make check)
 check_PROGRAMS += tests/gpu/cs-driver-timing
@@ -141,3 +144,11 @@ check_LIBRARIES += tests/core/libcudah.a
 tests_core_libcudah_a_SOURCES = tests/core/cuda-abi-cuda-h.c
 tests_core_libcudah_a_CPPFLAGS = $(CUDA_H_CFLAGS) -I$(top_srcdir)/tests/core
 endif
+
+# the documentation against the code: the man pages and the example list exactly the option table
+check_PROGRAMS += tests/docs/cs-option-keys
+tests_docs_cs_option_keys_SOURCES = tests/docs/cs-option-keys.c tests/log-stderr.c
+tests_docs_cs_option_keys_LDADD = $(CORE_TEST_LIBS)
+DOC_TESTS = tests/docs/test-man-lists-every-option.sh tests/test-install-under-prefix.sh
+TESTS += $(DOC_TESTS)
+dist_check_SCRIPTS += $(DOC_TESTS)

@@ -186,10 +186,11 @@ int cs_options_set(struct cs_options *o, const char *key, const char *v, char *e
 		o->lock_timeout_ms = (unsigned)x;
 	} else if (!strcmp(key, "parallel")) {
 		if (parse_u64(v, 0, CS_PARALLEL_MAX, &x))
-			return cs_fail(-EINVAL, err, len,
-				       "parallel: '%s' is not in 0..%u (0 = every process of the tree at once, "
-				       "at most %u)",
-				       v, CS_PARALLEL_MAX, CS_PARALLEL_AUTO);
+			return cs_fail(
+			    -EINVAL, err, len,
+			    "parallel: '%s' is not in 0..%u (0 = every process of the tree at once, "
+			    "at most %u)",
+			    v, CS_PARALLEL_MAX, CS_PARALLEL_AUTO);
 		o->parallel = (unsigned)x;
 	} else if (!strcmp(key, "device_map")) {
 		return parse_device_map(o, v, err, len);

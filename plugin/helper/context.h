@@ -53,17 +53,17 @@ struct cs_proc {
 	CUuuid dev_plan[CS_MAX_DEVICES];
 	uint64_t bytes_plan; /* GPU memory the process uses, from NVML */
 	/* its GPU phase in the batch that ran it (batch.h) */
-	bool done;	/* the batch ran it: result is its hook's answer */
-	int result;	/* 0 or -errno */
+	bool done;	       /* the batch ran it: result is its hook's answer */
+	int result;	       /* 0 or -errno */
 	double t_begin, t_end; /* cs_now() */
-	uint64_t bytes;	/* GPU memory it moved */
-	struct cs_stats st;	/* its phases (dump: for the summary written after the batch) */
+	uint64_t bytes;	       /* GPU memory it moved */
+	struct cs_stats st;    /* its phases (dump: for the summary written after the batch) */
 	struct cs_manifest *m; /* restore: its validated manifest while the batch runs */
 };
 
 struct cs_ctx {
 	enum cs_stage stage;
-	pid_t criu_pid; /* the criu process this helper serves (its tracees are the tree) */
+	pid_t criu_pid;	    /* the criu process this helper serves (its tracees are the tree) */
 	pthread_mutex_t mu; /* a batch's workers: retained contexts, the pool, the index */
 	bool batch_ran;	    /* the first CHECKPOINT / RESTORE ran the whole tree's (batch.h) */
 	unsigned sharers;   /* copies running at once in the current batch (engine opts.sharers) */

@@ -18,7 +18,8 @@ static int dev_init(struct cs_ctx *ctx)
 		return 0;
 	res = cu->Init(0);
 	if (res != CUDA_SUCCESS) {
-		cs_err("cuInit failed in cudastore-helper: %s; is the GPU visible where criu runs (device nodes, container)?",
+		cs_err("cuInit failed in cudastore-helper: %s; is the GPU visible where criu runs (device "
+		       "nodes, container)?",
 		       cs_cuda_errname(cu, res));
 		return -ENODEV;
 	}

@@ -224,7 +224,8 @@ int cs_restore_driver(struct cs_ctx *ctx, pid_t pid, bool use_map)
 
 	/* restore needs persistence mode or cuInit in the caller (api doc §1.5) */
 	if (cs_dev_init(ctx))
-		cs_warn("pid %d: cuInit failed in cudastore-helper; trying the driver-managed restore anyway", pid);
+		cs_warn("pid %d: cuInit failed in cudastore-helper; trying the driver-managed restore anyway",
+			pid);
 	memset(&args, 0, sizeof(args));
 	for (i = 0; use_map && i < ctx->opt.ndevice_map; i++) {
 		pairs[i].oldUuid = ctx->opt.device_map[i].from;
@@ -391,8 +392,8 @@ static int restore_one(struct cs_ctx *ctx, struct cs_proc *p, void *arg)
 	}
 	cs_stats_end(&p->st, p->pid, "unlock", 0);
 	p->bytes = p->m->total_bytes;
-	cs_info("pid %d: GPU restore done in %.3f s (%.1f MiB, %.2f GB/s)", p->pid,
-		cs_stats_total(&p->st), p->bytes / 1048576.0, p->bytes / cs_stats_total(&p->st) / 1e9);
+	cs_info("pid %d: GPU restore done in %.3f s (%.1f MiB, %.2f GB/s)", p->pid, cs_stats_total(&p->st),
+		p->bytes / 1048576.0, p->bytes / cs_stats_total(&p->st) / 1e9);
 	return 0;
 }
 

@@ -284,7 +284,10 @@ static void fill_from(struct cs_criu_view *v, const struct cs_criu_layout *l)
 	snprintf(v->how, sizeof(v->how), "criu's options, %s", l->what);
 }
 
-static bool warned_probe, warned_none;
+#ifdef CS_CRIU_OPTS_PROBED
+static bool warned_probe;
+#endif
+static bool warned_none;
 /* the layout that passed every check once in this criu process (criu's options do not move) */
 static const struct cs_criu_layout *trusted;
 

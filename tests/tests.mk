@@ -51,6 +51,7 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-flipped-byte-refused-then-intact-restores.sh \
 	tests/e2e/test-damaged-images-rejected.sh \
 	tests/e2e/test-images-dir-too-small-refused-before-lock.sh \
+	tests/e2e/test-space-check-off-dumps-mostly-zero-memory-into-small-dir.sh \
 	tests/e2e/test-images-dir-fills-mid-dump.sh \
 	tests/e2e/test-lock-timeout-leaves-process-running.sh \
 	tests/e2e/test-dump-driver-call-failures.sh \

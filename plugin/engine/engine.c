@@ -516,7 +516,7 @@ static int region_prepare_dump(struct eng_region *reg)
 		    eng_hash_zeros(r->size - (reg->nchunks ? (reg->nchunks - 1) * reg->chunk : 0));
 	}
 	ret = eng_io_create(reg);
-	if (!ret)
+	if (!ret && !reg->job->opts->no_reserve)
 		ret = eng_io_reserve(reg);
 	if (!ret)
 		eng_io_map(reg);

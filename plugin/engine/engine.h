@@ -52,6 +52,8 @@ struct cs_engine_opts {
 	unsigned stripes;    /* dump: extent files per device, 1..CS_ENGINE_STRIPES_MAX; 0 = auto: one
 			      * per copy thread on a memory filesystem (tmpfs, ramfs), else 1 */
 	bool skip_zero;	     /* detect and skip all-zero chunks */
+	bool no_reserve;     /* dump: do not fallocate the extents first: zero chunks then take no
+			      * space, and a full filesystem fails the copy midway (ENOSPC) */
 	/* called from engine threads at most every ~0.5 s per region; may be NULL */
 	void (*progress)(void *arg, unsigned region, uint64_t done, uint64_t total);
 	void *progress_arg;

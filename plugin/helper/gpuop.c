@@ -102,6 +102,9 @@ void cs_gpuop_engine_opts(struct cs_ctx *ctx, struct cs_engine_opts *eo)
 	eo->map_tmpfs = ctx->opt.tmpfs_map;
 	eo->stripes = ctx->opt.stripes;
 	eo->skip_zero = ctx->opt.skip_zero;
+	/* space_check = no: the user says the images fit although the GPU memory does not; only the
+	 * non-zero chunks will take space, so nothing is reserved at full size either */
+	eo->no_reserve = !ctx->opt.space_check;
 	eo->progress = progress;
 	eo->sharers = ctx->sharers; /* copies of other processes running at once (batch.h) */
 }

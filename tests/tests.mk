@@ -38,6 +38,7 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-auto-on-cuda13.0-picks-driver.sh \
 	tests/e2e/test-custom-on-cuda13.0-refused-before-lock.sh \
 	tests/e2e/test-leave-running-dump-twice.sh \
+	tests/e2e/test-rollback-ignores-images-forged-during-dump.sh \
 	tests/e2e/test-tree-two-cuda-one-cpu.sh \
 	tests/e2e/test-tree-4-cuda-custom-gpu-phase-at-once.sh \
 	tests/e2e/test-tree-4-cuda-driver-gpu-phase-at-once.sh \

@@ -523,9 +523,7 @@ static void checkpoint_settle(struct cs_ctx *ctx, struct cs_proc **procs, unsign
 		t.gpu_end_ns = p->t_end > 0 ? wall_ns(p->t_end) : 0;
 		if (!p->result && p->m)
 			cs_summary_write_timed(dirfd, p, p->m, &p->st, &t);
-		cs_manifest_free(p->m);
-		free(p->m);
-		p->m = NULL;
+		/* p->m stays until the dump's end: a rollback restores from it (restore_checkpointed) */
 	}
 }
 
@@ -578,33 +576,45 @@ int cs_dump_checkpoint(struct cs_ctx *ctx, pid_t pid, int dirfd)
 
 /* ---- exit(DUMP): rollback --------------------------------------------------------------- */
 
+/* the host copy kept when the extents could not be written, described as a manifest */
+static int rescue_manifest(struct cs_ctx *ctx, const struct cs_rescue *rs, struct cs_manifest *m)
+{
+	m->ndev = rs->n;
+	for (unsigned i = 0; i < m->ndev; i++) {
+		m->dev[i].uuid = rs->r[i].uuid;
+		m->dev[i].size = rs->r[i].size;
+		m->dev[i].ordinal = cs_dev_by_uuid(ctx, &m->dev[i].uuid);
+	}
+	return 0;
+}
+
+/*
+ * Back onto the GPU from what this dump wrote. The manifest is the one the dump built and kept
+ * in memory (p->m), never re-read from the images directory: whoever can write that directory
+ * meanwhile must not be able to put other bytes into a live process (every chunk read back is
+ * checked against the hashes the dump itself computed).
+ */
 static int restore_checkpointed(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
 {
 	CUcheckpointOperationHandle pending = NULL;
-	struct cs_manifest *m;
+	struct cs_manifest *rm = NULL;
+	const struct cs_manifest *m = p->m;
 	struct cs_stats st = { 0 };
-	char name[CS_NAME_MAX], err[512];
-	int ret;
+	int ret = 0;
 
 	if (p->mode == CS_MODE_DRIVER)
 		return cs_restore_driver(ctx, p->pid, false);
-	m = calloc(1, sizeof(*m));
-	if (!m)
-		return -ENOMEM;
-	cs_name_manifest(name, p->ns_pid);
-	if (p->rescue) {
-		/* the manifest was not written: describe the host copy instead */
-		m->ndev = p->rescue->n;
-		for (unsigned i = 0; i < m->ndev; i++) {
-			m->dev[i].uuid = p->rescue->r[i].uuid;
-			m->dev[i].size = p->rescue->r[i].size;
-			m->dev[i].ordinal = cs_dev_by_uuid(ctx, &m->dev[i].uuid);
-		}
-		ret = 0;
-	} else {
-		ret = cs_manifest_read(dirfd, name, m, err, sizeof(err));
-		if (ret)
-			cs_err("pid %d: rollback cannot read %s: %s", p->pid, name, err);
+	if (p->rescue) { /* the manifest was not written: describe the host copy instead */
+		rm = calloc(1, sizeof(*rm));
+		if (!rm)
+			return -ENOMEM;
+		ret = rescue_manifest(ctx, p->rescue, rm);
+		m = rm;
+	} else if (!m) {
+		cs_err("pid %d: rollback has no record of what the dump wrote; its GPU memory stays in the "
+		       "driver",
+		       p->pid);
+		return -ENOENT;
 	}
 	if (!ret)
 		ret = cs_restore_custom(ctx, p->pid, m, dirfd, p->rescue, false, &st, &pending);
@@ -616,8 +626,7 @@ static int restore_checkpointed(struct cs_ctx *ctx, struct cs_proc *p, int dirfd
 		kill(p->pid, SIGKILL);
 		ctx->cuda.CheckpointOperationComplete(pending);
 	}
-	cs_manifest_free(m);
-	free(m);
+	free(rm);
 	return ret;
 }
 
@@ -700,6 +709,9 @@ void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd)
 	for (i = 0; i < ctx->nproc; i++) {
 		cs_rescue_free(ctx->proc[i].rescue);
 		ctx->proc[i].rescue = NULL;
+		cs_manifest_free(ctx->proc[i].m);
+		free(ctx->proc[i].m);
+		ctx->proc[i].m = NULL;
 	}
 	/* and so is its index, unless it still lists images kept above: no half image set */
 	if (ret && !kept && dirfd >= 0 && ctx->nproc)

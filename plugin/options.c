@@ -184,6 +184,10 @@ int cs_options_set(struct cs_options *o, const char *key, const char *v, char *e
 		if (parse_u64(v, 0, 3600000, &x))
 			return cs_fail(-EINVAL, err, len, "lock_timeout_ms: '%s' is not in 0..3600000", v);
 		o->lock_timeout_ms = (unsigned)x;
+	} else if (!strcmp(key, "op_timeout_s")) {
+		if (parse_u64(v, 0, 86400, &x))
+			return cs_fail(-EINVAL, err, len, "op_timeout_s: '%s' is not in 0..86400 (0 = no limit)", v);
+		o->op_timeout_s = (unsigned)x;
 	} else if (!strcmp(key, "parallel")) {
 		if (parse_u64(v, 0, CS_PARALLEL_MAX, &x))
 			return cs_fail(
@@ -217,6 +221,7 @@ static void defaults(struct cs_options *o)
 	o->space_check = true;
 	o->rescue = CS_AUTO;
 	o->leave_running = CS_AUTO;
+	o->op_timeout_s = CS_OP_TIMEOUT_DEF;
 }
 
 static char *trim(char *s)
@@ -394,6 +399,7 @@ static const struct {
 	{ "CUDASTORE_LEAVE_RUNNING", "leave_running" },
 	{ "CUDASTORE_LOCK_TIMEOUT_MS", "lock_timeout_ms" },
 	{ "CUDASTORE_PARALLEL", "parallel" },
+	{ "CUDASTORE_OP_TIMEOUT_S", "op_timeout_s" },
 	{ "CUDASTORE_DEVICE_MAP", "device_map" },
 };
 
@@ -533,6 +539,8 @@ int cs_option_format(const struct cs_options *o, const char *key, char *buf, siz
 		snprintf(buf, len, "%s", tri_name(o->leave_running));
 	else if (!strcmp(key, "lock_timeout_ms"))
 		snprintf(buf, len, "%u", o->lock_timeout_ms);
+	else if (!strcmp(key, "op_timeout_s"))
+		snprintf(buf, len, o->op_timeout_s ? "%u" : "%u (no limit)", o->op_timeout_s);
 	else if (!strcmp(key, "parallel"))
 		snprintf(buf, len, o->parallel ? "%u" : "%u (every process at once, at most %u)", o->parallel,
 			 CS_PARALLEL_AUTO);

@@ -44,6 +44,7 @@ struct cs_options {
 	enum cs_tristate leave_running; /* AUTO: criu's own decision (criu_opts.c) */
 	unsigned lock_timeout_ms;	/* 0: derived from criu's --timeout */
 	unsigned parallel; /* processes checkpointed or restored at once; 0: all, at most CS_PARALLEL_AUTO */
+	unsigned op_timeout_s; /* the most one request to cudastore-helper may take; 0: no limit */
 	unsigned ndevice_map;
 	struct cs_device_pair device_map[CS_MAX_DEVICES];
 	char source[320]; /* where the options came from, for the log */
@@ -52,6 +53,7 @@ struct cs_options {
 	char warnings[512];    /* the config file's duplicate keys ("" none), also logged */
 };
 
+#define CS_OP_TIMEOUT_DEF 1800 /* seconds: the GPU phase of a large tree onto a slow disk fits */
 #define CS_PARALLEL_AUTO 16  /* parallel = 0: every process of the tree, at most this many at once */
 #define CS_PARALLEL_MAX	 256 /* the most processes one dump tracks */
 
@@ -81,7 +83,7 @@ int cs_options_load_traced(struct cs_options *o, cs_options_trace_fn fn, void *a
 const char *cs_options_config_path(void);
 const char *cs_opt_mode_name(enum cs_opt_mode m);
 /* Every option: its key in the file (CUDASTORE_<KEY> in the environment), in a stable order. */
-#define CS_OPTION_COUNT 20
+#define CS_OPTION_COUNT 21
 const char *cs_option_key(unsigned i); /* i < CS_OPTION_COUNT, else NULL */
 /* The value of option key in o, as the file would spell it (defaults spelled out); 0 or -ENOENT. */
 int cs_option_format(const struct cs_options *o, const char *key, char *buf, size_t len);

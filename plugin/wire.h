@@ -7,7 +7,7 @@
  * forwards each hook to it over a SOCK_SEQPACKET socketpair: one message per datagram, the
  * images-directory fd attached (SCM_RIGHTS) where the request needs it.
  *
- *   criu -> helper   INIT, PAUSE, CHECKPOINT, PREFETCH, RESTORE, FINISH, BYE
+ *   criu -> helper   INIT, PAUSE, CHECKPOINT, PREFETCH, RESTORE, FINISH, RECOVER, BYE
  *   helper -> criu   LOG (no answer), RT_RUN / RT_STOP (criu answers RT_DONE), DONE
  *
  * A request is answered by exactly one DONE; before it the helper may send any number of LOG
@@ -39,7 +39,12 @@ enum cs_wire_type {
 	CS_W_DONE,	 /* result in ret, CS_WF_* in flags */
 	CS_W_PREFETCH,	 /* restore, criu's POST_FORKING: start reading the extents; images dir attached;
 			  * answered at once (the helper reads in background threads) */
+	CS_W_RECOVER,	 /* to a fresh helper after the dump's helper died: pid back to running (pid 0:
+			  * the end; CS_RECOVER_* in arg); images dir attached (recover.h) */
 };
+
+/* RECOVER's arg */
+#define CS_RECOVER_KEEP 1u /* the dump had succeeded (--leave-running): keep its images */
 
 /* flags */
 #define CS_WF_DISABLED	    (1u << 1) /* DONE(INIT): no usable driver, every hook says "not mine" */

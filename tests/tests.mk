@@ -66,6 +66,10 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-guardian-dump-after-complete.sh \
 	tests/e2e/test-guardian-dump-exit-hook.sh \
 	tests/e2e/test-guardian-restore.sh \
+	tests/e2e/test-helper-killed-after-lock-process-runs-on.sh \
+	tests/e2e/test-helper-killed-mid-copy-process-ended-not-hung.sh \
+	tests/e2e/test-helper-killed-after-complete-restored-from-extents.sh \
+	tests/e2e/test-helper-killed-after-driver-checkpoint-process-runs-on.sh \
 	tests/e2e/test-sigstop-during-restore.sh \
 	tests/e2e/test-signals-during-dump-and-restore.sh \
 	tests/e2e/test-seccomp-filter-stays-active.sh \
@@ -91,7 +95,7 @@ TESTS += $(E2E_GPU_TESTS)
 # (through a variable, so automake still generates the test's own rule)
 E2E_NS1_AFTER = tests/e2e/test-reused-images-dir-stale-files.sh.log
 $(E2E_NS1_AFTER): tests/e2e/test-container-pid-namespace.sh.log
-dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh tests/e2e/tree.sh tests/e2e/guardian.sh \
+dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh tests/e2e/tree.sh tests/e2e/helper-killed.sh tests/e2e/guardian.sh \
 	tests/e2e/runc-lib.sh tests/e2e/crun-lib.sh
 
 # GPU-host tools (built by make-gpu-artifacts.sh; not run by make check)

@@ -173,16 +173,27 @@ static void watch_rthreads(struct cs_link *l)
 			memset(&l->rt[i], 0, sizeof(l->rt[i]));
 }
 
-/* Serve the helper until its DONE; returns DONE's result or -errno of the link. */
-static int serve(struct cs_link *l, struct cs_wire_msg *m, uint32_t *flags)
+unsigned cs_link_op_timeout_ms(const struct cs_options *o)
+{
+	return o->op_timeout_s > UINT32_MAX / 1000 ? UINT32_MAX : o->op_timeout_s * 1000;
+}
+
+/*
+ * Serve the helper until its DONE; returns DONE's result or -errno of the link (-ETIMEDOUT past
+ * timeout_ms, when it is not 0).
+ */
+static int serve(struct cs_link *l, struct cs_wire_msg *m, uint32_t *flags, unsigned timeout_ms)
 {
 	struct pollfd pfd = { .fd = l->sock, .events = POLLIN };
+	uint64_t end = timeout_ms ? now_ns() + (uint64_t)timeout_ms * 1000000ull : 0;
 	int ret;
 
 	for (;;) {
 		ret = poll(&pfd, 1, WATCH_INTERVAL_MS);
 		if (ret < 0 && errno != EINTR)
 			return -errno;
+		if (end && now_ns() > end)
+			return -ETIMEDOUT;
 		if (ret <= 0) {
 			watch_rthreads(l);
 			continue;
@@ -210,8 +221,26 @@ static int serve(struct cs_link *l, struct cs_wire_msg *m, uint32_t *flags)
 	}
 }
 
+/* The helper did not answer in time: it is stopped, whatever it is doing (recover.h). */
+static void stop_stalled(struct cs_link *l, uint32_t type, pid_t pid, unsigned timeout_ms)
+{
+	char what[64];
+
+	if (pid > 0)
+		snprintf(what, sizeof(what), "%s of pid %d", cs_wire_type_name(type), pid);
+	else
+		snprintf(what, sizeof(what), "%s", cs_wire_type_name(type));
+	cs_err("%s (pid %d) did not answer %s within %u s (op_timeout_s); stopping it. A process whose "
+	       "CUDA driver does not answer (its restore thread stalled) or very slow storage does "
+	       "this: see the messages above, or raise op_timeout_s",
+	       CS_HELPER_NAME, l->helper, what, timeout_ms / 1000);
+	l->timed_out = true;
+	if (l->helper > 0)
+		kill(l->helper, SIGKILL);
+}
+
 int cs_link_call(struct cs_link *l, uint32_t type, pid_t pid, int32_t arg, int32_t ret, int fd,
-		 uint32_t *flags)
+		 uint32_t *flags, unsigned timeout_ms)
 {
 	struct cs_wire_msg *m;
 	int r;
@@ -225,13 +254,15 @@ int cs_link_call(struct cs_link *l, uint32_t type, pid_t pid, int32_t arg, int32
 		return -ENOMEM;
 	r = cs_wire_send_simple(l->sock, type, pid, arg, ret, 0, fd);
 	if (!r) {
-		r = serve(l, m, flags);
-		if (r == 0 || m->type == CS_W_DONE) {
+		r = serve(l, m, flags, timeout_ms);
+		if (r == 0 || (r != -ETIMEDOUT && m->type == CS_W_DONE)) {
 			free(m);
 			return r;
 		}
 	}
 	free(m);
+	if (r == -ETIMEDOUT)
+		stop_stalled(l, type, pid, timeout_ms);
 	link_lost(l, cs_wire_type_name(type), r);
 	return -EIO;
 }
@@ -266,7 +297,7 @@ int cs_link_start(struct cs_link *l, int stage, const struct cs_options *o, int 
 	memcpy(m->data, o, sizeof(*o));
 	ret = cs_wire_send(l->sock, m, dirfd);
 	if (!ret)
-		ret = serve(l, m, &flags);
+		ret = serve(l, m, &flags, cs_link_op_timeout_ms(o));
 	if (!ret && m->type == CS_W_DONE)
 		l->helper = m->pid;
 	free(m);

@@ -27,6 +27,7 @@ struct cs_link {
 	int sock;
 	pid_t helper; /* its pid, as it reported it */
 	bool dead;
+	bool timed_out; /* it did not answer a request in time and was stopped (SIGKILL) */
 	struct cs_rthread rt[CS_LINK_MAX_RT];
 };
 
@@ -36,9 +37,15 @@ struct cs_link {
  * usable driver. 0 or -errno.
  */
 int cs_link_start(struct cs_link *l, int stage, const struct cs_options *o, int dirfd, bool *disabled);
-/* One request (wire.h types); returns the helper's answer, or -EIO when the helper is gone. */
+/* A request's bound from the options: op_timeout_s in ms, 0 when unlimited. */
+unsigned cs_link_op_timeout_ms(const struct cs_options *o);
+/*
+ * One request (wire.h types); returns the helper's answer, or -EIO when the helper is gone.
+ * timeout_ms (0: none) bounds the wait for its answer: past it the helper is stopped (SIGKILL),
+ * the link is dead (l->timed_out) and the answer is -EIO.
+ */
 int cs_link_call(struct cs_link *l, uint32_t type, pid_t pid, int32_t arg, int32_t ret, int fd,
-		 uint32_t *flags);
+		 uint32_t *flags, unsigned timeout_ms);
 /* BYE, then wait (bounded) for the helper to close its end. */
 void cs_link_stop(struct cs_link *l);
 

@@ -25,6 +25,7 @@
 #include "criu-plugin.h"
 #include "criu_opts.h"
 #include "helper_link.h"
+#include "helper_path.h"
 #include "log.h"
 #include "wire.h"
 
@@ -34,6 +35,7 @@
 #define CS_MAX_HOOKS_42	     (CS_HOOK_POST_FORKING + 1) /* CRIU 4.2 and later */
 #define CS_HOOK_SLOTS	     (sizeof(CR_PLUGIN_DESC.hooks) / sizeof(CR_PLUGIN_DESC.hooks[0]))
 #define PLUGIN_NAME  "cudastore"
+#define PAUSE_GRACE_MS 5000 /* PAUSE's answer after the lock's own bound (alarm_cap_ms) */
 
 extern void set_compel_interrupt_only_mode(void) __attribute__((weak));
 extern bool check_and_remove_inventory_plugin(const char *name, size_t n) __attribute__((weak));
@@ -42,12 +44,17 @@ extern int add_inventory_plugin(const char *name) __attribute__((weak));
  * address is only tested, it is never called */
 extern void collect_madv_guards(void) __attribute__((weak));
 
+#define CS_MAX_TRACKED 256 /* processes one dump tracks (the helper's table holds as many) */
+
 struct cs_plugin {
 	int stage;
-	bool disabled; /* no GPU work for us: every hook says -ENOTSUP */
-	bool paused;   /* a PAUSE reached the helper: exit must tell it criu's final state */
+	bool disabled;	/* no GPU work for us: every hook says -ENOTSUP */
+	bool paused;	/* a PAUSE reached the helper: exit must tell it criu's final state */
+	bool recovered; /* the dump's helper died; a new one took its processes over (recover.h) */
 	struct cs_options opt;
 	struct cs_link link;
+	unsigned ntracked;
+	pid_t tracked[CS_MAX_TRACKED]; /* dump: the processes the helper took as CUDA ones */
 };
 
 static struct cs_plugin *pl;
@@ -126,6 +133,67 @@ static bool leave_running(const struct cs_plugin *p)
 	return cs_criu_leave_running(&p->opt, criu_get_image_dir()) == 1;
 }
 
+static void track(struct cs_plugin *p, pid_t pid, bool ours)
+{
+	unsigned i;
+
+	for (i = 0; i < p->ntracked && p->tracked[i] != pid; i++)
+		;
+	if (ours && i == p->ntracked && i < CS_MAX_TRACKED)
+		p->tracked[p->ntracked++] = pid;
+	else if (!ours && i < p->ntracked)
+		p->tracked[i] = p->tracked[--p->ntracked];
+}
+
+/* A new helper for the recovery; 0 or -errno (said why). */
+static int recovery_helper(struct cs_plugin *p)
+{
+	bool disabled = false;
+
+	cs_link_stop(&p->link);
+	if (cs_link_start(&p->link, CR_PLUGIN_STAGE__DUMP, &p->opt, -1, &disabled) || disabled) {
+		cs_err("no new %s could be started: the processes it had paused may stay locked or "
+		       "checkpointed and block in their next CUDA call",
+		       CS_HELPER_NAME);
+		return -EIO;
+	}
+	return 0;
+}
+
+/*
+ * The dump's helper died (killed, or stopped for not answering in time): a new one brings every
+ * process it had touched back to running, or ends the ones whose GPU memory is lost (recover.h).
+ * keep: the dump had succeeded and criu leaves the processes running: its images stay.
+ */
+static void recover(struct cs_plugin *p, bool keep)
+{
+	unsigned timeout = cs_link_op_timeout_ms(&p->opt), i = 0;
+	int dirfd = criu_get_image_dir();
+
+	if (p->recovered)
+		return;
+	p->recovered = true;
+	cs_warn("taking over the %u CUDA process(es) of this dump with a new %s", p->ntracked,
+		CS_HELPER_NAME);
+	while (i < p->ntracked) {
+		if (recovery_helper(p))
+			return;
+		for (; i < p->ntracked && !p->link.dead; i++)
+			cs_link_call(&p->link, CS_W_RECOVER, p->tracked[i], keep ? CS_RECOVER_KEEP : 0, 0,
+				     dirfd, NULL, timeout);
+		if (p->link.dead && i <= p->ntracked && i > 0) {
+			/* that process's driver does not answer this helper either */
+			cs_err("pid %d: its CUDA driver does not answer; killing it so that it does not hang "
+			       "in its next CUDA call",
+			       p->tracked[i - 1]);
+			kill(p->tracked[i - 1], SIGKILL);
+		}
+	}
+	if (p->link.dead && recovery_helper(p))
+		return;
+	cs_link_call(&p->link, CS_W_RECOVER, 0, keep ? CS_RECOVER_KEEP : 0, 0, dirfd, NULL, timeout);
+}
+
 static void cudastore_exit(int stage, int ret)
 {
 	if (!pl)
@@ -136,9 +204,15 @@ static void cudastore_exit(int stage, int ret)
 	 * PAUSE the helper touched nothing and criu's final state does not matter (nor can its
 	 * options be checked against a tree criu never seized).
 	 */
-	if (stage == CR_PLUGIN_STAGE__DUMP && !pl->disabled)
-		cs_link_call(&pl->link, CS_W_FINISH, 0, pl->paused && leave_running(pl), ret,
-			     criu_get_image_dir(), NULL);
+	if (stage == CR_PLUGIN_STAGE__DUMP && !pl->disabled && !pl->recovered) {
+		bool lr = pl->paused && leave_running(pl);
+
+		cs_link_call(&pl->link, CS_W_FINISH, 0, lr, ret, criu_get_image_dir(), NULL,
+			     cs_link_op_timeout_ms(&pl->opt));
+		/* nothing to take over when the tree is dumped and criu kills it */
+		if (pl->link.dead && (ret || lr))
+			recover(pl, !ret);
+	}
 	cs_link_stop(&pl->link);
 	free(pl);
 	pl = NULL;
@@ -164,6 +238,7 @@ static unsigned alarm_cap_ms(void)
 static int cudastore_pause_devices(int pid)
 {
 	uint32_t flags;
+	unsigned cap;
 	int ret;
 
 	if (!pl || pl->disabled)
@@ -171,9 +246,20 @@ static int cudastore_pause_devices(int pid)
 	if (cs_criu_refuse_unsupported(pid, criu_get_image_dir()))
 		return -EINVAL;
 	note_threads("pause");
+	if (pl->recovered)
+		return -EIO; /* the dump's helper died: it fails */
 	pl->paused = true;
-	ret = cs_link_call(&pl->link, CS_W_PAUSE, pid, (int32_t)alarm_cap_ms(), 0,
-			   criu_get_image_dir(), &flags);
+	cap = alarm_cap_ms();
+	track(pl, pid, true); /* until the helper says it is not a CUDA process */
+	/* the lock is bounded by what criu's alarm leaves: the answer comes a little after */
+	ret = cs_link_call(&pl->link, CS_W_PAUSE, pid, (int32_t)cap, 0, criu_get_image_dir(), &flags,
+			   cap ? cap + PAUSE_GRACE_MS : cs_link_op_timeout_ms(&pl->opt));
+	if (ret == -ENOTSUP)
+		track(pl, pid, false);
+	if (pl->link.dead) {
+		recover(pl, false);
+		return -EIO;
+	}
 	/* the helper asks once per dump, with the first CUDA process */
 	if ((flags & CS_WF_INVENTORY) && add_inventory_plugin && add_inventory_plugin(PLUGIN_NAME))
 		cs_warn("pid %d: CRIU could not record %s in its inventory", pid, PLUGIN_NAME);
@@ -182,10 +268,18 @@ static int cudastore_pause_devices(int pid)
 
 static int cudastore_checkpoint_devices(int pid)
 {
+	int ret;
+
 	if (!pl || pl->disabled || pl->stage != CR_PLUGIN_STAGE__DUMP)
 		return -ENOTSUP;
 	note_threads("checkpoint");
-	return cs_link_call(&pl->link, CS_W_CHECKPOINT, pid, 0, 0, criu_get_image_dir(), NULL);
+	if (pl->recovered)
+		return -EIO;
+	ret = cs_link_call(&pl->link, CS_W_CHECKPOINT, pid, 0, 0, criu_get_image_dir(), NULL,
+			   cs_link_op_timeout_ms(&pl->opt));
+	if (pl->link.dead)
+		recover(pl, false);
+	return ret;
 }
 
 static int cudastore_resume_devices_late(int pid)
@@ -195,7 +289,8 @@ static int cudastore_resume_devices_late(int pid)
 	if (!pl || pl->disabled || pl->stage != CR_PLUGIN_STAGE__RESTORE)
 		return -ENOTSUP;
 	note_threads("resume");
-	ret = cs_link_call(&pl->link, CS_W_RESTORE, pid, 0, 0, criu_get_image_dir(), NULL);
+	ret = cs_link_call(&pl->link, CS_W_RESTORE, pid, 0, 0, criu_get_image_dir(), NULL,
+			   cs_link_op_timeout_ms(&pl->opt));
 	if (ret == -EIO) {
 		/* CRIU ignores this hook's result: never let it resume a half-restored process */
 		cs_err("pid %d: killing it: its GPU state could not be restored", pid);
@@ -214,7 +309,8 @@ static int cudastore_post_forking(void)
 {
 	if (!pl || pl->disabled || pl->stage != CR_PLUGIN_STAGE__RESTORE)
 		return -ENOTSUP;
-	cs_link_call(&pl->link, CS_W_PREFETCH, 0, 0, 0, criu_get_image_dir(), NULL);
+	cs_link_call(&pl->link, CS_W_PREFETCH, 0, 0, 0, criu_get_image_dir(), NULL,
+		     cs_link_op_timeout_ms(&pl->opt));
 	return -ENOTSUP;
 }
 

@@ -453,6 +453,7 @@ static int checkpoint_driver(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, s
 		return -EPROTO;
 	p->phase = CS_PHASE_CHECKPOINTED;
 	cs_stats_end(st, p->pid, "checkpoint", 0);
+	cs_relay_test_stall("after-checkpoint");
 	fill_header(ctx, p, m, CS_MODE_DRIVER);
 	return write_manifest(ctx, p, dirfd, m);
 }

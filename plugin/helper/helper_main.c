@@ -30,6 +30,7 @@
 #include "imgset.h"
 #include "log.h"
 #include "prefetch.h"
+#include "recover.h"
 #include "warmup.h"
 #include "relay.h"
 #include "restore.h"
@@ -164,6 +165,9 @@ static int dispatch(struct helper *h, const struct cs_wire_msg *m, int fd, uint3
 		if (fd >= 0)
 			close(fd);
 		return ret;
+	case CS_W_RECOVER:
+		keep_dirfd(h, fd);
+		return cs_recover(ctx, m->pid, (unsigned)m->arg, h->dirfd);
 	case CS_W_FINISH:
 		keep_dirfd(h, fd);
 		cs_relay_test_stall("exit-hook");

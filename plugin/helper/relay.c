@@ -84,6 +84,22 @@ void print_on_level(unsigned int loglevel, const char *format, ...)
 	pthread_mutex_unlock(&mu);
 }
 
+#define RT_ANSWER_MS 60000
+
+/* 0 when criu's answer is there, -ETIMEDOUT after RT_ANSWER_MS, -errno */
+static int wait_answer(void)
+{
+	struct pollfd pfd = { .fd = sock, .events = POLLIN };
+	int ret;
+
+	do
+		ret = poll(&pfd, 1, RT_ANSWER_MS);
+	while (ret < 0 && errno == EINTR);
+	if (ret < 0)
+		return -errno;
+	return ret ? 0 : -ETIMEDOUT;
+}
+
 static int rt_call(uint32_t type, pid_t tid, uint32_t flags)
 {
 	struct cs_wire_msg *m;
@@ -97,7 +113,10 @@ static int rt_call(uint32_t type, pid_t tid, uint32_t flags)
 	pthread_mutex_lock(&mu);
 	ret = cs_wire_send_simple(sock, type, 0, tid, 0, flags, -1);
 	pthread_mutex_unlock(&mu);
-	/* only the helper's main thread makes these calls, so the answer is ours */
+	/* only the helper's main thread makes these calls, so the answer is ours; criu serves them
+	 * at once while it waits for our answer: one that does not come means criu is stuck or gone */
+	if (!ret)
+		ret = wait_answer();
 	if (!ret)
 		ret = cs_wire_recv(sock, m, NULL);
 	if (!ret && m->type != CS_W_RT_DONE)

@@ -7,11 +7,16 @@
  *                        EPERM; the verification fails unless it still does
  *   --host-mb N          N MiB of host memory filled with a pattern (CRIU restores it before the
  *                        GPU: the window the plugin's restore prefetch uses); verified at SIGTERM
+ *   --decoy-driver-thread a thread named like the driver emulator's own thread, made first, so
+ *                        that the emulated driver names it as the restore thread: a stand-in
+ *                        for a target that stalls the thread the driver works on (criu lets the
+ *                        decoy run, and the driver's requests are never served)
  * All are set up before CUDA starts, so the driver's threads inherit them.
  */
 #include <errno.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -90,8 +95,30 @@ static int deny_yield(void)
 	return 0;
 }
 
+static void *decoy_main(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_NAME, "cs-emu-driver", 0, 0, 0);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static int start_decoy(void)
+{
+	pthread_t t;
+	int ret = pthread_create(&t, NULL, decoy_main, NULL);
+
+	if (ret)
+		wl_log("cannot start the decoy thread: %s", strerror(ret));
+	usleep(10000); /* named before the driver starts its own thread */
+	return -ret;
+}
+
 int wl_hostile_start(const struct wl_opts *o)
 {
+	if (o->decoy_driver_thread && start_decoy())
+		return -1;
 	if (o->seccomp_deny_yield && deny_yield())
 		return -1;
 	if (o->itimer_us && start_itimer(o->itimer_us))

@@ -49,6 +49,7 @@ struct wl_opts {
 	long itimer_us;		 /* hostile.c */
 	bool seccomp_deny_yield; /* hostile.c */
 	int host_mb;		 /* hostile.c */
+	bool decoy_driver_thread; /* hostile.c */
 	const char *pidfile, *ready, *outfile, *log;
 };
 

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+/* recover.c - a fresh helper takes over a dump whose helper died (see recover.h) */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "imgdir.h"
+#include "imgindex.h"
+#include "imgset.h"
+#include "log.h"
+#include "gpuop.h"
+#include "procfs.h"
+#include "recover.h"
+#include "restore.h"
+#include "rthread.h"
+
+static void end_process(pid_t pid, const char *why)
+{
+	cs_err("pid %d: %s; killing it so that it does not hang in its next CUDA call. Restore it from "
+	       "an earlier checkpoint, or start it again",
+	       pid, why);
+	kill(pid, SIGKILL);
+}
+
+/* The manifest the dead helper completed for pid, validated as a restore would; 0 or -errno. */
+static int dead_helpers_manifest(pid_t pid, int dirfd, struct cs_manifest *m)
+{
+	struct cs_index *idx = calloc(1, sizeof(*idx));
+	char name[CS_NAME_MAX], err[512];
+	int ret;
+
+	if (!idx)
+		return -ENOMEM;
+	cs_name_manifest(name, cs_procfs_ns_pid(pid));
+	ret = cs_manifest_read(dirfd, name, m, err, sizeof(err));
+	if (!ret && !cs_index_read(dirfd, idx, err, sizeof(err)))
+		ret = cs_imgset_check_manifest(idx, m, name, err, sizeof(err));
+	if (!ret)
+		ret = cs_manifest_check_extents(dirfd, m, err, sizeof(err));
+	if (ret)
+		cs_err("pid %d: the dump's images cannot give its GPU memory back: %s", pid,
+		       ret == -ENOENT ? "no manifest was written" : err);
+	free(idx);
+	return ret;
+}
+
+/* CHECKPOINTED: back onto the GPUs it came from, leaving it LOCKED; 0 or -errno */
+static int restore_checkpointed(struct cs_ctx *ctx, pid_t pid, int dirfd)
+{
+	CUcheckpointOperationHandle pending = NULL;
+	struct cs_manifest *m = calloc(1, sizeof(*m));
+	struct cs_stats st = { 0 };
+	int ret;
+
+	if (!m)
+		return -ENOMEM;
+	ret = dead_helpers_manifest(pid, dirfd, m);
+	if (!ret && m->mode == CS_MODE_DRIVER)
+		ret = cs_restore_driver(ctx, pid, false);
+	else if (!ret)
+		ret = cs_restore_custom(ctx, pid, m, dirfd, NULL, false, &st, &pending);
+	else if (ret == -ENOENT) /* no manifest yet: a driver-managed checkpoint keeps its own copy */
+		ret = cs_restore_driver(ctx, pid, false);
+	if (pending) {
+		end_process(pid, "its GPU memory could not be put back from the images");
+		ctx->cuda.CheckpointOperationComplete(pending);
+	}
+	cs_manifest_free(m);
+	free(m);
+	return ret;
+}
+
+static int unlock(struct cs_ctx *ctx, pid_t pid)
+{
+	CUcheckpointUnlockArgs ua;
+
+	memset(&ua, 0, sizeof(ua));
+	ctx->cuda.CheckpointProcessUnlock(pid, &ua);
+	return cs_gpuop_expect_state(ctx, pid, CU_PROCESS_STATE_RUNNING, "unlock");
+}
+
+/* With its restore thread running: from the state the dead helper left to RUNNING. */
+static int recover_state(struct cs_ctx *ctx, pid_t pid, int dirfd)
+{
+	CUprocessState st = CU_PROCESS_STATE_FAILED;
+	int ret = 0;
+
+	if (ctx->cuda.CheckpointProcessGetState(pid, &st) != CUDA_SUCCESS) {
+		end_process(pid, "its CUDA state cannot be read after cudastore-helper died");
+		return -EPROTO;
+	}
+	if (st == CU_PROCESS_STATE_RUNNING)
+		return 0;
+	if (st == CU_PROCESS_STATE_CHECKPOINTED)
+		ret = restore_checkpointed(ctx, pid, dirfd);
+	else if (st != CU_PROCESS_STATE_LOCKED) {
+		end_process(pid, "its GPU memory was held by the cudastore-helper that died in the middle "
+				 "of a checkpoint or restore (CUDA state CHECKPOINTING or RESTORING), and "
+				 "cannot be got back");
+		return -EPROTO;
+	}
+	if (!ret)
+		ret = unlock(ctx, pid);
+	else
+		end_process(pid, "its GPU memory could not be put back after cudastore-helper died");
+	return ret;
+}
+
+static int recover_process(struct cs_ctx *ctx, pid_t pid, int dirfd)
+{
+	struct cs_rthread rt = { 0 };
+	int tid, ret;
+
+	if (ctx->cuda.CheckpointProcessGetRestoreThreadId(pid, &tid) != CUDA_SUCCESS)
+		return 0; /* gone, or no CUDA process: nothing of ours to undo */
+	ret = cs_rthread_run(&rt, tid);
+	if (ret) {
+		end_process(pid, "its CUDA restore thread cannot be let run");
+		return ret;
+	}
+	ret = recover_state(ctx, pid, dirfd);
+	cs_rthread_stop(&rt);
+	if (!ret)
+		cs_info("pid %d: running again with its GPU memory after cudastore-helper died", pid);
+	return ret;
+}
+
+int cs_recover(struct cs_ctx *ctx, pid_t pid, unsigned flags, int dirfd)
+{
+	unsigned removed = 0;
+
+	if (pid > 0)
+		return recover_process(ctx, pid, dirfd);
+	if ((flags & CS_RECOVER_KEEP) || dirfd < 0)
+		return 0;
+	/* the failed dump's files: every one of ours, the index included */
+	cs_imgdir_remove_ours(dirfd, &removed);
+	cs_imgdir_remove(dirfd, CS_NAME_INDEX);
+	if (removed)
+		cs_info("removed %u cudastore file(s) of the failed dump", removed);
+	return 0;
+}

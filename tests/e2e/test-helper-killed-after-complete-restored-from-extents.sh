@@ -1,0 +1,3 @@
+#!/bin/bash
+# cudastore-helper SIGKILLed at after-complete (custom): the dump fails in bounded time and a new helper takes the process over (it runs on with every byte)
+PHASE=after-complete MODE=custom EXPECT=runs . "$top_srcdir/tests/e2e/helper-killed.sh"

@@ -540,10 +540,9 @@ int cs_option_format(const struct cs_options *o, const char *key, char *buf, siz
 	else if (!strcmp(key, "lock_timeout_ms"))
 		snprintf(buf, len, "%u", o->lock_timeout_ms);
 	else if (!strcmp(key, "op_timeout_s"))
-		snprintf(buf, len, o->op_timeout_s ? "%u" : "%u (no limit)", o->op_timeout_s);
+		snprintf(buf, len, "%u", o->op_timeout_s);
 	else if (!strcmp(key, "parallel"))
-		snprintf(buf, len, o->parallel ? "%u" : "%u (every process at once, at most %u)", o->parallel,
-			 CS_PARALLEL_AUTO);
+		snprintf(buf, len, "%u", o->parallel);
 	else if (!strcmp(key, "device_map"))
 		format_device_map(o, buf, len);
 	else

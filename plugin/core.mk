@@ -22,4 +22,5 @@ libcudastore_a_SOURCES += \
 	plugin/helper/summary.c plugin/helper/summary.h \
 	plugin/helper/warmup.c plugin/helper/warmup.h \
 	plugin/helper/batch.c plugin/helper/batch.h \
-	plugin/helper/recover.c plugin/helper/recover.h
+	plugin/helper/recover.c plugin/helper/recover.h \
+	plugin/helper/isolate.c plugin/helper/isolate.h

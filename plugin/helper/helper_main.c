@@ -28,6 +28,7 @@
 #include "devices.h"
 #include "dump.h"
 #include "imgset.h"
+#include "isolate.h"
 #include "log.h"
 #include "prefetch.h"
 #include "recover.h"
@@ -111,6 +112,7 @@ static int do_init(struct helper *h, const struct cs_wire_msg *m, int fd)
 	pthread_mutexattr_destroy(&ma);
 	memcpy(&ctx->opt, m->data, sizeof(ctx->opt));
 	h->ctx = ctx;
+	cs_isolate(ctx->criu_pid); /* before any buffer is pinned */
 	if (load_driver(ctx))
 		return -ENODEV;
 	if (ctx->disabled)

@@ -86,6 +86,7 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-unsupported-criu-modes-refused.sh \
 	tests/e2e/test-runc-checkpoint-restore.sh \
 	tests/e2e/test-runc-leave-running.sh \
+	tests/e2e/test-runc-restore-helper-killed-fails-in-bounded-time.sh \
 	tests/e2e/test-runc-tree-cuda-and-cpu-children.sh \
 	tests/e2e/test-podman-checkpoint-export-import.sh \
 	tests/e2e/test-crun-checkpoint-restore.sh \

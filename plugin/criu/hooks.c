@@ -20,6 +20,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "criu-plugin.h"
@@ -27,6 +29,7 @@
 #include "helper_link.h"
 #include "helper_path.h"
 #include "log.h"
+#include "procfs.h"
 #include "wire.h"
 
 #define CS_PUBLIC    __attribute__((visibility("default")))
@@ -51,6 +54,7 @@ struct cs_plugin {
 	bool disabled;	/* no GPU work for us: every hook says -ENOTSUP */
 	bool paused;	/* a PAUSE reached the helper: exit must tell it criu's final state */
 	bool recovered; /* the dump's helper died; a new one took its processes over (recover.h) */
+	bool tree_ended; /* restore failed: every restored task was killed and reaped */
 	struct cs_options opt;
 	struct cs_link link;
 	unsigned ntracked;
@@ -282,6 +286,35 @@ static int cudastore_checkpoint_devices(int pid)
 	return ret;
 }
 
+/*
+ * A failed restore: no process of the tree may run. Every task criu restored (its tracees) is
+ * killed and reaped here, by criu, their tracer: a killed pid-namespace init waits until every
+ * process of its namespace is reaped, and a killed tracee is reaped only once its tracer has
+ * waited for it, so criu, waiting for that init after the failed detach, would wait forever.
+ */
+static void end_restored_tree(void)
+{
+	pid_t tree[CS_MAX_TRACKED];
+	int n = cs_procfs_traced_by(getpid(), tree, CS_MAX_TRACKED), i, st;
+	struct timespec pause = { 0, 10 * 1000 * 1000 };
+
+	if (pl->tree_ended)
+		return;
+	pl->tree_ended = true;
+	for (i = 0; i < n && i < CS_MAX_TRACKED; i++)
+		kill(tree[i], SIGKILL);
+	for (i = 0; i < 1000; i++) { /* at most ~10 s */
+		pid_t w = waitpid(-1, &st, __WALL | WNOHANG);
+
+		if (w > 0)
+			continue;
+		if ((w < 0 && errno == ECHILD) || cs_procfs_traced_by(getpid(), tree, 0) <= 0)
+			break;
+		nanosleep(&pause, NULL);
+	}
+	cs_err("the restore failed: every process of the tree was ended (%d), none runs", n);
+}
+
 static int cudastore_resume_devices_late(int pid)
 {
 	int ret;
@@ -289,13 +322,15 @@ static int cudastore_resume_devices_late(int pid)
 	if (!pl || pl->disabled || pl->stage != CR_PLUGIN_STAGE__RESTORE)
 		return -ENOTSUP;
 	note_threads("resume");
+	if (pl->tree_ended)
+		return -ECANCELED;
 	ret = cs_link_call(&pl->link, CS_W_RESTORE, pid, 0, 0, criu_get_image_dir(), NULL,
 			   cs_link_op_timeout_ms(&pl->opt));
-	if (ret == -EIO) {
+	if (ret == -EIO)
 		/* CRIU ignores this hook's result: never let it resume a half-restored process */
-		cs_err("pid %d: killing it: its GPU state could not be restored", pid);
-		kill(pid, SIGKILL);
-	}
+		cs_err("pid %d: killing it and its tree: its GPU state could not be restored", pid);
+	if (ret && ret != -ENOTSUP)
+		end_restored_tree();
 	return ret;
 }
 

@@ -211,6 +211,7 @@ static const struct {
 	NVML_SYM(DeviceGetHandleByUUID, "nvmlDeviceGetHandleByUUID"),
 	NVML_SYM(DeviceGetUUID, "nvmlDeviceGetUUID"),
 	NVML_SYM(DeviceGetComputeRunningProcesses, "nvmlDeviceGetComputeRunningProcesses_v3"),
+	NVML_SYM(SystemGetDriverVersion, "nvmlSystemGetDriverVersion"),
 };
 #undef NVML_SYM
 

@@ -100,6 +100,26 @@ bool cs_procfs_maps_libcuda(pid_t pid)
 	return found;
 }
 
+bool cs_procfs_cuda_ipc(pid_t pid, char *name, size_t len)
+{
+	FILE *f = proc_open(pid, "maps");
+	char line[512], *p;
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		p = strstr(line, " /dev/shm/cuda.shm.");
+		if (!p)
+			continue;
+		found = true;
+		p[strcspn(p, "\n")] = '\0';
+		snprintf(name, len, "%s", p + 1);
+	}
+	fclose(f);
+	return found;
+}
+
 /* TracerPid of pid, or -1 */
 static pid_t tracer_of(pid_t pid)
 {

@@ -106,6 +106,7 @@ struct cs_nvml_ops {
 	nvmlReturn_t (*DeviceGetUUID)(nvmlDevice_t dev, char *uuid, unsigned int len);
 	nvmlReturn_t (*DeviceGetComputeRunningProcesses)(nvmlDevice_t dev, unsigned int *count,
 							 nvmlProcessInfo_t *infos);
+	nvmlReturn_t (*SystemGetDriverVersion)(char *version, unsigned int len); /* "580.159.04" */
 };
 
 /* path NULL: $CUDASTORE_LIBNVML, else "libnvidia-ml.so.1". 0 or -errno (err filled). */

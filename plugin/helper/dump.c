@@ -180,6 +180,11 @@ int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd)
 		pid, p->ns_pid, tid, st, p->mode == CS_MODE_CUSTOM ? "CustomStorage" : "driver-managed",
 		ctx->cuda.driver_version,
 		ctx->cuda.has_custom_storage ? ", CustomStorage available" : ", no CustomStorage");
+	ret = cs_plan_check_ipc(ctx, p);
+	if (ret) {
+		p->phase = CS_PHASE_FAILED; /* not touched: the rollback finds it running */
+		return ret;
+	}
 	if (!ctx->inventory_added) /* criu records us (hooks.c): restore then needs the plugin */
 		ctx->inventory_added = ctx->inventory_pending = true;
 	if (st == CU_PROCESS_STATE_CHECKPOINTED) {

@@ -7,6 +7,8 @@
 #include "imgdir.h"
 #include "log.h"
 #include "plan.h"
+#include "procfs.h"
+#include <stdio.h>
 
 #define MAX_NVML_PROCS 1024
 
@@ -98,6 +100,42 @@ int cs_plan_process(struct cs_ctx *ctx, struct cs_proc *p)
 		cs_info("pid %d: plan: %u GPU(s), %.2f GiB of GPU memory (NVML)", p->pid, p->ndev_plan,
 			p->bytes_plan / 1073741824.0);
 	return 0;
+}
+
+#define CS_IPC_BRANCH_MIN 610 /* the first driver branch that checkpoints CUDA IPC users */
+
+/* the driver's branch (580 of "580.159.04") from NVML, or -1 */
+static int driver_branch(struct cs_ctx *ctx, pid_t pid, char *version, size_t len)
+{
+	struct cs_nvml_ops *nv = nvml_get(ctx, pid);
+
+	snprintf(version, len, "unknown");
+	if (!nv || nv->SystemGetDriverVersion(version, (unsigned int)len) != NVML_SUCCESS)
+		return -1;
+	return atoi(version) > 0 ? atoi(version) : -1;
+}
+
+int cs_plan_check_ipc(struct cs_ctx *ctx, struct cs_proc *p)
+{
+	char shm[256], version[96];
+	int branch;
+
+	if (!cs_procfs_cuda_ipc(p->pid, shm, sizeof(shm)))
+		return 0;
+	branch = driver_branch(ctx, p->pid, version, sizeof(version));
+	if (branch >= CS_IPC_BRANCH_MIN) {
+		cs_info("pid %d shares GPU memory through CUDA IPC (%s); driver %s checkpoints it", p->pid,
+			shm, version);
+		return 0;
+	}
+	cs_err("pid %d shares GPU memory with another process through CUDA IPC (it maps %s); driver %s "
+	       "%s, so the dump could never be restored. The dump is refused and the processes run on: "
+	       "use driver %d or newer, or end the sharing before the dump",
+	       p->pid, shm, version,
+	       branch < 0 ? "cannot tell whether it checkpoints CUDA IPC (no NVML)"
+			  : "cannot checkpoint CUDA IPC users",
+	       CS_IPC_BRANCH_MIN);
+	return -EPERM;
 }
 
 int cs_plan_check_space(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)

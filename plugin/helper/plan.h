@@ -18,6 +18,14 @@
 int cs_plan_process(struct cs_ctx *ctx, struct cs_proc *p);
 /* Shut NVML down and unload it (exit(DUMP)); the next cs_plan_process loads it again. */
 void cs_plan_release(void);
+/*
+ * CUDA IPC: a process that shares GPU memory with another through CUDA IPC (it maps the
+ * driver's /dev/shm/cuda.shm.* file, the exporter and every importer alike) can be
+ * checkpointed only by driver branch 610 or newer; older drivers checkpoint it without
+ * complaint and its restore then fails. -EPERM with the reason, before the process is touched,
+ * when the driver is older or its branch cannot be read (NVML); 0 otherwise.
+ */
+int cs_plan_check_ipc(struct cs_ctx *ctx, struct cs_proc *p);
 /* -ENOSPC with a clear message when p->bytes_plan does not fit in the images directory. */
 int cs_plan_check_space(struct cs_ctx *ctx, struct cs_proc *p, int dirfd);
 

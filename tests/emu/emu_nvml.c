@@ -47,6 +47,23 @@ NVML_API nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *
 NVML_API nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t dev, char *uuid, unsigned int len);
 NVML_API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t dev, unsigned int *count,
 							      nvmlProcessInfo_t *infos);
+NVML_API nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int len);
+
+/*
+ * The driver branch that goes with the emulated CUDA version: CustomStorage (13.4) came with
+ * R615, CUDA 13.0 with R580.
+ */
+nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int len)
+{
+	int n;
+
+	if (!nvml_is_up())
+		return NVML_ERROR_UNINITIALIZED;
+	if (!version)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	n = snprintf(version, len, "%s", emu_config()->driver_version >= 13040 ? "615.00.00" : "580.159.04");
+	return n < 0 || (unsigned int)n >= len ? NVML_ERROR_INSUFFICIENT_SIZE : NVML_SUCCESS;
+}
 
 nvmlReturn_t nvmlInit_v2(void)
 {

@@ -7,6 +7,9 @@
  *                        EPERM; the verification fails unless it still does
  *   --host-mb N          N MiB of host memory filled with a pattern (CRIU restores it before the
  *                        GPU: the window the plugin's restore prefetch uses); verified at SIGTERM
+ *   --cuda-ipc-file      maps /dev/shm/cuda.shm.0.<pid in hex>.1, the file through which the real
+ *                        driver shares GPU memory between processes (CUDA IPC): the exporter and
+ *                        every importer map it; --fork-cuda children inherit the mapping
  *   --decoy-driver-thread a thread named like the driver emulator's own thread, made first, so
  *                        that the emulated driver names it as the restore thread: a stand-in
  *                        for a target that stalls the thread the driver works on (criu lets the
@@ -14,6 +17,7 @@
  * All are set up before CUDA starts, so the driver's threads inherit them.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
@@ -115,8 +119,27 @@ static int start_decoy(void)
 	return -ret;
 }
 
+static int map_ipc_file(void)
+{
+	char name[64];
+	void *p;
+	int fd;
+
+	snprintf(name, sizeof(name), "/dev/shm/cuda.shm.0.%x.1", (unsigned)getpid());
+	fd = open(name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 || ftruncate(fd, 4096)) {
+		wl_log("cannot make %s: %s", name, strerror(errno));
+		return -1;
+	}
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	return p == MAP_FAILED ? -1 : 0;
+}
+
 int wl_hostile_start(const struct wl_opts *o)
 {
+	if (o->cuda_ipc_file && map_ipc_file())
+		return -1;
 	if (o->decoy_driver_thread && start_decoy())
 		return -1;
 	if (o->seccomp_deny_yield && deny_yield())

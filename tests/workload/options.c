@@ -15,7 +15,7 @@ static void usage(void)
 		"                     [--zero-percent P] [--fork-cuda K] [--fork-cpu K] [--daemon]\n"
 		"                     [--pidfile F] [--ready F] [--outfile F] [--log F]\n"
 		"                     [--itimer-us N] [--seccomp-deny-yield] [--host-mb N]\n"
-		"                     [--decoy-driver-thread]\n"
+		"                     [--decoy-driver-thread] [--cuda-ipc-file]\n"
 		"Fills N buffers per device with a pattern, keeps checking them, and on SIGTERM verifies\n"
 		"every byte and writes PASS or FAIL: ... to the outfile (exit 0 or 1).\n");
 }
@@ -54,7 +54,7 @@ static int parse_int(const char *text, int min, int max, int *out)
 	return 0;
 }
 
-enum { O_DEV = 1, O_BUF, O_SIZE, O_SEED, O_ZERO, O_PID, O_READY, O_OUT, O_FCUDA, O_FCPU, O_DAEMON, O_LOG, O_ITIMER, O_SECCOMP, O_HOSTMB, O_DECOY };
+enum { O_DEV = 1, O_BUF, O_SIZE, O_SEED, O_ZERO, O_PID, O_READY, O_OUT, O_FCUDA, O_FCPU, O_DAEMON, O_LOG, O_ITIMER, O_SECCOMP, O_HOSTMB, O_DECOY, O_IPC };
 
 static const struct option longopts[] = {
 	{ "devices", required_argument, NULL, O_DEV },	   { "buffers", required_argument, NULL, O_BUF },
@@ -65,6 +65,7 @@ static const struct option longopts[] = {
 	{ "daemon", no_argument, NULL, O_DAEMON },	   { "log", required_argument, NULL, O_LOG },
 	{ "itimer-us", required_argument, NULL, O_ITIMER }, { "seccomp-deny-yield", no_argument, NULL, O_SECCOMP },
 	{ "host-mb", required_argument, NULL, O_HOSTMB },  { "decoy-driver-thread", no_argument, NULL, O_DECOY },
+	{ "cuda-ipc-file", no_argument, NULL, O_IPC },
 	{ "help", no_argument, NULL, 'h' },		   { NULL, 0, NULL, 0 },
 };
 
@@ -94,6 +95,7 @@ static int parse_one(struct wl_opts *o, int c, const char *arg)
 	case O_SECCOMP: o->seccomp_deny_yield = true; return 0;
 	case O_HOSTMB: return parse_int(arg, 1, 1 << 20, &o->host_mb);
 	case O_DECOY: o->decoy_driver_thread = true; return 0;
+	case O_IPC: o->cuda_ipc_file = true; return 0;
 	default: return -EINVAL;
 	}
 }

@@ -50,6 +50,7 @@ struct wl_opts {
 	bool seccomp_deny_yield; /* hostile.c */
 	int host_mb;		 /* hostile.c */
 	bool decoy_driver_thread; /* hostile.c */
+	bool cuda_ipc_file;	  /* hostile.c */
 	const char *pidfile, *ready, *outfile, *log;
 };
 

@@ -143,7 +143,8 @@ int cs_imgset_load(int dirfd, const struct cs_index_file *ix, pid_t ns_pid, stru
 	ret = check_loaded(dirfd, ix, ns_pid, m, name, err, errlen);
 	if (ret)
 		cs_manifest_free(m);
-	return ret;
+	/* -ENOENT says "no manifest": a missing extent is incomplete images instead */
+	return ret == -ENOENT ? -EBADMSG : ret;
 }
 
 int cs_imgset_restore_load(struct cs_ctx *ctx, int dirfd, pid_t ns_pid, struct cs_manifest *m, char *err,

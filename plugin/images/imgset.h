@@ -44,8 +44,8 @@ int cs_imgset_dump_flush(struct cs_ctx *ctx, int dirfd);
  *   - its dump_id is the index's (cs_imgset_check_manifest);
  *   - custom mode: every extent file a regular file of its size (cs_manifest_check_extents).
  * 0: m holds a manifest the restore acts on (free it with cs_manifest_free). -ENOENT: no manifest
- * file; -ENOTSUP: a file that is not this dump's (err says so: a restore ignores it); in both the
- * process has no manifest. Any other -errno: the images are unusable, why in err.
+ * file (a missing extent file is -EBADMSG); -ENOTSUP: a file that is not this dump's (err says so: a restore
+ * ignores it); in both the process has no manifest. Any other -errno: the images are unusable, why in err.
  */
 int cs_imgset_load(int dirfd, const struct cs_index_file *ix, pid_t ns_pid, struct cs_manifest *m, char *err,
 		   size_t errlen);

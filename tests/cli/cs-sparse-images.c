@@ -4,7 +4,8 @@
  * (format 1.0, through the plugin's own encoder, so every check a restore makes passes) of NDEV
  * devices of SIZE bytes in chunks of CHUNK bytes, each chunk of zeros but not flagged all-zero,
  * and sparse extent files: a few KiB on disk that cudastore verify must read in full.
- *   cs-sparse-images DIR NSPID NDEV CHUNK SIZE
+ *   cs-sparse-images DIR NSPID NDEV CHUNK SIZE [index]
+ * With "index": format 1.1, a dump_id in the manifest and cudastore-index.img listing NSPID.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "imgindex.h"
 #include "manifest.h"
 
 /* XXH3-64 of len zero bytes, len <= chunk */
@@ -59,7 +61,7 @@ int main(int argc, char **argv)
 	int dirfd, nspid, ret = 0;
 	unsigned ndev;
 
-	if (argc != 6 || !m)
+	if ((argc != 6 && argc != 7) || !m)
 		return 2;
 	nspid = atoi(argv[2]);
 	ndev = (unsigned)atoi(argv[3]);
@@ -81,6 +83,16 @@ int main(int argc, char **argv)
 		m->stored_bytes += size;
 	}
 	cs_name_manifest(name, nspid);
+	if (argc == 7) {
+		struct cs_index x = { .n = 1, .ns_pid = { nspid } };
+
+		memset(x.dump_id, 0x5a, sizeof(x.dump_id));
+		memcpy(m->dump_id, x.dump_id, sizeof(m->dump_id));
+		m->has_dump_id = true;
+		m->format_minor = 1;
+		if (!ret)
+			ret = cs_index_write(dirfd, &x);
+	}
 	if (!ret)
 		ret = cs_manifest_write(dirfd, name, m);
 	cs_manifest_free(m);

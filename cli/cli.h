@@ -27,6 +27,7 @@
 #include <json-c/json.h>
 
 #include "cudastore/cuda_ops.h"
+#include "imgindex.h"
 
 #define CLI_OK	  0
 #define CLI_FAIL  1
@@ -38,7 +39,12 @@ int cli_check(int argc, char **argv);
 int cli_inspect(int argc, char **argv);
 int cli_verify(int argc, char **argv);
 
-/* "cudastore SUB: message" on stderr */
+/*
+ * One line of text output on stdout, fmt without its newline: the whole line escaped (strsafe.h),
+ * so nothing read from an image puts a control character, or a line of its own, on the terminal.
+ */
+void cli_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "cudastore SUB: message" on stderr (escaped as cli_line) */
 void cli_err(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* the first message cli_err or cli_usage_err printed ("" none) */
 const char *cli_first_error(void);
@@ -108,6 +114,7 @@ struct cli_images {
 	int *pids; /* the nspids to look at (malloc'ed) */
 	unsigned n;
 	bool gpu_state; /* false: CRIU images (inventory.img) without cudastore files */
+	struct cs_index_file index; /* the dump's index as a restore reads it */
 };
 /*
  * PATH (a directory or a checkpoint archive) opened, and the nspids to look at: just ONE, or every

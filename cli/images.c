@@ -244,9 +244,9 @@ static int open_path(const char *sub, const char *path, struct cli_images *im)
 
 int cli_images_open(const char *sub, const char *path, int one, struct cli_images *im)
 {
-	struct cs_index x;
-	char err[512];
-	int rc, ret;
+	struct cs_index none = { .n = 0 };
+	const struct cs_index *x;
+	int rc;
 
 	memset(im, 0, sizeof(*im));
 	im->dirfd = -1;
@@ -259,15 +259,14 @@ int cli_images_open(const char *sub, const char *path, int one, struct cli_image
 		cli_err(sub, "cannot list %s: %s", im->shown, strerror(errno));
 		goto err;
 	}
-	/* an unreadable index is the restore's concern: verify reports it per manifest */
-	ret = cs_index_read(im->dirfd, &x, err, sizeof(err));
-	if (ret)
-		memset(&x, 0, sizeof(x));
+	/* an unusable index fails every manifest (cs_imgset_load): verify reports it per manifest */
+	cs_index_file_read(im->dirfd, &im->index);
+	x = im->index.err ? &none : &im->index.x;
 	rc = CLI_FAIL;
-	if (!im->n && (rc = no_manifest(sub, im, &x)) != CLI_OK)
+	if (!im->n && (rc = no_manifest(sub, im, x)) != CLI_OK)
 		goto err;
 	rc = CLI_USAGE;
-	if (im->n && add_index_pids(im, &x))
+	if (im->n && add_index_pids(im, x))
 		goto err;
 	if (one && !has_pid(im->pids, im->n, one)) {
 		rc = not_held(sub, im, one);

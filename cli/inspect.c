@@ -75,21 +75,21 @@ static void text_summary(int dirfd, int nspid)
 	int ret = cli_summary_read(dirfd, nspid, &sum, err, sizeof(err));
 
 	if (ret == -ENOENT) {
-		printf("  summary:        none (cudastore-%d.json absent)\n", nspid);
+		cli_line("  summary:        none (cudastore-%d.json absent)", nspid);
 		return;
 	}
 	if (ret) {
-		printf("  summary:        unreadable: %s\n", err);
+		cli_line("  summary:        unreadable: %s", err);
 		return;
 	}
 	if (isnan(sum.seconds))
-		printf("  dump phases:\n");
+		cli_line("  dump phases:");
 	else
-		printf("  dump phases:    %.3f s in all\n", sum.seconds);
+		cli_line("  dump phases:    %.3f s in all", sum.seconds);
 	for (i = 0; i < sum.nphases; i++)
-		printf("    %-12s %9.3f s%s%s\n", sum.phase[i].name, sum.phase[i].seconds,
-		       sum.phase[i].bytes ? "  " : "",
-		       sum.phase[i].bytes ? cli_bytes(sum.phase[i].bytes, a, sizeof(a)) : "");
+		cli_line("    %-12s %9.3f s%s%s", sum.phase[i].name, sum.phase[i].seconds,
+			 sum.phase[i].bytes ? "  " : "",
+			 sum.phase[i].bytes ? cli_bytes(sum.phase[i].bytes, a, sizeof(a)) : "");
 	cli_summary_free(&sum);
 }
 
@@ -100,29 +100,29 @@ static bool text_one(int dirfd, const char *dir, const char *mname, const struct
 	bool ok = true;
 	unsigned i;
 
-	printf("%s/%s\n", dir, mname);
-	printf("  mode:           %s\n", m->mode == CS_MODE_CUSTOM ? "custom (CUDA CustomStorage, data in "
+	cli_line("%s/%s", dir, mname);
+	cli_line("  mode:           %s", m->mode == CS_MODE_CUSTOM ? "custom (CUDA CustomStorage, data in "
 								     "the extents below)"
 								   : "driver (driver-managed, data in "
 								     "CRIU's pages images)");
-	printf("  pid:            %d at dump (%d in its pid namespace)\n", m->pid, m->ns_pid);
-	printf("  format:         %u.%u\n", m->format_major, m->format_minor);
-	printf("  driver:         CUDA %d.%d (%d)\n", m->driver_version / 1000, m->driver_version % 1000 / 10,
-	       m->driver_version);
-	printf("  plugin:         %s\n", m->plugin_version);
-	printf("  created:        %s\n", time_text(m->created_unix_ns, t, sizeof(t)));
-	printf("  GPU memory:     %s, %s stored\n", cli_bytes(m->total_bytes, a, sizeof(a)),
-	       cli_bytes(m->stored_bytes, b, sizeof(b)));
+	cli_line("  pid:            %d at dump (%d in its pid namespace)", m->pid, m->ns_pid);
+	cli_line("  format:         %u.%u", m->format_major, m->format_minor);
+	cli_line("  driver:         CUDA %d.%d (%d)", m->driver_version / 1000, m->driver_version % 1000 / 10,
+		 m->driver_version);
+	cli_line("  plugin:         %s", m->plugin_version);
+	cli_line("  created:        %s", time_text(m->created_unix_ns, t, sizeof(t)));
+	cli_line("  GPU memory:     %s, %s stored", cli_bytes(m->total_bytes, a, sizeof(a)),
+		 cli_bytes(m->stored_bytes, b, sizeof(b)));
 	for (i = 0; i < m->ndev; i++) {
 		const struct cs_manifest_dev *d = &m->dev[i];
 		uint64_t z = zero_chunks(d);
 
 		cs_uuid_format(&d->uuid, u);
-		printf("  device %u:       %s, ordinal %d\n", i, u, d->ordinal);
-		printf("    size %s, stored %s, chunk %s, %llu chunks, %llu all-zero (%.0f%%)\n",
-		       cli_bytes(d->size, a, sizeof(a)), cli_bytes(d->stored_bytes, b, sizeof(b)),
-		       cli_bytes(d->chunk_size, t, sizeof(t)), (unsigned long long)d->nchunks,
-		       (unsigned long long)z, d->nchunks ? 100.0 * (double)z / (double)d->nchunks : 0.0);
+		cli_line("  device %u:       %s, ordinal %d", i, u, d->ordinal);
+		cli_line("    size %s, stored %s, chunk %s, %llu chunks, %llu all-zero (%.0f%%)",
+			 cli_bytes(d->size, a, sizeof(a)), cli_bytes(d->stored_bytes, b, sizeof(b)),
+			 cli_bytes(d->chunk_size, t, sizeof(t)), (unsigned long long)d->nchunks,
+			 (unsigned long long)z, d->nchunks ? 100.0 * (double)z / (double)d->nchunks : 0.0);
 		if (m->mode != CS_MODE_CUSTOM)
 			continue;
 		for (unsigned k = 0; k < (d->nstripes ? d->nstripes : 1); k++) {
@@ -131,20 +131,20 @@ static bool text_one(int dirfd, const char *dir, const char *mname, const struct
 
 			extent_stat(dirfd, name, &e);
 			if (!e.present) {
-				printf("    extent %s: MISSING (%s)\n", name, e.err);
+				cli_line("    extent %s: MISSING (%s)", name, e.err);
 				ok = false;
 			} else {
-				printf("    extent %s: %llu bytes, %s allocated%s\n", name,
-				       (unsigned long long)e.size, cli_bytes(e.allocated, a, sizeof(a)),
-				       e.size == want ? "" : "  WRONG SIZE: the manifest says otherwise");
+				cli_line("    extent %s: %llu bytes, %s allocated%s", name,
+					 (unsigned long long)e.size, cli_bytes(e.allocated, a, sizeof(a)),
+					 e.size == want ? "" : "  WRONG SIZE: the manifest says otherwise");
 				ok &= e.size == want;
 			}
 		}
 	}
 	text_summary(dirfd, m->ns_pid);
 	if (!ok)
-		printf(
-		    "  problem:        a restore would refuse these images; run 'cudastore verify %s %d'\n",
+		cli_line(
+		    "  problem:        a restore would refuse these images; run 'cudastore verify %s %d'",
 		    dir, m->ns_pid);
 	return ok;
 }
@@ -286,10 +286,11 @@ static bool inspect_one(const struct cli_images *im, int nspid, struct cs_manife
 	cli_jint(p, "ns_pid", nspid);
 	cli_jstr(p, "manifest", mname);
 	if (cs_manifest_read(im->dirfd, mname, m, err, sizeof(err))) {
-		if (!cli_json)
-			printf("%s/%s\n  UNREADABLE: %s\n  a restore would refuse it; dump again or "
-			       "restore from an intact copy\n",
-			       im->shown, mname, err);
+		if (!cli_json) {
+			cli_line("%s/%s", im->shown, mname);
+			cli_line("  UNREADABLE: %s", err);
+			cli_line("  a restore would refuse it; dump again or restore from an intact copy");
+		}
 		cli_jbool(p, "readable", false);
 		cli_jstr(p, "error", err);
 		cli_jbool(p, "consistent", false);
@@ -332,8 +333,8 @@ int cli_inspect(int argc, char **argv)
 		cli_jbool(out, "gpu_state", im.gpu_state);
 		procs = cli_jarr(out, "processes");
 	} else if (!im.gpu_state) {
-		printf("%s: no GPU state: CRIU images (%s) without cudastore files\n", im.shown,
-		       "inventory.img");
+		cli_line("%s: no GPU state: CRIU images (%s) without cudastore files", im.shown,
+			 "inventory.img");
 	}
 	for (i = 0; i < im.n; i++)
 		all_ok &= inspect_one(&im, im.pids[i], m, procs);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "strsafe.h"
 
 int cli_verbose;
 
@@ -32,6 +33,25 @@ const char *cli_first_error(void)
 	return first_error;
 }
 
+/* fmt with ap, escaped (strsafe.h), on f: one line without its newline */
+static void put_escaped(FILE *f, const char *fmt, va_list ap)
+{
+	char raw[4096], safe[4 * sizeof(raw)];
+
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	fputs(cs_str_escape(raw, safe, sizeof(safe)), f);
+}
+
+void cli_line(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	put_escaped(stdout, fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+}
+
 /* "cudastore SUB: message" on stderr, without the newline */
 static void say(const char *sub, const char *fmt, va_list ap)
 {
@@ -43,7 +63,7 @@ static void say(const char *sub, const char *fmt, va_list ap)
 		va_end(copy);
 	}
 	fprintf(stderr, "cudastore %s: ", sub);
-	vfprintf(stderr, fmt, ap);
+	put_escaped(stderr, fmt, ap);
 }
 
 void cli_err(const char *sub, const char *fmt, ...)

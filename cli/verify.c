@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "engine.h"
+#include "imgset.h"
 #include "manifest.h"
 #include "options.h"
 
@@ -28,6 +29,7 @@ struct vresult {
 	int nspid;
 	char manifest[CS_NAME_MAX];
 	bool ok;
+	bool ignored; /* not a file of this dump: a restore ignores it (err says why) */
 	enum cs_mode mode;
 	unsigned ndev;
 	uint64_t total_bytes, stored_bytes, chunks, zero_chunks;
@@ -43,6 +45,7 @@ struct vprog {
 	struct cli_progress bar;
 	pthread_mutex_t lock;
 	uint64_t done[CS_MAX_DEVICES];
+	unsigned region; /* the device being verified (one engine call each) */
 	const char *name;
 };
 
@@ -53,6 +56,7 @@ static void on_progress(void *arg, unsigned region, uint64_t done, uint64_t tota
 	unsigned i;
 
 	pthread_mutex_lock(&vp->lock);
+	region += vp->region;
 	if (region < CS_MAX_DEVICES)
 		vp->done[region] = done;
 	for (i = 0; i < CS_MAX_DEVICES; i++)
@@ -83,29 +87,31 @@ static void locate(struct vresult *r)
 		r->offset = strtoll(p + 7, NULL, 10);
 }
 
+/*
+ * One device at a time: a restore copies every GPU at once, each with its own pinned bound, but
+ * here they would all share this process's memory, and an image may claim CS_MAX_DEVICES
+ * devices. So verify holds one device's chunk buffers at most: the pinned bound, or one chunk
+ * where the images' chunks are larger (at most CS_ENGINE_CHUNK_MAX), whatever the images claim.
+ */
 static int verify_extents(int dirfd, const struct cs_manifest *m, const struct cs_options *o,
 			  struct vresult *r)
 {
-	struct cs_engine_region regs[CS_MAX_DEVICES];
+	struct cs_engine_region reg;
 	struct cs_engine_opts eo;
 	struct cs_cuda_ops ops;
 	struct vprog vp;
 	double t0 = cli_now();
 	unsigned i;
 	uint64_t c;
-	int ret;
+	int ret = 0;
 
-	memset(regs, 0, sizeof(regs));
 	memset(&vp, 0, sizeof(vp));
 	pthread_mutex_init(&vp.lock, NULL);
 	vp.name = r->manifest;
 	for (i = 0; i < m->ndev; i++) {
-		const struct cs_manifest_dev *d = &m->dev[i];
-
-		cs_engine_region_from_manifest(&regs[i], d, dirfd);
-		r->chunks += d->nchunks;
-		for (c = 0; c < d->nchunks; c++)
-			r->zero_chunks += d->zero[c] != 0;
+		r->chunks += m->dev[i].nchunks;
+		for (c = 0; c < m->dev[i].nchunks; c++)
+			r->zero_chunks += m->dev[i].zero[c] != 0;
 	}
 	/* the engine settings a restore uses (cs_gpuop_engine_opts) */
 	cs_engine_opts_default(&eo);
@@ -118,7 +124,12 @@ static int verify_extents(int dirfd, const struct cs_manifest *m, const struct c
 	eo.progress_arg = &vp;
 	cli_hostops(&ops);
 	cli_progress_begin(&vp.bar, m->total_bytes);
-	ret = cs_engine_restore(&ops, regs, m->ndev, &eo, r->err, sizeof(r->err));
+	for (i = 0; i < m->ndev && !ret; i++) {
+		memset(&reg, 0, sizeof(reg));
+		cs_engine_region_from_manifest(&reg, &m->dev[i], dirfd);
+		vp.region = i;
+		ret = cs_engine_restore(&ops, &reg, 1, &eo, r->err, sizeof(r->err));
+	}
 	cli_progress_end(&vp.bar);
 	pthread_mutex_destroy(&vp.lock);
 	r->seconds = cli_now() - t0;
@@ -127,10 +138,26 @@ static int verify_extents(int dirfd, const struct cs_manifest *m, const struct c
 	return ret;
 }
 
-static void verify_one(int dirfd, int nspid, const struct cs_options *o, struct vresult *r)
+/* the restore's rules (cs_imgset_load); false when the manifest is not one to verify further */
+static bool load(int dirfd, const struct cs_index_file *ix, struct cs_manifest *m, struct vresult *r)
+{
+	int ret = cs_imgset_load(dirfd, ix, r->nspid, m, r->err, sizeof(r->err));
+
+	if (ret == -ENOTSUP) /* a stale file the restore ignores (err says so) */
+		r->ok = r->ignored = true;
+	else if (ret == -ENOENT)
+		snprintf(r->err, sizeof(r->err),
+			 "%s: missing, though the dump's index (%s) lists pid %d: the images are incomplete",
+			 r->manifest, CS_INDEX_NAME, r->nspid);
+	if (ret && !r->ok)
+		locate(r);
+	return !ret;
+}
+
+static void verify_one(int dirfd, const struct cs_index_file *ix, int nspid, const struct cs_options *o,
+		       struct vresult *r)
 {
 	struct cs_manifest *m = calloc(1, sizeof(*m));
-	int ret;
 
 	memset(r, 0, sizeof(*r));
 	r->nspid = nspid;
@@ -140,16 +167,8 @@ static void verify_one(int dirfd, int nspid, const struct cs_options *o, struct 
 		snprintf(r->err, sizeof(r->err), "out of memory");
 		return;
 	}
-	ret = cs_manifest_read(dirfd, r->manifest, m, r->err, sizeof(r->err));
-	if (ret) {
-		if (ret == -ENOENT)
-			snprintf(r->err, sizeof(r->err),
-				 "%s: missing, though the dump's index (cudastore-index.img) lists pid %d: "
-				 "the images are incomplete",
-				 r->manifest, nspid);
-		snprintf(r->file, sizeof(r->file), "%s", r->manifest);
+	if (!load(dirfd, ix, m, r))
 		goto out;
-	}
 	r->mode = m->mode;
 	r->ndev = m->ndev;
 	r->total_bytes = m->total_bytes;
@@ -159,14 +178,9 @@ static void verify_one(int dirfd, int nspid, const struct cs_options *o, struct 
 		for (unsigned i = 0; i < m->ndev; i++)
 			cli_jdevice(r->devices, &m->dev[i]);
 	}
-	if (m->mode == CS_MODE_CUSTOM) {
-		ret = cs_manifest_check_extents(dirfd, m, r->err, sizeof(r->err));
-		if (!ret)
-			ret = verify_extents(dirfd, m, o, r);
-		if (ret) {
-			locate(r);
-			goto out;
-		}
+	if (m->mode == CS_MODE_CUSTOM && verify_extents(dirfd, m, o, r)) {
+		locate(r);
+		goto out;
 	}
 	r->ok = true;
 out:
@@ -178,21 +192,25 @@ static void print_text(const char *dir, const struct vresult *r)
 {
 	char a[32], b[32];
 
+	if (r->ignored) {
+		cli_line("%s/%s: IGNORED: %s", dir, r->manifest, r->err);
+		return;
+	}
 	if (!r->ok) {
-		printf("%s/%s: FAILED: %s\n", dir, r->manifest, r->err);
+		cli_line("%s/%s: FAILED: %s", dir, r->manifest, r->err);
 		return;
 	}
 	if (r->mode == CS_MODE_DRIVER) {
-		printf("%s/%s: OK (driver-managed: the GPU data is in CRIU's own images, which criu "
-		       "checks on restore)\n",
-		       dir, r->manifest);
+		cli_line("%s/%s: OK (driver-managed: the GPU data is in CRIU's own images, which criu "
+			 "checks on restore)",
+			 dir, r->manifest);
 		return;
 	}
-	printf("%s/%s: OK (%u GPU(s), %s, %s stored; %llu chunks, %llu all-zero; %.2f s, %.0f MB/s)\n", dir,
-	       r->manifest, r->ndev, cli_bytes(r->total_bytes, a, sizeof(a)),
-	       cli_bytes(r->stored_bytes, b, sizeof(b)), (unsigned long long)r->chunks,
-	       (unsigned long long)r->zero_chunks, r->seconds,
-	       r->seconds > 0 ? r->stored_bytes / r->seconds / 1e6 : 0.0);
+	cli_line("%s/%s: OK (%u GPU(s), %s, %s stored; %llu chunks, %llu all-zero; %.2f s, %.0f MB/s)", dir,
+		 r->manifest, r->ndev, cli_bytes(r->total_bytes, a, sizeof(a)),
+		 cli_bytes(r->stored_bytes, b, sizeof(b)), (unsigned long long)r->chunks,
+		 (unsigned long long)r->zero_chunks, r->seconds,
+		 r->seconds > 0 ? r->stored_bytes / r->seconds / 1e6 : 0.0);
 }
 
 static void print_json(json_object *procs, struct vresult *r)
@@ -202,6 +220,10 @@ static void print_json(json_object *procs, struct vresult *r)
 	cli_jint(p, "ns_pid", r->nspid);
 	cli_jstr(p, "manifest", r->manifest);
 	cli_jbool(p, "ok", r->ok);
+	if (r->ignored) {
+		cli_jstr(p, "ignored", r->err);
+		return;
+	}
 	if (r->ok || r->ndev) {
 		cli_jstr(p, "mode", r->mode == CS_MODE_CUSTOM ? "custom" : "driver");
 		if (p && r->devices)
@@ -273,15 +295,15 @@ static void report_json(const char *dir, const struct cli_images *im, struct vre
 static void report_text(const struct cli_images *im, bool all_ok)
 {
 	if (!im->gpu_state)
-		printf("verify: OK: %s holds no GPU state (CRIU images without cudastore files): "
-		       "nothing for cudastore to check; criu restore checks its own images\n",
-		       im->shown);
+		cli_line("verify: OK: %s holds no GPU state (CRIU images without cudastore files): "
+			 "nothing for cudastore to check; criu restore checks its own images",
+			 im->shown);
 	else if (!all_ok)
-		printf("verify: FAILED: a restore of %s would refuse these images (nothing was "
-		       "modified); dump again, or restore from an intact copy\n",
-		       im->shown);
+		cli_line("verify: FAILED: a restore of %s would refuse these images (nothing was "
+			 "modified); dump again, or restore from an intact copy",
+			 im->shown);
 	else
-		printf("verify: OK: a restore would accept the images of %u process(es)\n", im->n);
+		cli_line("verify: OK: a restore would accept the images of %u process(es)", im->n);
 }
 
 int cli_verify(int argc, char **argv)
@@ -317,7 +339,7 @@ int cli_verify(int argc, char **argv)
 		return CLI_USAGE;
 	}
 	for (i = 0; i < im.n; i++) {
-		verify_one(im.dirfd, im.pids[i], &o, &res[i]);
+		verify_one(im.dirfd, &im.index, im.pids[i], &o, &res[i]);
 		all_ok &= res[i].ok;
 		if (!cli_json)
 			print_text(im.shown, &res[i]);

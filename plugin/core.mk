@@ -10,6 +10,7 @@ libcudastore_a_SOURCES += \
 	plugin/images/imgset.c plugin/images/imgset.h \
 	plugin/helper_path.c plugin/helper_path.h \
 	plugin/log.h \
+	plugin/strsafe.c plugin/strsafe.h \
 	plugin/options.c plugin/options.h \
 	plugin/helper/plan.c plugin/helper/plan.h \
 	plugin/helper/prefetch.c plugin/helper/prefetch.h \

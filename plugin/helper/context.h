@@ -78,10 +78,10 @@ struct cs_ctx {
 	bool inventory_pending; /* ask criu to (answer to the current PAUSE) */
 	unsigned alarm_cap_ms; /* current PAUSE: ms criu's --timeout alarm leaves the lock (0: none) */
 	bool imgdir_owned; /* dump: stale cudastore files of an earlier dump removed (imgset.h) */
-	/* dump: this dump's id and the manifests written so far; restore: the images' index */
+	/* dump: this dump's id and the manifests written so far */
 	struct cs_index index;
-	bool index_loaded; /* restore: index read (or found absent) */
-	int index_err;	   /* restore: 0, -ENOENT (format 1.0 images) or why it is unusable */
+	bool index_loaded;	     /* restore: rindex read (or found absent) */
+	struct cs_index_file rindex; /* restore: the images' index */
 	uint64_t planned_bytes; /* GPU memory of the processes already admitted to this dump */
 	struct cs_pinned_pool *pool; /* pinned buffers lent to every copy (warmup.h), or NULL */
 	bool pool_failed;	     /* pinning the pool failed once: do not try again */

@@ -18,6 +18,7 @@
 #include "restore.h"
 #include "warmup.h"
 #include "rthread.h"
+#include "strsafe.h"
 
 void cs_rescue_free(struct cs_rescue *rs)
 {
@@ -314,23 +315,20 @@ static int no_manifest(struct cs_ctx *ctx, pid_t pid, const char *name)
 
 static int load_images(struct cs_ctx *ctx, pid_t pid, int dirfd, struct cs_manifest *m)
 {
-	char name[CS_NAME_MAX], err[512];
+	char name[CS_NAME_MAX], err[1024], safe[1024];
 	pid_t ns_pid = cs_procfs_ns_pid(pid);
 	int ret;
 
+	/* only the manifests of the dump that wrote these images, as cudastore verify checks */
+	ret = cs_imgset_restore_load(ctx, dirfd, ns_pid, m, err, sizeof(err));
+	if (ret == -ENOTSUP)
+		cs_info("%s", cs_str_escape(err, safe, sizeof(safe)));
+	if (ret == -ENOTSUP || ret == -ENOENT)
+		return -ENOTSUP;
 	cs_name_manifest(name, ns_pid);
-	/* only the manifests of the dump that wrote these images (imgset.h) */
-	if (cs_imgset_restore_lookup(ctx, dirfd, ns_pid) == -ENOTSUP)
-		return -ENOTSUP;
-	ret = cs_manifest_read(dirfd, name, m, err, sizeof(err));
-	if (ret == -ENOENT)
-		return -ENOTSUP;
-	if (!ret)
-		ret = cs_imgset_restore_check(ctx, m, name, err, sizeof(err));
-	if (!ret && m->mode == CS_MODE_CUSTOM)
-		ret = cs_manifest_check_extents(dirfd, m, err, sizeof(err));
 	if (ret)
-		cs_err("pid %d: images %s are unusable: %s", pid, name, err);
+		cs_err("pid %d: images %s are unusable: %s", pid, name,
+		       cs_str_escape(err, safe, sizeof(safe)));
 	return ret;
 }
 

@@ -120,7 +120,7 @@ void cs_pool_after_restore(struct cs_ctx *ctx)
 {
 	if (!ctx->pool)
 		return;
-	if (ctx->index_loaded && !ctx->index_err && ctx->restored < ctx->index.n)
+	if (ctx->index_loaded && !ctx->rindex.err && ctx->restored < ctx->rindex.x.n)
 		return; /* the index lists processes still to come: keep it for them */
 	cs_pool_release(ctx);
 	cs_debug("pinned pool released: no process of these images is left to restore");

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* imgindex.c - encode, decode, read and write cudastore-index.img (contract in imgindex.h) */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cudastore.pb-c.h"
 #include "errmsg.h"
@@ -117,7 +119,8 @@ int cs_index_decode(const void *buf, size_t len, struct cs_index *x, char *err, 
 	if (!ret) {
 		memcpy(x->dump_id, pi->dump_id.data, sizeof(x->dump_id));
 		x->n = (unsigned)pi->n_ns_pids;
-		memcpy(x->ns_pid, pi->ns_pids, pi->n_ns_pids * sizeof(*x->ns_pid));
+		if (pi->n_ns_pids) /* protobuf-c leaves ns_pids NULL when there are none */
+			memcpy(x->ns_pid, pi->ns_pids, pi->n_ns_pids * sizeof(*x->ns_pid));
 	}
 	cs_index__free_unpacked(pi, NULL);
 	return ret;
@@ -137,6 +140,24 @@ int cs_index_write(int dirfd, const struct cs_index *x)
 	return ret;
 }
 
+/* Why the index file could not be read, in the words of the manifest's messages (manifest.c). */
+static int read_failed(int dirfd, int ret, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (ret == -ELOOP)
+		return cs_fail(ret, err, errlen, "%s is a symbolic link; refusing to follow it: remove it",
+			       CS_INDEX_NAME);
+	if (ret == -EINVAL && !fstatat(dirfd, CS_INDEX_NAME, &st, AT_SYMLINK_NOFOLLOW))
+		return cs_fail(ret, err, errlen,
+			       "%s is not a regular file (mode %06o): images corrupt or tampered with",
+			       CS_INDEX_NAME, (unsigned)st.st_mode);
+	if (ret == -EFBIG)
+		return cs_fail(-EBADMSG, err, errlen, "%s is larger than the %u-byte limit" CS_IMAGES_CORRUPT,
+			       CS_INDEX_NAME, CS_FRAME_HDR + CS_INDEX_MAX_BYTES);
+	return cs_fail(ret, err, errlen, "cannot read %s: %s", CS_INDEX_NAME, strerror(-ret));
+}
+
 int cs_index_read(int dirfd, struct cs_index *x, char *err, size_t errlen)
 {
 	size_t len;
@@ -148,8 +169,14 @@ int cs_index_read(int dirfd, struct cs_index *x, char *err, size_t errlen)
 	if (ret == -ENOENT)
 		return ret;
 	if (ret)
-		return cs_fail(ret, err, errlen, "cannot read %s: %s", CS_INDEX_NAME, strerror(-ret));
+		return read_failed(dirfd, ret, err, errlen);
 	ret = cs_index_decode(buf, len, x, err, errlen);
 	free(buf);
 	return ret;
+}
+
+void cs_index_file_read(int dirfd, struct cs_index_file *f)
+{
+	f->why[0] = '\0';
+	f->err = cs_index_read(dirfd, &f->x, f->why, sizeof(f->why));
 }

@@ -39,4 +39,13 @@ int cs_index_write(int dirfd, const struct cs_index *x);
 /* -ENOENT (no err) when the file does not exist: images of format 1.0 */
 int cs_index_read(int dirfd, struct cs_index *x, char *err, size_t errlen);
 
+/* The index file of an images directory as a restore (and cudastore verify) found it. */
+struct cs_index_file {
+	int err; /* 0; -ENOENT: no index file (format 1.0 images); else unusable, why says why */
+	char why[512];
+	struct cs_index x; /* when err is 0 */
+};
+/* cs_index_read into f; it never fails: f->err says what was found. */
+void cs_index_file_read(int dirfd, struct cs_index_file *f);
+
 #endif /* CUDASTORE_IMGINDEX_H */

@@ -10,6 +10,7 @@
 
 #include "errmsg.h"
 #include "imgdir.h"
+#include "imgframe.h"
 #include "imgset.h"
 #include "log.h"
 
@@ -63,32 +64,6 @@ static void format_id(const uint8_t id[CS_DUMP_ID_BYTES], char out[2 * CS_DUMP_I
 		snprintf(out + 2 * i, 3, "%02x", id[i]);
 }
 
-int cs_imgset_restore_lookup(struct cs_ctx *ctx, int dirfd, pid_t ns_pid)
-{
-	char err[512] = "", name[CS_NAME_MAX];
-
-	if (!ctx->index_loaded) {
-		ctx->index_loaded = true;
-		ctx->index_err = cs_index_read(dirfd, &ctx->index, err, sizeof(err));
-		if (ctx->index_err == -ENOENT)
-			cs_debug("no %s: images of format 1.0; every cudastore-<nspid>.img is read",
-				 CS_INDEX_NAME);
-		else if (ctx->index_err)
-			cs_err(
-			    "the images' index is unusable: %s. No process with a manifest can get its GPU "
-			    "state back from these images",
-			    err);
-	}
-	if (ctx->index_err || cs_index_has(&ctx->index, ns_pid))
-		return 0;
-	cs_name_manifest(name, ns_pid);
-	if (!faccessat(dirfd, name, F_OK, AT_SYMLINK_NOFOLLOW))
-		cs_info("ignoring %s: not a file of this dump (%s does not list ns pid %d); a stale file of "
-			"another dump",
-			name, CS_INDEX_NAME, ns_pid);
-	return -ENOTSUP;
-}
-
 int cs_imgset_check_manifest(const struct cs_index *idx, const struct cs_manifest *m, const char *name,
 			     char *err, size_t errlen)
 {
@@ -116,12 +91,76 @@ int cs_imgset_check_manifest(const struct cs_index *idx, const struct cs_manifes
 	return -EBADMSG;
 }
 
-int cs_imgset_restore_check(const struct cs_ctx *ctx, const struct cs_manifest *m, const char *name,
-			    char *err, size_t errlen)
+/* The manifest in file name says it is of the process name says (its ns_pid field). */
+static int check_ns_pid(const struct cs_manifest *m, const char *name, pid_t ns_pid, char *err, size_t errlen)
 {
-	if (ctx->index_err && ctx->index_err != -ENOENT) {
-		cs_seterr(err, errlen, "the images' index %s is unusable (see above)", CS_INDEX_NAME);
-		return ctx->index_err;
+	if (m->ns_pid == ns_pid)
+		return 0;
+	return cs_fail(-EBADMSG, err, errlen,
+		       "%s holds the manifest of ns pid %d, not of ns pid %d as its name says: a file "
+		       "renamed or copied in from elsewhere" CS_IMAGES_CORRUPT,
+		       name, m->ns_pid, ns_pid);
+}
+
+/* the file has no manifest of this dump for ns_pid; err says why, -ENOENT or -ENOTSUP */
+static int not_listed(int dirfd, const char *name, pid_t ns_pid, char *err, size_t errlen)
+{
+	if (faccessat(dirfd, name, F_OK, AT_SYMLINK_NOFOLLOW))
+		return cs_fail(-ENOENT, err, errlen, "%s: no such file", name);
+	return cs_fail(-ENOTSUP, err, errlen,
+		       "ignoring %s: not a file of this dump (%s does not list ns pid %d); a stale file "
+		       "of another dump",
+		       name, CS_INDEX_NAME, ns_pid);
+}
+
+static int check_loaded(int dirfd, const struct cs_index_file *ix, pid_t ns_pid, const struct cs_manifest *m,
+			const char *name, char *err, size_t errlen)
+{
+	if (ix->err && ix->err != -ENOENT)
+		return cs_fail(ix->err, err, errlen,
+			       "the images' index is unusable, so no manifest can be trusted: %s", ix->why);
+	if (check_ns_pid(m, name, ns_pid, err, errlen))
+		return -EBADMSG;
+	if (cs_imgset_check_manifest(ix->err ? NULL : &ix->x, m, name, err, errlen))
+		return -EBADMSG;
+	if (m->mode == CS_MODE_CUSTOM)
+		return cs_manifest_check_extents(dirfd, m, err, errlen);
+	return 0;
+}
+
+int cs_imgset_load(int dirfd, const struct cs_index_file *ix, pid_t ns_pid, struct cs_manifest *m, char *err,
+		   size_t errlen)
+{
+	char name[CS_NAME_MAX];
+	int ret;
+
+	cs_name_manifest(name, ns_pid);
+	if (!ix->err && !cs_index_has(&ix->x, ns_pid))
+		return not_listed(dirfd, name, ns_pid, err, errlen);
+	ret = cs_manifest_read(dirfd, name, m, err, errlen);
+	if (ret)
+		return ret;
+	ret = check_loaded(dirfd, ix, ns_pid, m, name, err, errlen);
+	if (ret)
+		cs_manifest_free(m);
+	/* -ENOENT says "no manifest": a missing extent is incomplete images instead */
+	return ret == -ENOENT ? -EBADMSG : ret;
+}
+
+int cs_imgset_restore_load(struct cs_ctx *ctx, int dirfd, pid_t ns_pid, struct cs_manifest *m, char *err,
+			   size_t errlen)
+{
+	if (!ctx->index_loaded) {
+		ctx->index_loaded = true;
+		cs_index_file_read(dirfd, &ctx->rindex);
+		if (ctx->rindex.err == -ENOENT)
+			cs_debug("no %s: images of format 1.0; every cudastore-<nspid>.img is read",
+				 CS_INDEX_NAME);
+		else if (ctx->rindex.err)
+			cs_err(
+			    "the images' index is unusable: %s. No process with a manifest can get its GPU "
+			    "state back from these images",
+			    ctx->rindex.why);
 	}
-	return cs_imgset_check_manifest(ctx->index_err ? NULL : &ctx->index, m, name, err, errlen);
+	return cs_imgset_load(dirfd, &ctx->rindex, ns_pid, m, err, errlen);
 }

@@ -24,6 +24,7 @@
 #include "imgframe.h"
 #include "log.h"
 #include "manifest.h"
+#include "strsafe.h"
 
 #define CS_MANIFEST_MAGIC   "CSMF"
 #define CS_VERSION_MAX	    sizeof(((struct cs_manifest *)0)->plugin_version)
@@ -279,8 +280,15 @@ static int cs_pb_check_mode(const CsManifest *pm, char *err, size_t errlen)
 	return 0;
 }
 
+/* an unsafe name from an image, for a message: its first CS_NAME_MAX bytes, escaped (strsafe.h) */
+static const char *cs_shown_name(const char *name, char *out, size_t outlen)
+{
+	return cs_mem_escape(name, strnlen(name, CS_NAME_MAX), out, outlen);
+}
+
 static int cs_pb_check_dev_ids(const CsDevice *pd, size_t i, char *err, size_t errlen)
 {
+	char safe[4 * CS_NAME_MAX + 1];
 	const char *missing = cs_pb_missing(&pd->base, CS_PB_DEVICE_LAST);
 
 	if (missing)
@@ -294,15 +302,16 @@ static int cs_pb_check_dev_ids(const CsDevice *pd, size_t i, char *err, size_t e
 	if (!cs_name_is_safe(pd->extent))
 		return cs_bad(
 		    err, errlen,
-		    "manifest devices[%zu].extent \"%.*s\" is not a safe file name (1..%d of [A-Za-z0-9._-], "
+		    "manifest devices[%zu].extent \"%s\" is not a safe file name (1..%d of [A-Za-z0-9._-], "
 		    "no leading '.')",
-		    i, CS_NAME_MAX, pd->extent, CS_NAME_MAX - 1);
+		    i, cs_shown_name(pd->extent, safe, sizeof(safe)), CS_NAME_MAX - 1);
 	return 0;
 }
 
 /* format 1.2: the stripe files (1..n of them besides `extent`), safe names, at most one per chunk */
 static int cs_pb_check_dev_stripes(const CsDevice *pd, size_t i, char *err, size_t errlen)
 {
+	char safe[4 * CS_NAME_MAX + 1];
 	uint64_t n = cs_nchunks(pd->size, pd->chunk_size);
 
 	if (pd->n_stripe_extent + 1 > CS_MAX_STRIPES || pd->n_stripe_extent + 1 > n)
@@ -313,9 +322,10 @@ static int cs_pb_check_dev_stripes(const CsDevice *pd, size_t i, char *err, size
 	for (size_t k = 0; k < pd->n_stripe_extent; k++)
 		if (!cs_name_is_safe(pd->stripe_extent[k]))
 			return cs_bad(err, errlen,
-				      "manifest devices[%zu].stripe_extent[%zu] \"%.*s\" is not a safe file "
+				      "manifest devices[%zu].stripe_extent[%zu] \"%s\" is not a safe file "
 				      "name (1..%d of [A-Za-z0-9._-], no leading '.')",
-				      i, k, CS_NAME_MAX, pd->stripe_extent[k], CS_NAME_MAX - 1);
+				      i, k, cs_shown_name(pd->stripe_extent[k], safe, sizeof(safe)),
+				      CS_NAME_MAX - 1);
 	return 0;
 }
 

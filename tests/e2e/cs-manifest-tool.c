@@ -7,6 +7,8 @@
  *   cs-manifest-tool FILE set-major N           claim format major version N
  *   cs-manifest-tool FILE make-1.0              drop the format 1.1 fields (dump_id): the manifest
  *                                               a cudastore before format 1.1 wrote
+ *   cs-manifest-tool FILE set-ns-pid N          claim to be the manifest of ns pid N
+ *   cs-manifest-tool FILE set-dump-id HEX       claim to be written by dump HEX (32 hex digits)
  *   cs-manifest-tool FILE grow I DIR            grow device I by one chunk of zeros, keeping the
  *                                               manifest self-consistent (file, hashes, totals)
  * The frame is rewritten with a correct checksum, so only the plugin's semantic checks can
@@ -149,6 +151,12 @@ static int edit(CsManifest *m, int argc, char **argv)
 	}
 	if (!strcmp(argv[2], "set-major") && argc == 4)
 		m->format_major = (uint32_t)atoi(argv[3]);
+	else if (!strcmp(argv[2], "set-ns-pid") && argc == 4)
+		m->ns_pid = atoi(argv[3]);
+	else if (!strcmp(argv[2], "set-dump-id") && argc == 4 && m->has_dump_id && m->dump_id.len == 16 &&
+		 strlen(argv[3]) == 32)
+		for (int i = 0; i < 16; i++)
+			sscanf(argv[3] + 2 * i, "%2hhx", &m->dump_id.data[i]);
 	else if (!strcmp(argv[2], "make-1.0") && argc == 3)
 		m->has_dump_id = 0, m->format_minor = 0;
 	else if (!strcmp(argv[2], "grow") && argc == 5 && (size_t)atoi(argv[3]) < m->n_devices)

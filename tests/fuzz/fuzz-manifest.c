@@ -29,6 +29,7 @@
 #include <xxhash.h>
 
 #include "manifest.h"
+#include "fuzz.h"
 #include "fuzz-manifest.h"
 
 #define FRAME_HDR 16u
@@ -314,6 +315,18 @@ int cs_fuzz_manifest_one(const uint8_t *data, size_t size)
 	free(m);
 	free(buf);
 	return 0;
+}
+
+const char cs_fuzz_name[] = "manifest";
+
+int cs_fuzz_one(const uint8_t *data, size_t size)
+{
+	return cs_fuzz_manifest_one(data, size);
+}
+
+void cs_fuzz_cleanup(void)
+{
+	cs_fuzz_manifest_cleanup();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -10,7 +10,5 @@
 int cs_fuzz_manifest_one(const uint8_t *data, size_t size);
 /* Removes the target's work directory (also done at exit). */
 void cs_fuzz_manifest_cleanup(void);
-/* libFuzzer's entry point: cs_fuzz_manifest_one */
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #endif

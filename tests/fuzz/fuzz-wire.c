@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fuzz-wire.c - one datagram through the receiver of the plugin <-> helper protocol (wire.h):
+ * what either side gets when the other is buggy or not ours.
+ *
+ * Input: the first byte chooses whether an fd rides along (bit 0) and whether the receiver takes
+ * it (bit 1); the rest is sent as one datagram over a SOCK_SEQPACKET socketpair, as the plugin and
+ * the helper use it, and cs_wire_recv() receives it. Properties: the result is 0 or -EPROTO; a
+ * message it accepts has the magic, at most CS_WIRE_DATA data bytes, exactly the datagram's
+ * length, and its data terminated when there is room; cs_wire_type_name() names any type; a
+ * refused message leaves no fd to the caller; no fd leaks either way. A message accepted is sent
+ * back with cs_wire_send() and received the same.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "fuzz.h"
+#include "wire.h"
+
+#define HDR_LEN offsetof(struct cs_wire_msg, data)
+
+const char cs_fuzz_name[] = "wire";
+static int sv[2] = { -1, -1 }, devnull = -1;
+
+static void fail(const char *what)
+{
+	fprintf(stderr, "fuzz-wire: property broken: %s\n", what);
+	abort();
+}
+
+void cs_fuzz_cleanup(void)
+{
+	if (sv[0] >= 0) {
+		close(sv[0]);
+		close(sv[1]);
+		close(devnull);
+	}
+	sv[0] = sv[1] = devnull = -1;
+}
+
+static void setup(void)
+{
+	if (sv[0] >= 0)
+		return;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		fail("socketpair");
+	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (devnull < 0)
+		fail("open /dev/null");
+	atexit(cs_fuzz_cleanup);
+}
+
+/* the lowest free fd number: the same before and after means nothing leaked */
+static int lowest_free_fd(void)
+{
+	int fd = dup(0);
+
+	if (fd < 0)
+		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fail("no fd to probe with");
+	close(fd);
+	return fd;
+}
+
+static void send_raw(const uint8_t *buf, size_t len, bool with_fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (with_fd) {
+		struct cmsghdr *c;
+
+		memset(&u, 0, sizeof(u));
+		mh.msg_control = u.buf;
+		mh.msg_controllen = sizeof(u.buf);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &devnull, sizeof(int));
+	}
+	if (sendmsg(sv[0], &mh, MSG_NOSIGNAL) != (ssize_t)len)
+		fail("sendmsg of the input");
+}
+
+static void check_accepted(const struct cs_wire_msg *m, size_t sent)
+{
+	struct cs_wire_msg *back = malloc(sizeof(*back));
+	int fd = -1;
+
+	if (m->magic != CS_WIRE_MAGIC || m->len > CS_WIRE_DATA || HDR_LEN + m->len != sent)
+		fail("a message was accepted that breaks the framing");
+	if (m->len < CS_WIRE_DATA && m->data[m->len])
+		fail("accepted data is not terminated");
+	if (!cs_wire_type_name(m->type))
+		fail("a type without a name");
+	if (!back || cs_wire_send(sv[1], (struct cs_wire_msg *)m, -1) || cs_wire_recv(sv[0], back, &fd) ||
+	    fd != -1 || memcmp(back, m, HDR_LEN + m->len))
+		fail("an accepted message does not survive being sent again");
+	free(back);
+}
+
+int cs_fuzz_one(const uint8_t *data, size_t size)
+{
+	struct cs_wire_msg *m = malloc(sizeof(*m));
+	bool with_fd, take_fd;
+	int before, fd = -2, ret;
+
+	if (!m)
+		fail("out of memory");
+	setup();
+	if (!size) {
+		free(m);
+		return 0;
+	}
+	with_fd = data[0] & 1;
+	take_fd = data[0] & 2;
+	data++;
+	size--;
+	if (size > sizeof(*m) + 64)
+		size = sizeof(*m) + 64;
+	if (!size) { /* an empty datagram reads as the peer gone: not a message */
+		free(m);
+		return 0;
+	}
+	before = lowest_free_fd();
+	send_raw(data, size, with_fd);
+	memset(m, 0xa5, sizeof(*m));
+	ret = cs_wire_recv(sv[1], m, take_fd ? &fd : NULL);
+	if (ret && ret != -EPROTO)
+		fail("cs_wire_recv returned neither 0 nor -EPROTO");
+	if (take_fd && ret && fd != -1)
+		fail("a refused message handed an fd over");
+	if (take_fd && !ret && (with_fd ? fd < 0 : fd != -1))
+		fail("an fd appeared that was not sent");
+	if (fd >= 0)
+		close(fd);
+	if (!ret)
+		check_accepted(m, size);
+	if (lowest_free_fd() != before)
+		fail("an fd leaked");
+	free(m);
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	return cs_fuzz_one(data, size);
+}

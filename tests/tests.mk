@@ -161,3 +161,9 @@ tests_docs_cs_option_keys_LDADD = $(CORE_TEST_LIBS)
 DOC_TESTS = tests/docs/test-man-lists-every-option.sh tests/test-install-under-prefix.sh
 TESTS += $(DOC_TESTS)
 dist_check_SCRIPTS += $(DOC_TESTS)
+
+# what root runs and opens: the helper's start, its environment, files planted in the images dir
+E2E_TRUST_TESTS = \
+	tests/e2e/test-helper-starts-when-criu-ignores-sigchld.sh
+TESTS += $(E2E_TRUST_TESTS)
+dist_check_SCRIPTS += $(E2E_TRUST_TESTS)

@@ -164,6 +164,6 @@ dist_check_SCRIPTS += $(DOC_TESTS)
 
 # what root runs and opens: the helper's start, its environment, files planted in the images dir
 E2E_TRUST_TESTS = \
-	tests/e2e/test-helper-starts-when-criu-ignores-sigchld.sh
+	tests/e2e/test-guardian-fifo-as-log-does-not-block.sh
 TESTS += $(E2E_TRUST_TESTS)
 dist_check_SCRIPTS += $(E2E_TRUST_TESTS)

@@ -27,6 +27,7 @@
 #include "context.h"
 #include "devices.h"
 #include "dump.h"
+#include "imgdir.h"
 #include "imgset.h"
 #include "isolate.h"
 #include "log.h"
@@ -205,11 +206,15 @@ static void guardian(struct helper *h)
 		cs_relay_guardian(-1);
 		return;
 	}
+	/* a FIFO or device planted under the log's name is not opened: the guardian must not block */
 	if (h->dirfd >= 0)
-		log_fd = openat(h->dirfd, GUARDIAN_LOG,
-				O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
-	cs_relay_guardian(log_fd);
+		log_fd = cs_imgdir_open_append(h->dirfd, GUARDIAN_LOG);
+	cs_relay_guardian(log_fd >= 0 ? log_fd : -1);
 	cs_warn("criu is gone in the middle of the dump; bringing its CUDA processes back to running");
+	if (log_fd < 0 && h->dirfd >= 0)
+		cs_warn("cannot open %s in the images directory (%s): it must be a regular file or absent; "
+			"this log goes to stderr only",
+			GUARDIAN_LOG, strerror(-log_fd));
 	/*
 	 * The dump's own end ran with success and without --leave-running: the images are complete
 	 * and criu would have killed the processes. Resume them and keep the images. Otherwise the

@@ -164,6 +164,9 @@ dist_check_SCRIPTS += $(DOC_TESTS)
 
 # what root runs and opens: the helper's start, its environment, files planted in the images dir
 E2E_TRUST_TESTS = \
-	tests/e2e/test-guardian-fifo-as-log-does-not-block.sh
+	tests/e2e/test-guardian-fifo-as-log-does-not-block.sh \
+	tests/e2e/test-untrusted-helper-or-libcuda-refused.sh \
+	tests/e2e/test-helper-gets-a-clean-environment.sh \
+	tests/test-installed-helper-has-no-test-hooks.sh
 TESTS += $(E2E_TRUST_TESTS)
 dist_check_SCRIPTS += $(E2E_TRUST_TESTS)

@@ -35,6 +35,7 @@
 #include "recover.h"
 #include "warmup.h"
 #include "relay.h"
+#include "test_hooks.h"
 #include "restore.h"
 #include "wire.h"
 
@@ -56,8 +57,14 @@ static const char *stage_name(int stage)
 static int load_driver(struct cs_ctx *ctx)
 {
 	char err[512];
+	int ret;
 
-	if (cs_cuda_load(&ctx->cuda, ctx->opt.libcuda[0] ? ctx->opt.libcuda : NULL, err, sizeof(err))) {
+	ret = cs_cuda_load(&ctx->cuda, ctx->opt.libcuda[0] ? ctx->opt.libcuda : NULL, err, sizeof(err));
+	if (ret == -EPERM) { /* one root may not load (trust.h): a mistake to fix, not "no driver" */
+		cs_err("%s", err);
+		return -1;
+	}
+	if (ret) {
 		if (ctx->stage == CS_STAGE_RESTORE) {
 			cs_err("the images hold CUDA GPU state but the driver cannot be used: %s. Install the "
 			       "NVIDIA driver (or set CUDASTORE_LIBCUDA) and restore again",
@@ -173,7 +180,7 @@ static int dispatch(struct helper *h, const struct cs_wire_msg *m, int fd, uint3
 		return cs_recover(ctx, m->pid, (unsigned)m->arg, h->dirfd);
 	case CS_W_FINISH:
 		keep_dirfd(h, fd);
-		cs_relay_test_stall("exit-hook");
+		cs_test_stall("exit-hook");
 		cs_dump_finish(ctx, m->ret, m->arg, h->dirfd);
 		h->finished = true;
 		h->finish_ret = m->ret;

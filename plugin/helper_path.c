@@ -21,7 +21,8 @@ int cs_helper_path(const struct cs_options *o, const char *plugin_so, char *path
 
 	if (o->helper[0]) {
 		if (access(o->helper, X_OK) == 0)
-			return cs_trust_path(o->helper, "helper (from the helper option)", path, len, err, errlen);
+			return cs_trust_path(o->helper, "helper (from the helper option)", path, len, err,
+					     errlen);
 		snprintf(err, errlen, "helper %s (from the helper option) is not executable: %s", o->helper,
 			 strerror(errno));
 		return -ENOENT;
@@ -31,7 +32,8 @@ int cs_helper_path(const struct cs_options *o, const char *plugin_so, char *path
 			 CS_HELPER_NAME);
 		/* one beside the plugin that may not run is an error, never a reason to use another */
 		if (access(beside, X_OK) == 0)
-			return cs_trust_path(beside, CS_HELPER_NAME " beside the plugin", path, len, err, errlen);
+			return cs_trust_path(beside, CS_HELPER_NAME " beside the plugin", path, len, err,
+					     errlen);
 	}
 	if (access(CS_HELPER_PATH, X_OK) == 0)
 		return cs_trust_path(CS_HELPER_PATH, "installed " CS_HELPER_NAME, path, len, err, errlen);

@@ -123,7 +123,8 @@ static int set_mode(struct cs_options *o, const char *v)
 static int set_path(char *dst, size_t size, const char *key, const char *v, char *err, size_t len)
 {
 	if (strlen(v) >= size)
-		return cs_fail(-EINVAL, err, len, "%s: the path is %zu bytes long, at most %zu are allowed: use a shorter one",
+		return cs_fail(-EINVAL, err, len,
+			       "%s: the path is %zu bytes long, at most %zu are allowed: use a shorter one",
 			       key, strlen(v), size - 1);
 	snprintf(dst, size, "%s", v);
 	return 0;

@@ -61,8 +61,8 @@ static int follow(struct walk *w, const char *rest)
 	ssize_t n;
 
 	if (++w->links > CS_TRUST_LINKS_MAX)
-		return cs_fail(-ELOOP, w->err, w->errlen, "%s %s: more than %d symbolic links", w->what, w->path,
-			       CS_TRUST_LINKS_MAX);
+		return cs_fail(-ELOOP, w->err, w->errlen, "%s %s: more than %d symbolic links", w->what,
+			       w->path, CS_TRUST_LINKS_MAX);
 	n = readlink(w->done, target, sizeof(target) - 1);
 	if (n < 0)
 		return cs_fail(-errno, w->err, w->errlen, "%s %s: cannot read link %s: %s", w->what, w->path,
@@ -148,7 +148,8 @@ int cs_trust_path(const char *path, const char *what, char *resolved, size_t len
 	int ret;
 
 	if (path[0] != '/')
-		return cs_fail(-EINVAL, err, errlen, "%s %s is not an absolute path: give it from /", what, path);
+		return cs_fail(-EINVAL, err, errlen, "%s %s is not an absolute path: give it from /", what,
+			       path);
 	if (strlen(path) >= sizeof(w.todo))
 		return too_long(&w);
 	snprintf(w.todo, sizeof(w.todo), "%s", path);

@@ -69,7 +69,8 @@ int main(void)
 			bad++;
 		close(sock);
 	}
-	tap_ok(bad == 0, "with SIGCHLD ignored, 20 starts succeed and hand back the socket (%d did not)", bad);
+	tap_ok(bad == 0, "with SIGCHLD ignored, 20 starts succeed and hand back the socket (%d did not)",
+	       bad);
 	signal(SIGCHLD, SIG_DFL);
 	dirty_stack();
 	ret = try_spawn("/nonexistent/helper", env, &sock);

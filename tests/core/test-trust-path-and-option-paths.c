@@ -60,9 +60,11 @@ static void steps(void)
 
 	dir("ok", 0755, 0);
 	file("ok/helper", 0755, 0);
-	tap_ok(trust("ok/helper", res) == 0 && !strcmp(res, at("ok/helper")), "root's file in root's directories passes");
+	tap_ok(trust("ok/helper", res) == 0 && !strcmp(res, at("ok/helper")),
+	       "root's file in root's directories passes");
 	file("ok/theirs", 0755, NOBODY);
-	tap_ok(trust("ok/theirs", NULL) == -EPERM && strstr(err, "owned by uid 65534"), "another user's file: %s", err);
+	tap_ok(trust("ok/theirs", NULL) == -EPERM && strstr(err, "owned by uid 65534"),
+	       "another user's file: %s", err);
 	file("ok/gw", 0775, 0);
 	tap_ok(trust("ok/gw", NULL) == -EPERM && strstr(err, "group- or world-writable (mode 0775)"),
 	       "a group-writable file: %s", err);
@@ -70,19 +72,24 @@ static void steps(void)
 	tap_ok(trust("ok/ow", NULL) == -EPERM, "a world-writable file is refused");
 	dir("nobody", 0755, NOBODY);
 	file("nobody/helper", 0755, 0);
-	tap_ok(trust("nobody/helper", NULL) == -EPERM && strstr(err, "directory") && strstr(err, "/nobody is owned by uid 65534"),
+	tap_ok(trust("nobody/helper", NULL) == -EPERM && strstr(err, "directory") &&
+		   strstr(err, "/nobody is owned by uid 65534"),
 	       "root's file in another user's directory: %s", err);
 	dir("nobody/deep", 0755, 0);
 	file("nobody/deep/helper", 0755, 0);
-	tap_ok(trust("nobody/deep/helper", NULL) == -EPERM, "a directory of another user further up is refused too");
+	tap_ok(trust("nobody/deep/helper", NULL) == -EPERM,
+	       "a directory of another user further up is refused too");
 	dir("open", 0777, 0);
 	file("open/helper", 0755, 0);
-	tap_ok(trust("open/helper", NULL) == -EPERM && strstr(err, "mode 0777"), "a world-writable directory: %s", err);
+	tap_ok(trust("open/helper", NULL) == -EPERM && strstr(err, "mode 0777"),
+	       "a world-writable directory: %s", err);
 	dir("sticky", 01777, 0);
 	file("sticky/helper", 0755, 0);
-	tap_ok(trust("sticky/helper", NULL) == 0, "a sticky world-writable directory (like /tmp) passes: %s", err);
+	tap_ok(trust("sticky/helper", NULL) == 0, "a sticky world-writable directory (like /tmp) passes: %s",
+	       err);
 	dir("ok/d", 0755, 0);
-	tap_ok(trust("ok/d", NULL) == -EINVAL && strstr(err, "not a regular file"), "a directory is not a file to run");
+	tap_ok(trust("ok/d", NULL) == -EINVAL && strstr(err, "not a regular file"),
+	       "a directory is not a file to run");
 	tap_ok(cs_trust_path("ok/helper", "helper", res, sizeof(res), err, sizeof(err)) == -EINVAL &&
 		   strstr(err, "not an absolute path"),
 	       "a relative path is refused: %s", err);
@@ -99,12 +106,16 @@ static void links(void)
 	    symlink(at("ok/helper"), at("ok/theirlink")) || lchown(at("ok/theirlink"), NOBODY, (gid_t)-1) ||
 	    symlink(top, at("ok/up")) || symlink(at("ok/up/nobody/helper"), at("ok/chain")))
 		tap_bail("cannot make links: %s", strerror(errno));
-	tap_ok(trust("ok/abs", res) == 0 && !strcmp(res, at("ok/helper")), "an absolute link resolves: %s", res);
-	tap_ok(trust("ok/rel", res) == 0 && !strcmp(res, at("ok/helper")), "a relative link resolves: %s", res);
-	tap_ok(trust("ok/dots", res) == 0 && !strcmp(res, at("ok/helper")), "'.' and '..' in a link: %s", res);
+	tap_ok(trust("ok/abs", res) == 0 && !strcmp(res, at("ok/helper")), "an absolute link resolves: %s",
+	       res);
+	tap_ok(trust("ok/rel", res) == 0 && !strcmp(res, at("ok/helper")), "a relative link resolves: %s",
+	       res);
+	tap_ok(trust("ok/dots", res) == 0 && !strcmp(res, at("ok/helper")), "'.' and '..' in a link: %s",
+	       res);
 	tap_ok(trust("ok/via-theirs", NULL) == -EPERM && strstr(err, "uid 65534"),
 	       "a link into another user's directory is refused: %s", err);
-	tap_ok(trust("ok/chain", NULL) == -EPERM, "through a link to a directory, then another user's directory");
+	tap_ok(trust("ok/chain", NULL) == -EPERM,
+	       "through a link to a directory, then another user's directory");
 	tap_ok(trust("ok/theirlink", NULL) == -EPERM && strstr(err, "symbolic link"),
 	       "a link owned by another user is refused: %s", err);
 	tap_ok(trust("ok/loop1", NULL) == -ELOOP, "a link loop ends: %s", err);
@@ -119,8 +130,8 @@ static void options(void)
 	memset(v, 'a', sizeof(v));
 	v[0] = '/';
 	v[300] = '\0';
-	tap_ok(cs_options_set(&o, "helper", v, msg, sizeof(msg)) == -EINVAL && strstr(msg, "300 bytes long, at most 255") &&
-		   !o.helper[0],
+	tap_ok(cs_options_set(&o, "helper", v, msg, sizeof(msg)) == -EINVAL &&
+		   strstr(msg, "300 bytes long, at most 255") && !o.helper[0],
 	       "a 300-byte helper path is refused, not cut: %s", msg);
 	tap_ok(cs_options_set(&o, "libcuda", v, msg, sizeof(msg)) == -EINVAL && !o.libcuda[0] &&
 		   cs_options_set(&o, "libnvml", v, msg, sizeof(msg)) == -EINVAL && !o.libnvml[0],

@@ -48,7 +48,8 @@ int main(void)
 		tap_skip_all("needs root to make a device node");
 	dirfd = unit_tmpdir(path, sizeof(path));
 	if (mknodat(dirfd, "cudastore-1-gpu0.ext", S_IFCHR | 0600, makedev(1, 3)) < 0 ||
-	    mkfifoat(dirfd, "cudastore-1.img", 0600) < 0 || mkfifoat(dirfd, "cudastore-guardian.log", 0600) < 0)
+	    mkfifoat(dirfd, "cudastore-1.img", 0600) < 0 ||
+	    mkfifoat(dirfd, "cudastore-guardian.log", 0600) < 0)
 		tap_bail("cannot plant a device node and FIFOs in %s: %s", path, strerror(errno));
 	close(openat(dirfd, "cudastore-2.img", O_CREAT | O_WRONLY | O_CLOEXEC, 0600));
 	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
@@ -59,7 +60,8 @@ int main(void)
 	memset(&st, 0, sizeof(st));
 	fd = cs_imgdir_open_ro(dirfd, "cudastore-1-gpu0.ext", 0, &st);
 	opened(in, seen, sizeof(seen));
-	tap_ok(fd == -EINVAL && S_ISCHR(st.st_mode), "a device node as an extent: -EINVAL, st says so (%d)", fd);
+	tap_ok(fd == -EINVAL && S_ISCHR(st.st_mode), "a device node as an extent: -EINVAL, st says so (%d)",
+	       fd);
 	tap_ok(!seen[0], "the device node was never opened (opened: %s)", seen[0] ? seen : "nothing");
 
 	fd = cs_imgdir_read_all(dirfd, "cudastore-1.img", 1 << 20, &buf, &n);
@@ -69,13 +71,14 @@ int main(void)
 
 	fd = cs_imgdir_open_append(dirfd, "cudastore-guardian.log");
 	opened(in, seen, sizeof(seen));
-	tap_ok(fd == -EINVAL && !seen[0], "a FIFO as the guardian log: -EINVAL at once, never opened (%d; opened: %s)",
-	       fd, seen[0] ? seen : "nothing");
+	tap_ok(fd == -EINVAL && !seen[0],
+	       "a FIFO as the guardian log: -EINVAL at once, never opened (%d; opened: %s)", fd,
+	       seen[0] ? seen : "nothing");
 
 	fd = cs_imgdir_open_ro(dirfd, "cudastore-2.img", 0, &st);
 	opened(in, seen, sizeof(seen));
 	tap_ok(fd >= 0 && !strcmp(seen, "cudastore-2.img ") && !(fcntl(fd, F_GETFL) & O_NONBLOCK) &&
-		       (fcntl(fd, F_GETFD) & FD_CLOEXEC),
+		   (fcntl(fd, F_GETFD) & FD_CLOEXEC),
 	       "a regular file opens, blocking, close-on-exec (inotify saw: %s)", seen);
 	if (fd >= 0)
 		close(fd);
@@ -83,7 +86,7 @@ int main(void)
 	unlinkat(dirfd, "cudastore-guardian.log", 0);
 	fd = cs_imgdir_open_append(dirfd, "cudastore-guardian.log");
 	tap_ok(fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0600 &&
-		       write(fd, "a\n", 2) == 2,
+		   write(fd, "a\n", 2) == 2,
 	       "an absent log is created 0600 and written");
 	if (fd >= 0)
 		close(fd);

@@ -9,6 +9,7 @@ libcudastore_a_SOURCES += \
 	plugin/images/imgindex.c plugin/images/imgindex.h \
 	plugin/images/imgset.c plugin/images/imgset.h \
 	plugin/helper_path.c plugin/helper_path.h \
+	plugin/trust.c plugin/trust.h \
 	plugin/log.h \
 	plugin/strsafe.c plugin/strsafe.h \
 	plugin/options.c plugin/options.h \

@@ -10,12 +10,14 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "errmsg.h"
 #include "cudastore/cuda_ops.h"
+#include "trust.h"
 
 typedef CUresult (*get_proc_fn)(const char *sym, void **pfn, int version, cuuint64_t flags,
 				CUdriverProcAddressQueryResult *status);
@@ -77,6 +79,31 @@ static const struct sym cuda_syms[] = {
 };
 #undef OPS
 
+/*
+ * A bare name is the loader's to find, in the system's library directories (the helper runs
+ * without LD_LIBRARY_PATH). A path must pass cs_trust_path: root loads it. NULL: see *ret.
+ */
+static void *open_lib(const char *what, const char *path, int *ret, char *err, size_t errlen)
+{
+	char resolved[PATH_MAX];
+	void *lib;
+
+	*ret = 0;
+	if (strchr(path, '/')) {
+		*ret = cs_trust_path(path, what, resolved, sizeof(resolved), err, errlen);
+		if (*ret)
+			return NULL;
+		path = resolved;
+	}
+	/* RTLD_NODELETE: libcuda keeps threads and state after cuInit; never unmap it under them */
+	lib = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	if (!lib) {
+		cs_seterr(err, errlen, "cannot load %s: %s", path, dlerror());
+		*ret = -ENOENT;
+	}
+	return lib;
+}
+
 static int resolve(get_proc_fn gpa, const char *name, int version, void **out)
 {
 	CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
@@ -110,6 +137,7 @@ int cs_cuda_load(struct cs_cuda_ops *ops, const char *path, char *err, size_t er
 	get_proc_fn gpa;
 	size_t i;
 	void *fn;
+	int ret;
 
 	memset(ops, 0, sizeof(*ops));
 	if (!path)
@@ -117,13 +145,9 @@ int cs_cuda_load(struct cs_cuda_ops *ops, const char *path, char *err, size_t er
 	if (!path || !*path)
 		path = "libcuda.so.1";
 	snprintf(ops->path, sizeof(ops->path), "%s", path);
-
-	/* RTLD_NODELETE: libcuda keeps threads and state after cuInit; never unmap it under them */
-	ops->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-	if (!ops->lib) {
-		cs_seterr(err, errlen, "cannot load %s: %s", path, dlerror());
-		return -ENOENT;
-	}
+	ops->lib = open_lib("libcuda", path, &ret, err, errlen);
+	if (!ops->lib)
+		return ret;
 	gpa = (get_proc_fn)dlsym(ops->lib, "cuGetProcAddress_v2");
 	if (!gpa) {
 		cs_seterr(err, errlen, "%s has no cuGetProcAddress_v2 (driver older than CUDA 12.0?)", path);
@@ -218,17 +242,16 @@ static const struct {
 int cs_nvml_load(struct cs_nvml_ops *ops, const char *path, char *err, size_t errlen)
 {
 	size_t i;
+	int ret;
 
 	memset(ops, 0, sizeof(*ops));
 	if (!path)
 		path = getenv("CUDASTORE_LIBNVML");
 	if (!path || !*path)
 		path = "libnvidia-ml.so.1";
-	ops->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-	if (!ops->lib) {
-		cs_seterr(err, errlen, "cannot load %s: %s", path, dlerror());
-		return -ENOENT;
-	}
+	ops->lib = open_lib("libnvml", path, &ret, err, errlen);
+	if (!ops->lib)
+		return ret;
 	for (i = 0; i < sizeof(nvml_syms) / sizeof(nvml_syms[0]); i++) {
 		void *fn = dlsym(ops->lib, nvml_syms[i].name);
 

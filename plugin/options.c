@@ -119,6 +119,28 @@ static int set_mode(struct cs_options *o, const char *v)
 	return 0;
 }
 
+/* A path is kept whole or refused: a cut one would name another file. */
+static int set_path(char *dst, size_t size, const char *key, const char *v, char *err, size_t len)
+{
+	if (strlen(v) >= size)
+		return cs_fail(-EINVAL, err, len,
+			       "%s: the path is %zu bytes long, at most %zu are allowed: use a shorter one",
+			       key, strlen(v), size - 1);
+	snprintf(dst, size, "%s", v);
+	return 0;
+}
+
+/* An absolute path, or a bare name the loader finds in the system's library directories. */
+static int set_library(char *dst, size_t size, const char *key, const char *v, char *err, size_t len)
+{
+	if (strchr(v, '/') && v[0] != '/')
+		return cs_fail(-EINVAL, err, len,
+			       "%s: '%s' is a relative path: give an absolute path, or a bare name such as "
+			       "%s for the system's library directories",
+			       key, v, !strcmp(key, "libcuda") ? "libcuda.so.1" : "libnvidia-ml.so.1");
+	return set_path(dst, size, key, v, err, len);
+}
+
 int cs_options_set(struct cs_options *o, const char *key, const char *v, char *err, size_t len)
 {
 	uint64_t x;
@@ -127,13 +149,13 @@ int cs_options_set(struct cs_options *o, const char *key, const char *v, char *e
 		if (set_mode(o, v))
 			return cs_fail(-EINVAL, err, len, "mode: '%s' is not auto, custom or driver", v);
 	} else if (!strcmp(key, "libcuda")) {
-		snprintf(o->libcuda, sizeof(o->libcuda), "%s", v);
+		return set_library(o->libcuda, sizeof(o->libcuda), key, v, err, len);
 	} else if (!strcmp(key, "libnvml")) {
-		snprintf(o->libnvml, sizeof(o->libnvml), "%s", v);
+		return set_library(o->libnvml, sizeof(o->libnvml), key, v, err, len);
 	} else if (!strcmp(key, "helper")) {
 		if (v[0] != '/')
 			return cs_fail(-EINVAL, err, len, "helper: '%s' is not an absolute path", v);
-		snprintf(o->helper, sizeof(o->helper), "%s", v);
+		return set_path(o->helper, sizeof(o->helper), key, v, err, len);
 	} else if (!strcmp(key, "chunk_mb")) {
 		if (parse_u64(v, 1, CS_ENGINE_CHUNK_MAX >> 20, &x) || (x & (x - 1)))
 			return cs_fail(-EINVAL, err, len, "chunk_mb: '%s' is not a power of two in 1..%u", v,

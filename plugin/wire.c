@@ -77,7 +77,7 @@ int cs_wire_recv(int sock, struct cs_wire_msg *m, int *fd)
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} u;
-	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
+	struct iovec iov = { .iov_base = m, .iov_len = HDR_LEN + CS_WIRE_DATA };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
 			     .msg_controllen = sizeof(u.buf) };
 	ssize_t n;
@@ -100,8 +100,7 @@ int cs_wire_recv(int sock, struct cs_wire_msg *m, int *fd)
 	if ((size_t)n < HDR_LEN || m->magic != CS_WIRE_MAGIC || m->len > CS_WIRE_DATA ||
 	    (size_t)n != HDR_LEN + m->len || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
 		goto err_proto;
-	if (m->len < CS_WIRE_DATA)
-		m->data[m->len] = '\0';
+	m->data[m->len] = '\0';
 	return 0;
 
 err_proto:

@@ -57,8 +57,8 @@ struct cs_wire_msg {
 	int32_t arg;
 	int32_t ret;
 	uint32_t flags;
-	uint32_t len; /* bytes used in data */
-	char data[CS_WIRE_DATA];
+	uint32_t len;		     /* bytes used in data, at most CS_WIRE_DATA */
+	char data[CS_WIRE_DATA + 1]; /* one more: a received message's data is always terminated */
 };
 
 /* Send m (header plus m->len bytes of data) with fd attached when fd >= 0. 0 or -errno. */
@@ -68,7 +68,8 @@ int cs_wire_send_simple(int sock, uint32_t type, int32_t pid, int32_t arg, int32
 			int fd);
 /*
  * Receive one message. *fd gets an attached fd or -1 (fd may be NULL: any attached fd is closed).
- * 0 or -errno; -EPIPE when the peer is gone, -EPROTO for a malformed message.
+ * 0 or -errno; -EPIPE when the peer is gone, -EPROTO for a malformed message. On 0, m->data holds
+ * m->len bytes followed by a NUL (text may still hold NULs of its own: print m->len bytes).
  */
 int cs_wire_recv(int sock, struct cs_wire_msg *m, int *fd);
 const char *cs_wire_type_name(uint32_t type);

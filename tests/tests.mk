@@ -162,3 +162,21 @@ tests_docs_cs_option_keys_LDADD = $(CORE_TEST_LIBS)
 DOC_TESTS = tests/docs/test-man-lists-every-option.sh tests/test-install-under-prefix.sh
 TESTS += $(DOC_TESTS)
 dist_check_SCRIPTS += $(DOC_TESTS)
+
+# what root runs and opens: the helper's start, its environment, files planted in the images dir
+TRUST_CORE_TESTS = tests/core/test-helper-spawn-when-child-reaped tests/core/test-trust-path-and-option-paths
+check_PROGRAMS += $(TRUST_CORE_TESTS)
+TESTS += $(TRUST_CORE_TESTS)
+tests_core_test_helper_spawn_when_child_reaped_SOURCES = tests/core/test-helper-spawn-when-child-reaped.c tests/log-stderr.c
+tests_core_test_helper_spawn_when_child_reaped_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+tests_core_test_helper_spawn_when_child_reaped_LDADD = $(CORE_TEST_LIBS)
+tests_core_test_trust_path_and_option_paths_SOURCES = tests/core/test-trust-path-and-option-paths.c tests/log-stderr.c
+tests_core_test_trust_path_and_option_paths_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+tests_core_test_trust_path_and_option_paths_LDADD = $(CORE_TEST_LIBS)
+E2E_TRUST_TESTS = \
+	tests/e2e/test-guardian-fifo-as-log-does-not-block.sh \
+	tests/e2e/test-untrusted-helper-or-libcuda-refused.sh \
+	tests/e2e/test-helper-gets-a-clean-environment.sh \
+	tests/test-installed-helper-has-no-test-hooks.sh
+TESTS += $(E2E_TRUST_TESTS)
+dist_check_SCRIPTS += $(E2E_TRUST_TESTS)

@@ -43,8 +43,8 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* In the helper-to-be, after fork: a clean process for exec (fds, signals, session). */
-static void exec_helper(const char *path, int sock)
+/* In the helper-to-be, after fork: a clean process for exec (fds, signals, session, environment). */
+static void exec_helper(const char *path, char **env, int sock)
 {
 	sigset_t none;
 	int sig, fd;
@@ -64,7 +64,7 @@ static void exec_helper(const char *path, int sock)
 	if (syscall(SYS_close_range, CS_HELPER_FD + 1, ~0u, 0))
 		for (fd = CS_HELPER_FD + 1; fd < 65536; fd++)
 			close(fd);
-	execl(path, path, "--criu-fd", "3", (char *)NULL);
+	execve(path, (char *[]){ (char *)path, "--criu-fd", "3", NULL }, env);
 	{
 		struct cs_wire_msg m;
 		int n;
@@ -80,17 +80,34 @@ static void exec_helper(const char *path, int sock)
 	_exit(127);
 }
 
-static int spawn(const char *path, int *sock)
+/*
+ * The intermediate child exits at once. Where it cannot be waited for (SIGCHLD ignored, or a
+ * handler reaped it first) its status is unknown, and the socket tells: the helper answers INIT
+ * or its end is closed.
+ */
+static int wait_child(pid_t child)
 {
-	int sv[2], status;
+	int status = 0;
+
+	while (waitpid(child, &status, 0) < 0) {
+		if (errno == ECHILD)
+			return 0;
+		if (errno != EINTR)
+			return -errno;
+	}
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -ECHILD;
+}
+
+static int spawn(const char *path, char **env, int *sock)
+{
 	pid_t child, grandchild;
+	int sv[2], ret;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
 		return -errno;
 	child = fork();
 	if (child < 0) {
-		int ret = -errno;
-
+		ret = -errno;
 		close(sv[0]);
 		close(sv[1]);
 		return ret;
@@ -99,15 +116,14 @@ static int spawn(const char *path, int *sock)
 		close(sv[0]);
 		grandchild = fork();
 		if (grandchild == 0)
-			exec_helper(path, sv[1]);
+			exec_helper(path, env, sv[1]);
 		_exit(grandchild < 0 ? 1 : 0);
 	}
 	close(sv[1]);
-	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-		;
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+	ret = wait_child(child);
+	if (ret) {
 		close(sv[0]);
-		return -ECHILD;
+		return ret;
 	}
 	*sock = sv[0];
 	return 0;
@@ -203,7 +219,7 @@ static int serve(struct cs_link *l, struct cs_wire_msg *m, uint32_t *flags, unsi
 			return ret;
 		switch (m->type) {
 		case CS_W_LOG:
-			print_on_level((unsigned)m->arg, "%s", m->data);
+			print_on_level((unsigned)m->arg, "%.*s", (int)m->len, m->data);
 			break;
 		case CS_W_RT_RUN:
 		case CS_W_RT_STOP:
@@ -269,7 +285,7 @@ int cs_link_call(struct cs_link *l, uint32_t type, pid_t pid, int32_t arg, int32
 
 int cs_link_start(struct cs_link *l, int stage, const struct cs_options *o, int dirfd, bool *disabled)
 {
-	char path[PATH_MAX], err[512];
+	char path[PATH_MAX], err[512], **env;
 	struct cs_wire_msg *m;
 	uint64_t t0 = now_ns();
 	uint32_t flags = 0;
@@ -282,7 +298,9 @@ int cs_link_start(struct cs_link *l, int stage, const struct cs_options *o, int 
 		cs_err("%s", err);
 		return ret;
 	}
-	ret = spawn(path, &l->sock);
+	env = cs_helper_env();
+	ret = env ? spawn(path, env, &l->sock) : -ENOMEM;
+	free(env);
 	if (ret) {
 		cs_err("cannot start %s: %s", path, strerror(-ret));
 		return ret;
@@ -327,7 +345,7 @@ void cs_link_stop(struct cs_link *l)
 		/* drain its last log lines until it closes its end */
 		while (m && poll(&pfd, 1, STOP_WAIT_MS) > 0 && !cs_wire_recv(l->sock, m, NULL))
 			if (m->type == CS_W_LOG)
-				print_on_level((unsigned)m->arg, "%s", m->data);
+				print_on_level((unsigned)m->arg, "%.*s", (int)m->len, m->data);
 		free(m);
 	}
 	close(l->sock);

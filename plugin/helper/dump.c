@@ -20,6 +20,7 @@
 #include "plan.h"
 #include "procfs.h"
 #include "relay.h"
+#include "test_hooks.h"
 #include "restore.h"
 #include "rthread.h"
 #include "summary.h"
@@ -60,7 +61,7 @@ static int lock_process(struct cs_ctx *ctx, struct cs_proc *p, double t_pause)
 	if (res == CUDA_SUCCESS) {
 		p->phase = CS_PHASE_LOCKED;
 		cs_info("pid %d: locked in %.3f s", p->pid, cs_now() - t0);
-		cs_relay_test_stall("after-lock");
+		cs_test_stall("after-lock");
 		return 0;
 	}
 	p->phase = CS_PHASE_FAILED;
@@ -436,7 +437,7 @@ static int checkpoint_custom(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, s
 		return -EPROTO;
 	p->phase = CS_PHASE_CHECKPOINTED;
 	cs_stats_end(st, p->pid, "complete", 0);
-	cs_relay_test_stall("after-complete");
+	cs_test_stall("after-complete");
 	return ret;
 }
 
@@ -458,7 +459,7 @@ static int checkpoint_driver(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, s
 		return -EPROTO;
 	p->phase = CS_PHASE_CHECKPOINTED;
 	cs_stats_end(st, p->pid, "checkpoint", 0);
-	cs_relay_test_stall("after-checkpoint");
+	cs_test_stall("after-checkpoint");
 	fill_header(ctx, p, m, CS_MODE_DRIVER);
 	return write_manifest(ctx, p, dirfd, m);
 }

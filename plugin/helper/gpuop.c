@@ -7,7 +7,7 @@
 
 #include "devices.h"
 #include "gpuop.h"
-#include "relay.h"
+#include "test_hooks.h"
 #include "log.h"
 
 static int cmp_region(const void *a, const void *b)
@@ -89,7 +89,7 @@ static void progress(void *arg, unsigned region, uint64_t done, uint64_t total)
 	cs_info("pid %d: GPU region %u: %.0f%% (%.1f / %.1f MiB)", pid, region,
 		total ? 100.0 * done / total : 100.0, done / 1048576.0, total / 1048576.0);
 	pthread_mutex_unlock(&lock);
-	cs_relay_test_stall("copy-out");
+	cs_test_stall("copy-out");
 }
 
 void cs_gpuop_engine_opts(struct cs_ctx *ctx, struct cs_engine_opts *eo)

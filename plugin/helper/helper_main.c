@@ -27,6 +27,7 @@
 #include "context.h"
 #include "devices.h"
 #include "dump.h"
+#include "imgdir.h"
 #include "imgset.h"
 #include "isolate.h"
 #include "log.h"
@@ -34,6 +35,7 @@
 #include "recover.h"
 #include "warmup.h"
 #include "relay.h"
+#include "test_hooks.h"
 #include "restore.h"
 #include "wire.h"
 
@@ -55,8 +57,14 @@ static const char *stage_name(int stage)
 static int load_driver(struct cs_ctx *ctx)
 {
 	char err[512];
+	int ret;
 
-	if (cs_cuda_load(&ctx->cuda, ctx->opt.libcuda[0] ? ctx->opt.libcuda : NULL, err, sizeof(err))) {
+	ret = cs_cuda_load(&ctx->cuda, ctx->opt.libcuda[0] ? ctx->opt.libcuda : NULL, err, sizeof(err));
+	if (ret == -EPERM) { /* one root may not load (trust.h): a mistake to fix, not "no driver" */
+		cs_err("%s", err);
+		return -1;
+	}
+	if (ret) {
 		if (ctx->stage == CS_STAGE_RESTORE) {
 			cs_err("the images hold CUDA GPU state but the driver cannot be used: %s. Install the "
 			       "NVIDIA driver (or set CUDASTORE_LIBCUDA) and restore again",
@@ -172,7 +180,7 @@ static int dispatch(struct helper *h, const struct cs_wire_msg *m, int fd, uint3
 		return cs_recover(ctx, m->pid, (unsigned)m->arg, h->dirfd);
 	case CS_W_FINISH:
 		keep_dirfd(h, fd);
-		cs_relay_test_stall("exit-hook");
+		cs_test_stall("exit-hook");
 		cs_dump_finish(ctx, m->ret, m->arg, h->dirfd);
 		h->finished = true;
 		h->finish_ret = m->ret;
@@ -205,11 +213,15 @@ static void guardian(struct helper *h)
 		cs_relay_guardian(-1);
 		return;
 	}
+	/* a FIFO or device planted under the log's name is not opened: the guardian must not block */
 	if (h->dirfd >= 0)
-		log_fd = openat(h->dirfd, GUARDIAN_LOG,
-				O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
-	cs_relay_guardian(log_fd);
+		log_fd = cs_imgdir_open_append(h->dirfd, GUARDIAN_LOG);
+	cs_relay_guardian(log_fd >= 0 ? log_fd : -1);
 	cs_warn("criu is gone in the middle of the dump; bringing its CUDA processes back to running");
+	if (log_fd < 0 && h->dirfd >= 0)
+		cs_warn("cannot open %s in the images directory (%s): it must be a regular file or absent; "
+			"this log goes to stderr only",
+			GUARDIAN_LOG, strerror(-log_fd));
 	/*
 	 * The dump's own end ran with success and without --leave-running: the images are complete
 	 * and criu would have killed the processes. Resume them and keep the images. Otherwise the

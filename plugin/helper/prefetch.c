@@ -27,6 +27,7 @@
 #include "manifest.h"
 #include "prefetch.h"
 #include "procfs.h"
+#include "test_hooks.h"
 
 #define PF_MAX_MANIFESTS 16
 
@@ -186,7 +187,7 @@ struct cs_prefetch *cs_prefetch_take(void)
 	if (st.scanning) {
 		pthread_join(st.tid, NULL);
 		st.scanning = false;
-		if (st.pf && getenv("CUDASTORE_TEST_PREFETCH_COMPLETE"))
+		if (st.pf && cs_test_prefetch_complete())
 			cs_prefetch_wait(st.pf); /* tests: read everything first (deterministic counts) */
 		if (st.pf) {
 			cs_prefetch_settle(st.pf);

@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* relay.c - log lines and restore-thread calls from cudastore-helper to criu (see relay.h) */
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +24,11 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER; /* one sender and log lin
 void cs_relay_init(int fd)
 {
 	sock = fd;
+}
+
+int cs_relay_sock(void)
+{
+	return sock;
 }
 
 bool cs_relay_criu_gone(void)
@@ -159,27 +162,4 @@ int cs_rthread_stop(struct cs_rthread *rt)
 	if (ret == -EPIPE)
 		cs_err("restore thread %d: criu is gone before it could stop the thread", rt->tid);
 	return ret;
-}
-
-void cs_relay_test_stall(const char *phase)
-{
-	const char *want = getenv("CUDASTORE_TEST_STALL"), *file = getenv("CUDASTORE_TEST_STALL_FILE");
-	struct pollfd pfd = { .fd = sock, .events = POLLRDHUP };
-	static atomic_bool done; /* batch workers reach the same phase at once: one stalls */
-	char pid[32];
-	int fd, i;
-
-	if (!want || strcmp(want, phase) || !file || atomic_exchange(&done, true))
-		return;
-	fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd >= 0) {
-		snprintf(pid, sizeof(pid), "%d\n", getpid());
-		if (write(fd, pid, strlen(pid)) < 0)
-			cs_warn("test stall: writing %s failed", file);
-		close(fd);
-	}
-	cs_info("test stall at %s: waiting until criu is gone or %s is removed", phase, file);
-	for (i = 0; i < 600 && access(file, F_OK) == 0; i++)
-		if (poll(&pfd, 1, 100) > 0)
-			break;
 }

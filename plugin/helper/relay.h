@@ -17,12 +17,7 @@ void cs_relay_init(int sock);
 /* criu is gone: serve the guardian. log_fd (or -1) receives a copy of every line from now on. */
 void cs_relay_guardian(int log_fd);
 bool cs_relay_criu_gone(void);
-/*
- * Test hook: when CUDASTORE_TEST_STALL names this phase, write our pid to
- * CUDASTORE_TEST_STALL_FILE and wait (at most 60 s) until criu is gone or the file is removed,
- * so a test can look at criu then, or SIGKILL it at exactly that point. Phases: after-lock, copy-out, after-complete,
- * after-checkpoint (driver-managed), exit-hook, restore.
- */
-void cs_relay_test_stall(const char *phase);
+/* The socket to criu (for the test hooks, test_hooks.h). */
+int cs_relay_sock(void);
 
 #endif /* CUDASTORE_RELAY_H */

@@ -13,7 +13,7 @@
 #include "imgset.h"
 #include "log.h"
 #include "procfs.h"
-#include "relay.h"
+#include "test_hooks.h"
 #include "prefetch.h"
 #include "restore.h"
 #include "warmup.h"
@@ -201,7 +201,7 @@ int cs_restore_custom(struct cs_ctx *ctx, pid_t pid, const struct cs_manifest *m
 	if (!ret)
 		ret = match_view(pid, m, dest, &view, dev_of);
 	cs_stats_end(st, pid, "map", 0);
-	cs_relay_test_stall("restore");
+	cs_test_stall("restore");
 	if (!ret)
 		ret = rs ? copy_from_rescue(ctx, pid, &view, dev_of, m, rs)
 			 : copy_from_extents(ctx, pid, &view, dev_of, m, dirfd, &bytes);

@@ -66,42 +66,69 @@ int cs_imgdir_create(int dirfd, const char *name, int extra_flags)
 }
 
 /*
- * O_NONBLOCK keeps a FIFO planted in the images directory from blocking the open until a
- * writer shows up; it is cleared again once fstat has shown a regular file. On -EINVAL (not a
- * regular file) *st is still filled so the caller can say what was found instead.
+ * The type is checked before the file is opened: an O_PATH descriptor opens nothing (a device
+ * node planted in the images directory is not opened by root, a FIFO does not block), fstat
+ * tells what it is, and only a regular file is then opened for reading through
+ * /proc/self/fd, which reopens that very inode whatever happens to the name meanwhile.
  */
-int cs_imgdir_open_ro(int dirfd, const char *name, int extra_flags, struct stat *st)
+static int cs_imgdir_pin(int dirfd, const char *name, struct stat *st)
 {
-	struct stat local;
 	int fd, ret;
 
-	if (!st)
-		st = &local;
 	if (!cs_name_is_safe(name))
 		return -EINVAL;
-	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | extra_flags);
+	fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, st) < 0) {
 		ret = -errno;
-		goto err_close;
+		close(fd);
+		return ret;
 	}
 	if (!S_ISREG(st->st_mode)) {
-		ret = -EINVAL;
-		goto err_close;
-	}
-	if (!(extra_flags & O_NONBLOCK)) {
-		ret = fcntl(fd, F_GETFL);
-		if (ret < 0 || fcntl(fd, F_SETFL, ret & ~O_NONBLOCK) < 0) {
-			ret = -errno;
-			goto err_close;
-		}
+		close(fd);
+		return S_ISLNK(st->st_mode) ? -ELOOP : -EINVAL; /* what O_NOFOLLOW would have said */
 	}
 	return fd;
+}
 
-err_close:
-	close(fd);
-	return ret;
+static int cs_imgdir_reopen(int pinned, int flags)
+{
+	char self[64];
+	int fd;
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pinned);
+	fd = open(self, flags | O_CLOEXEC);
+	fd = fd < 0 ? -errno : fd;
+	close(pinned);
+	return fd;
+}
+
+int cs_imgdir_open_ro(int dirfd, const char *name, int extra_flags, struct stat *st)
+{
+	struct stat local;
+	int fd;
+
+	fd = cs_imgdir_pin(dirfd, name, st ? st : &local);
+	if (fd < 0)
+		return fd;
+	return cs_imgdir_reopen(fd, O_RDONLY | (extra_flags & ~O_NOFOLLOW));
+}
+
+int cs_imgdir_open_append(int dirfd, const char *name)
+{
+	struct stat st;
+	int fd;
+
+	if (!cs_name_is_safe(name))
+		return -EINVAL;
+	fd = openat(dirfd, name, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0 || errno != EEXIST)
+		return fd < 0 ? -errno : fd;
+	fd = cs_imgdir_pin(dirfd, name, &st);
+	if (fd < 0)
+		return fd;
+	return cs_imgdir_reopen(fd, O_WRONLY | O_APPEND);
 }
 
 int cs_imgdir_remove(int dirfd, const char *name)

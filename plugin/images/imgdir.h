@@ -35,8 +35,13 @@ bool cs_name_is_ours(const char *name);
 
 /* Create name exclusively (O_CREAT|O_EXCL, 0600). extra: e.g. O_DIRECT. fd or -errno. */
 int cs_imgdir_create(int dirfd, const char *name, int extra_flags);
-/* Open an existing regular file read-only; -EINVAL if it is not a regular file. fd or -errno. */
+/*
+ * Open an existing regular file read-only; -EINVAL if it is not a regular file, which is then
+ * never opened (no device node or FIFO is opened by root; *st says what it is). fd or -errno.
+ */
 int cs_imgdir_open_ro(int dirfd, const char *name, int extra_flags, struct stat *st);
+/* Open name for appending, created 0600 if missing; -EINVAL (never opened) if not a regular file. */
+int cs_imgdir_open_append(int dirfd, const char *name);
 /* Remove name if present (0 if it did not exist). */
 int cs_imgdir_remove(int dirfd, const char *name);
 /* Remove every entry that cs_name_is_ours(), except directories; *removed counts them. */

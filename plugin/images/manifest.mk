@@ -10,13 +10,21 @@ CS_UNIT_TESTS = \
 	tests/unit/test-manifest-check-extents \
 	tests/unit/test-imgdir-confinement \
 	tests/unit/test-imgdir-atomic-write \
-	tests/unit/test-index-owns-manifests
+	tests/unit/test-index-owns-manifests \
+	tests/unit/test-wire-full-log-record-terminated \
+	tests/unit/test-imgdir-planted-nodes-never-opened
 check_PROGRAMS += $(CS_UNIT_TESTS)
 TESTS += $(CS_UNIT_TESTS)
 
 CS_UNIT_COMMON = tests/unit/unit.c tests/unit/unit.h tests/tap.h tests/log-stderr.c
 CS_UNIT_LDADD = libcudastore.a $(PROTOBUF_C_LIBS) -ldl -lpthread
 
+tests_unit_test_wire_full_log_record_terminated_SOURCES = tests/unit/test-wire-full-log-record-terminated.c \
+	$(CS_UNIT_COMMON)
+tests_unit_test_wire_full_log_record_terminated_LDADD = $(CS_UNIT_LDADD)
+tests_unit_test_imgdir_planted_nodes_never_opened_SOURCES = tests/unit/test-imgdir-planted-nodes-never-opened.c \
+	$(CS_UNIT_COMMON)
+tests_unit_test_imgdir_planted_nodes_never_opened_LDADD = $(CS_UNIT_LDADD)
 tests_unit_test_manifest_roundtrip_SOURCES = tests/unit/test-manifest-roundtrip.c $(CS_UNIT_COMMON)
 tests_unit_test_manifest_roundtrip_LDADD = $(CS_UNIT_LDADD)
 tests_unit_test_manifest_rejects_corrupt_SOURCES = tests/unit/test-manifest-rejects-corrupt.c $(CS_UNIT_COMMON)

@@ -42,7 +42,9 @@ setup_work() {
 	PLUGINDIR=$WORK/plugins
 	mkdir -p "$PLUGINDIR"
 	cp "$PLUGIN_SO" "$PLUGINDIR/"
-	cp "$top_builddir/cudastore-helper" "$PLUGINDIR/" # the plugin runs it from beside itself
+	# the plugin runs the helper beside itself: the build with the test hooks (make check builds it)
+	[ -x "$top_builddir/cudastore-helper-test" ] || bail "cudastore-helper-test not built (make check builds it)"
+	cp "$top_builddir/cudastore-helper-test" "$PLUGINDIR/cudastore-helper"
 	# every test pins its own config file: nothing in /etc changes what the suite does
 	CONFIG=$WORK/cudastore.conf
 	echo "# config of ${0##*/}" >"$CONFIG"

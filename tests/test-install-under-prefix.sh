@@ -10,7 +10,7 @@
 WORK=$(mktemp -d /tmp/cs-install.XXXXXX) || bail "mktemp failed"
 dirs=$(make -s --no-print-directory -C "$top_builddir" print-install-dirs 2>&1) &&
 	eval "$(echo "$dirs" | grep -E '^[a-z]+=')" || bail "make print-install-dirs failed: $dirs"
-plan 23
+plan 24
 D=$WORK/destdir
 make -s --no-print-directory -C "$top_builddir" install DESTDIR="$D" >"$WORK/install.log" 2>&1
 rc=$?
@@ -31,6 +31,9 @@ check "the plugin's default config file is $csconfigfile" grep -aqF "$csconfigfi
 for m in man1/cudastore.1 man5/cudastore.conf.5 man8/cudastore-plugin.8; do
 	check "man page $m is installed" [ -f "$D$mandir/$m" ]
 done
+f=$D$mandir/man1/cudastore.1
+check "man1/cudastore.1: version $version in the header, no unsubstituted @...@" \
+	bash -c "grep -q '^\.TH .*\"cudastore $version\"' '$f' && ! grep -q '@[A-Z_]*@' '$f'"
 for m in man5/cudastore.conf.5 man8/cudastore-plugin.8; do
 	f=$D$mandir/$m
 	check "$m: version $version in the header, no unsubstituted @...@" \

@@ -8,7 +8,7 @@
 . "$top_srcdir/tests/e2e/lib.sh"
 need_criu; setup_work; use_emulator
 command -v unshare >/dev/null || skip_all "unshare not installed"
-plan 15
+plan 16
 
 # start_ns NAME WORKLOAD-OPTIONS...: the workload as pid 1 of a new pid namespace; sets HOSTPID
 start_ns() {
@@ -40,6 +40,10 @@ start_ns b --size 4m --fork-cpu 1
 check "tree B: CPU-only child at ns pid $(nspid_of_child "$HOSTPID")" [ "$(nspid_of_child "$HOSTPID")" = 2 ]
 criu_dump "$WORK/img" "$HOSTPID"
 check "tree B dumped into the same directory" [ $? = 0 ]
+check "A's files were removed at init, before criu froze or paused any process" bash -c "
+	r=\$(grep -an 'removed [0-9]* cudastore file(s) of an earlier dump' '$WORK/img/dump.log' | head -n1 | cut -d: -f1)
+	p=\$(grep -an 'cudastore: pause:' '$WORK/img/dump.log' | head -n1 | cut -d: -f1)
+	[ -n \"\$r\" ] && [ -n \"\$p\" ] && [ \"\$r\" -lt \"\$p\" ]"
 check "B's dump owns exactly its files: none left for ns pid 2 ($(ls "$WORK/img" | grep cudastore-2 | paste -sd' '))" \
 	[ -z "$(ls "$WORK/img" | grep '^cudastore-2[.-]')" ]
 check "B's files for ns pid 1 are there" [ -f "$WORK/img/cudastore-1.img" ]

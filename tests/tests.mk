@@ -100,7 +100,8 @@ TESTS += $(E2E_GPU_TESTS)
 E2E_NS1_AFTER = tests/e2e/test-reused-images-dir-stale-files.sh.log
 $(E2E_NS1_AFTER): tests/e2e/test-container-pid-namespace.sh.log
 dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh tests/e2e/tree.sh tests/e2e/helper-killed.sh tests/e2e/guardian.sh \
-	tests/e2e/runc-lib.sh tests/e2e/crun-lib.sh
+	tests/e2e/runc-lib.sh tests/e2e/crun-lib.sh \
+	tests/e2e/runtime-checkpoint-restore.sh tests/e2e/runtime-leave-running.sh
 
 # GPU-host tools (built by make-gpu-artifacts.sh; not run by make check)
 check_PROGRAMS += tests/gpu/cs-driver-timing

@@ -120,20 +120,22 @@ bool cs_procfs_cuda_ipc(pid_t pid, char *name, size_t len)
 	return found;
 }
 
-/* TracerPid of pid, or -1 */
-static pid_t tracer_of(pid_t pid)
+pid_t cs_procfs_status_pid(pid_t pid, const char *field)
 {
 	FILE *f = proc_open(pid, "status");
+	size_t n = strlen(field);
 	char line[256];
-	pid_t t = -1;
+	pid_t v = -1;
 
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "TracerPid: %d", &t) == 1)
+		if (!strncmp(line, field, n) && line[n] == ':') {
+			v = (pid_t)strtol(line + n + 1, NULL, 10);
 			break;
+		}
 	fclose(f);
-	return t;
+	return v;
 }
 
 int cs_procfs_traced_by(pid_t tracer, pid_t *out, unsigned max)
@@ -149,7 +151,7 @@ int cs_procfs_traced_by(pid_t tracer, pid_t *out, unsigned max)
 		if (!isdigit((unsigned char)e->d_name[0]))
 			continue;
 		pid = strtol(e->d_name, NULL, 10);
-		if (pid <= 0 || tracer_of((pid_t)pid) != tracer)
+		if (pid <= 0 || cs_procfs_status_pid((pid_t)pid, "TracerPid") != tracer)
 			continue;
 		if (n < max)
 			out[n] = (pid_t)pid;

@@ -26,6 +26,9 @@ struct cs_thread_status {
 /* 0, or -errno (-ENOENT: no such thread) */
 int cs_procfs_thread_status(pid_t tid, struct cs_thread_status *st);
 
+/* A pid-valued field of /proc/PID/status ("PPid", "TracerPid"), or -1. */
+pid_t cs_procfs_status_pid(pid_t pid, const char *field);
+
 /*
  * The processes (thread-group leaders, as this pid namespace sees them) whose main thread is
  * ptrace-stopped or traced by tracer: at most max pids into out, in /proc order. Their number

@@ -103,23 +103,6 @@ static int safe_read_str(const void *p, char *buf, size_t len)
 	return strlen(buf) < (size_t)n ? 0 : -ENAMETOOLONG;
 }
 
-static pid_t tracer_of(pid_t pid)
-{
-	char path[64], line[256];
-	pid_t t = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "TracerPid: %d", &t) == 1)
-			break;
-	fclose(f);
-	return t;
-}
-
 /* opts.imgs_dir (a path, absolute or relative to where criu started) vs the open images dir */
 static int check_imgs_dir(const char *path, int dfd, char *why, size_t whylen)
 {
@@ -188,7 +171,7 @@ static int layout_check(const struct cs_criu_layout *l, const unsigned char *bas
 	}
 	/* RPC passes the pid in the request and leaves tree_id 0; then the log level must check */
 	if (check_tree && (tree < 0 || (tree == 0 && !log_get_loglevel) ||
-			   (tree > 0 && tree != pid && tracer_of(tree) != getpid()))) {
+			   (tree > 0 && tree != pid && cs_procfs_status_pid(tree, "TracerPid") != getpid()))) {
 		snprintf(why, whylen, "tree_id reads %d: neither pid %d nor a process criu has seized", tree,
 			 pid);
 		return -1;

@@ -11,6 +11,7 @@
 
 #include "isolate.h"
 #include "log.h"
+#include "procfs.h"
 
 #define OOM_SCORE_ADJ "-999" /* every ordinary process (0) goes first; -1000 would exempt it */
 
@@ -78,23 +79,6 @@ int cs_isolate_memcg(pid_t pid, char *path, size_t len)
 	return ret ? ret : memcg_path(pid, v2, path, len);
 }
 
-static pid_t parent_of(pid_t pid)
-{
-	char name[64], line[256];
-	FILE *f;
-	int ppid = -1;
-
-	snprintf(name, sizeof(name), "/proc/%d/status", pid);
-	f = fopen(name, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "PPid: %d", &ppid) == 1)
-			break;
-	fclose(f);
-	return ppid;
-}
-
 static int write_text(const char *path, const char *text)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW), ret = 0;
@@ -111,7 +95,7 @@ static int write_text(const char *path, const char *text)
 static void leave_criu_memcg(pid_t criu_pid)
 {
 	char mnt[PATH_MAX], mine[PATH_MAX], theirs[PATH_MAX], procs[PATH_MAX * 2 + 16], pid[32];
-	pid_t parent = parent_of(criu_pid);
+	pid_t parent = cs_procfs_status_pid(criu_pid, "PPid");
 	bool v2 = false;
 	int ret;
 

@@ -658,9 +658,9 @@ static int rollback_one(struct cs_ctx *ctx, struct cs_proc *p, void *arg)
 }
 
 /* Which processes the rollback touches (docs/design.md, "exit(DUMP, ret): rollback") */
-static bool needs_rollback(const struct cs_proc *p)
+bool cs_dump_needs_resume(const struct cs_proc *p)
 {
-	if (p->phase == CS_PHASE_RESUMED)
+	if (p->phase == CS_PHASE_RESUMED || p->left)
 		return false;
 	if (p->checkpoint_called)
 		return true;
@@ -677,7 +677,7 @@ void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd)
 	unsigned i;
 
 	for (i = 0; resume && i < ctx->nproc; i++)
-		if (needs_rollback(&ctx->proc[i]))
+		if (cs_dump_needs_resume(&ctx->proc[i]))
 			procs[b.n++] = &ctx->proc[i];
 	cs_batch_run(ctx, &b); /* every process at once, as the checkpoint ran */
 	for (i = 0; i < b.n; i++) {
@@ -688,7 +688,10 @@ void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd)
 		else
 			cs_info("pid %d: resumed with its GPU memory in %.3f s (%s)", p->pid,
 				p->t_end - p->t_begin,
-				cs_relay_criu_gone() ? "criu is gone" : ret ? "dump failed" : "--leave-running");
+				ret	     ? (cs_relay_criu_gone() ? "criu is gone" : "dump failed")
+				: p->watched ? "criu let it run"
+				: cs_relay_criu_gone() ? "criu is gone"
+						       : "--leave-running");
 		if (!p->result)
 			p->phase = CS_PHASE_RESUMED;
 		/* a failed dump's images are useless once the memory is back on the GPU */

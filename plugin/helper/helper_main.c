@@ -33,6 +33,7 @@
 #include "warmup.h"
 #include "relay.h"
 #include "restore.h"
+#include "watch.h"
 #include "wire.h"
 
 #define GUARDIAN_LOG "cudastore-guardian.log"
@@ -42,6 +43,7 @@ struct helper {
 	int dirfd;	     /* the images directory, last passed by criu (the guardian needs it) */
 	bool finished;	     /* criu sent FINISH: the dump's own end ran */
 	int finish_ret;	     /* and the dump's result then */
+	bool watch;	     /* at BYE, watch what criu does to the processes (watch.h) */
 	struct cs_ctx *ctx;
 };
 
@@ -110,6 +112,7 @@ static int do_init(struct helper *h, const struct cs_wire_msg *m, int fd)
 	pthread_mutexattr_destroy(&ma);
 	memcpy(&ctx->opt, m->data, sizeof(ctx->opt));
 	h->ctx = ctx;
+	cs_relay_test_stall("init");
 	if (load_driver(ctx))
 		return -ENODEV;
 	if (ctx->disabled)
@@ -167,9 +170,10 @@ static int dispatch(struct helper *h, const struct cs_wire_msg *m, int fd, uint3
 	case CS_W_FINISH:
 		keep_dirfd(h, fd);
 		cs_relay_test_stall("exit-hook");
-		cs_dump_finish(ctx, m->ret, m->arg, h->dirfd);
+		cs_dump_finish(ctx, m->ret, m->arg == 1, h->dirfd);
 		h->finished = true;
 		h->finish_ret = m->ret;
+		h->watch = !m->ret && m->arg == CS_FINISH_WATCH;
 		return 0;
 	default:
 		if (fd >= 0)
@@ -246,6 +250,8 @@ static int serve(struct helper *h)
 			break;
 		if (m->type == CS_W_BYE) {
 			free(m);
+			if (h->watch)
+				cs_watch_leave_running(h->ctx, h->sock, h->dirfd, GUARDIAN_LOG);
 			return 0;
 		}
 		flags = 0;

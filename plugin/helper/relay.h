@@ -20,7 +20,8 @@ bool cs_relay_criu_gone(void);
 /*
  * Test hook: when CUDASTORE_TEST_STALL names this phase, write our pid to
  * CUDASTORE_TEST_STALL_FILE and wait (at most 60 s) until criu is gone or the file is removed,
- * so a test can look at criu then, or SIGKILL it at exactly that point. Phases: after-lock, copy-out, after-complete, exit-hook, restore.
+ * so a test can look at criu then, or SIGKILL it at exactly that point. Phases: init, after-lock, copy-out,
+ * after-complete, exit-hook, restore.
  */
 void cs_relay_test_stall(const char *phase);
 

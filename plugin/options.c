@@ -202,6 +202,9 @@ int cs_options_set(struct cs_options *o, const char *key, const char *v, char *e
 	} else if (!strcmp(key, "leave_running")) {
 		if (parse_tristate(v, &o->leave_running))
 			return cs_fail(-EINVAL, err, len, "leave_running: '%s' is not auto, yes or no", v);
+	} else if (!strcmp(key, "criu_options")) {
+		if (parse_tristate(v, &o->criu_options))
+			return cs_fail(-EINVAL, err, len, "criu_options: '%s' is not auto, yes or no", v);
 	} else if (!strcmp(key, "lock_timeout_ms")) {
 		if (parse_u64(v, 0, 3600000, &x))
 			return cs_fail(-EINVAL, err, len, "lock_timeout_ms: '%s' is not in 0..3600000", v);
@@ -244,6 +247,7 @@ static void defaults(struct cs_options *o)
 	o->rescue = CS_AUTO;
 	o->leave_running = CS_AUTO;
 	o->op_timeout_s = CS_OP_TIMEOUT_DEF;
+	o->criu_options = CS_AUTO;
 }
 
 static char *trim(char *s)
@@ -419,6 +423,7 @@ static const struct {
 	{ "CUDASTORE_SPACE_CHECK", "space_check" },
 	{ "CUDASTORE_RESCUE", "rescue" },
 	{ "CUDASTORE_LEAVE_RUNNING", "leave_running" },
+	{ "CUDASTORE_CRIU_OPTIONS", "criu_options" },
 	{ "CUDASTORE_LOCK_TIMEOUT_MS", "lock_timeout_ms" },
 	{ "CUDASTORE_PARALLEL", "parallel" },
 	{ "CUDASTORE_OP_TIMEOUT_S", "op_timeout_s" },
@@ -559,6 +564,8 @@ int cs_option_format(const struct cs_options *o, const char *key, char *buf, siz
 		snprintf(buf, len, "%s", tri_name(o->rescue));
 	else if (!strcmp(key, "leave_running"))
 		snprintf(buf, len, "%s", tri_name(o->leave_running));
+	else if (!strcmp(key, "criu_options"))
+		snprintf(buf, len, "%s", tri_name(o->criu_options));
 	else if (!strcmp(key, "lock_timeout_ms"))
 		snprintf(buf, len, "%u", o->lock_timeout_ms);
 	else if (!strcmp(key, "op_timeout_s"))

@@ -42,6 +42,7 @@ struct cs_options {
 	bool space_check;		/* refuse a dump that cannot fit, before the lock */
 	enum cs_tristate rescue;	/* host copy of GPU memory when writing extents fails */
 	enum cs_tristate leave_running; /* AUTO: criu's own decision (criu_opts.c) */
+	enum cs_tristate criu_options;	/* NO: never read criu's private options (criu_opts.h) */
 	unsigned lock_timeout_ms;	/* 0: derived from criu's --timeout */
 	unsigned parallel; /* processes checkpointed or restored at once; 0: all, at most CS_PARALLEL_AUTO */
 	unsigned op_timeout_s; /* the most one request to cudastore-helper may take; 0: no limit */
@@ -83,7 +84,7 @@ int cs_options_load_traced(struct cs_options *o, cs_options_trace_fn fn, void *a
 const char *cs_options_config_path(void);
 const char *cs_opt_mode_name(enum cs_opt_mode m);
 /* Every option: its key in the file (CUDASTORE_<KEY> in the environment), in a stable order. */
-#define CS_OPTION_COUNT 21
+#define CS_OPTION_COUNT 22
 const char *cs_option_key(unsigned i); /* i < CS_OPTION_COUNT, else NULL */
 /* The value of option key in o, as the file would spell it (defaults spelled out); 0 or -ENOENT. */
 int cs_option_format(const struct cs_options *o, const char *key, char *buf, size_t len);

@@ -138,6 +138,27 @@ pid_t cs_procfs_status_pid(pid_t pid, const char *field)
 	return v;
 }
 
+int cs_procfs_task(pid_t pid, char *state, unsigned long long *start, pid_t *tracer)
+{
+	FILE *f = proc_open(pid, "stat");
+	char buf[1024], *p;
+	size_t n;
+
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* the command name may hold spaces and parentheses */
+	/* fields 3 (state) to 22 (starttime) */
+	if (!p ||
+	    sscanf(p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+		   state, start) != 2)
+		return -EPROTO;
+	*tracer = cs_procfs_status_pid(pid, "TracerPid");
+	return *tracer < 0 ? -ENOENT : 0;
+}
+
 int cs_procfs_traced_by(pid_t tracer, pid_t *out, unsigned max)
 {
 	DIR *d = opendir("/proc");

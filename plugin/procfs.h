@@ -36,4 +36,11 @@ pid_t cs_procfs_status_pid(pid_t pid, const char *field);
  */
 int cs_procfs_traced_by(pid_t tracer, pid_t *out, unsigned max);
 
+/*
+ * What /proc/<pid>/stat and status say of a process's main thread: its state letter ('R', 'S',
+ * 'T', 't', 'Z', ...), its start time (clock ticks after boot: tells a reused pid apart) and its
+ * tracer (0: none). 0, or -errno (-ENOENT: no such process).
+ */
+int cs_procfs_task(pid_t pid, char *state, unsigned long long *start, pid_t *tracer);
+
 #endif /* CUDASTORE_PROCFS_H */

@@ -30,7 +30,8 @@ enum cs_wire_type {
 	CS_W_PAUSE,	 /* pid; ms left by criu's --timeout alarm in arg (0: none); images dir attached */
 	CS_W_CHECKPOINT, /* pid; images dir attached; the first one checkpoints every process */
 	CS_W_RESTORE,	 /* pid; images dir attached; the first one restores every process */
-	CS_W_FINISH,	 /* dump result in ret, leave-running in arg; images dir attached if open */
+	CS_W_FINISH,	 /* dump result in ret, leave-running in arg (1 yes, 0 no, CS_FINISH_WATCH);
+			  * images dir attached if open */
 	CS_W_BYE,	 /* criu is done with the helper: exit without any guardian action */
 	CS_W_LOG,	 /* level in arg, text in data */
 	CS_W_RT_RUN,	 /* tid in arg */
@@ -45,6 +46,13 @@ enum cs_wire_type {
 
 /* RECOVER's arg */
 #define CS_RECOVER_KEEP 1u /* the dump had succeeded (--leave-running): keep its images */
+
+/*
+ * FINISH's arg when criu's options do not tell whether criu leaves the tree running: after a
+ * successful dump the helper keeps the processes checkpointed, closes its end at BYE and watches
+ * what criu does to them (killed, stopped, or let run: then it resumes their GPU state).
+ */
+#define CS_FINISH_WATCH 2
 
 /* flags */
 #define CS_WF_DISABLED	    (1u << 1) /* DONE(INIT): no usable driver, every hook says "not mine" */

@@ -84,6 +84,9 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-stray-etc-config-ignored.sh \
 	tests/e2e/test-format-1.0-images-restore.sh \
 	tests/e2e/test-leave-running-known-every-way.sh \
+	tests/e2e/test-leave-running-observed-without-layout.sh \
+	tests/e2e/test-criu43-leave-running-observed.sh \
+	tests/e2e/test-freeze-cgroup-kept-without-cuda.sh \
 	tests/e2e/test-unsupported-criu-modes-refused.sh \
 	tests/e2e/test-runc-checkpoint-restore.sh \
 	tests/e2e/test-runc-leave-running.sh \

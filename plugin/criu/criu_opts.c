@@ -53,9 +53,9 @@ extern unsigned int log_get_loglevel(void) __attribute__((weak));
  * field after it by 4 bytes. Used only after the run-time check passes.
  */
 const struct cs_criu_layout cs_criu_layout_table[] = {
-	{ "table for CRIU 4.2.x", "4.2.", 0, 168, 364, 408, 412, 416, 424, 476 },
-	{ "table for CRIU 4.0/4.1", "4.0|4.1.", 0, 168, 364, 404, 408, 412, 416, 468 },
-	{ NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ "table for CRIU 4.2.x", "4.2.", 0, 168, 364, 408, 412, 416, 424, 476, 88 },
+	{ "table for CRIU 4.0/4.1", "4.0|4.1.", 0, 168, 364, 404, 408, 412, 416, 468, 88 },
+	{ NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
 };
 
 #ifdef CS_CRIU_OPTS_PROBED
@@ -70,6 +70,7 @@ static const struct cs_criu_layout probed = {
 	CS_CRIU_OFF_LOG_LEVEL,
 	CS_CRIU_OFF_IMGS_DIR,
 	CS_CRIU_OFF_MODE,
+	CS_CRIU_OFF_FREEZE_CGROUP,
 };
 #endif
 
@@ -142,6 +143,23 @@ static int check_imgs_dir(const char *path, int dfd, char *why, size_t whylen)
 	return 0;
 }
 
+/* opts.freeze_cgroup: NULL, or a readable absolute path */
+static int check_freeze_cgroup(const struct cs_criu_layout *l, const unsigned char *base, char *why,
+			       size_t whylen)
+{
+	char path[PATH_MAX];
+	void *p;
+
+	memcpy(&p, base + l->freeze_cgroup, sizeof(p));
+	if (!p)
+		return 0;
+	if (safe_read_str(p, path, sizeof(path)) || path[0] != '/') {
+		snprintf(why, whylen, "freeze_cgroup reads %p, not an absolute path", p);
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * The checks above. check_tree false: this layout already passed the tree check in this criu
  * process (the tree may be gone or released by now, at exit after a refused PAUSE).
@@ -169,8 +187,12 @@ static int layout_check(const struct cs_criu_layout *l, const unsigned char *bas
 			 lazy);
 		return -1;
 	}
+	if (tree < 0) {
+		snprintf(why, whylen, "tree_id reads %d", tree);
+		return -1;
+	}
 	/* RPC passes the pid in the request and leaves tree_id 0; then the log level must check */
-	if (check_tree && (tree < 0 || (tree == 0 && !log_get_loglevel) ||
+	if (check_tree && ((tree == 0 && !log_get_loglevel) ||
 			   (tree > 0 && tree != pid && cs_procfs_status_pid(tree, "TracerPid") != getpid()))) {
 		snprintf(why, whylen, "tree_id reads %d: neither pid %d nor a process criu has seized", tree,
 			 pid);
@@ -192,7 +214,7 @@ static int layout_check(const struct cs_criu_layout *l, const unsigned char *bas
 		if (check_imgs_dir(path, dirfd, why, whylen))
 			return -1;
 	}
-	return 0;
+	return check_freeze_cgroup(l, base, why, whylen);
 }
 
 int cs_criu_layout_check(const struct cs_criu_layout *l, const unsigned char *base, pid_t pid, int dirfd,
@@ -258,12 +280,18 @@ static bool version_matches(const char *list, const char *ver)
 
 static void fill_from(struct cs_criu_view *v, const struct cs_criu_layout *l)
 {
+	void *fc;
+
 	v->known = true;
 	v->leave_running = rd_int(opts, l->final_state) == CS_TASK_ALIVE;
 	v->stream = rd_int(opts, l->stream) != 0;
 	v->page_server = rd_int(opts, l->use_page_server) != 0;
 	v->lazy_pages = opts[l->lazy_pages] != 0;
 	v->pre_dump = rd_int(opts, l->mode) == CS_CR_PRE_DUMP;
+	v->tree = rd_int(opts, l->tree_id);
+	memcpy(&fc, opts + l->freeze_cgroup, sizeof(fc));
+	if (!fc || safe_read_str(fc, v->freeze_cgroup, sizeof(v->freeze_cgroup)))
+		v->freeze_cgroup[0] = '\0';
 	snprintf(v->how, sizeof(v->how), "criu's options, %s", l->what);
 }
 
@@ -271,13 +299,15 @@ static void fill_from(struct cs_criu_view *v, const struct cs_criu_layout *l)
 static bool warned_probe;
 #endif
 static bool warned_none;
+static bool layout_allowed = true; /* criu_options is not no */
 /* the layout that passed every check once in this criu process (criu's options do not move) */
 static const struct cs_criu_layout *trusted;
 
-/* l passed: read v through it, and trust it from now on */
-static bool use_layout(struct cs_criu_view *v, const struct cs_criu_layout *l)
+/* l passed: read v through it, and trust it from now on unless the tree could not be checked */
+static bool use_layout(struct cs_criu_view *v, const struct cs_criu_layout *l, bool at_init)
 {
-	trusted = l;
+	if (!at_init)
+		trusted = l;
 	fill_from(v, l);
 	return true;
 }
@@ -298,25 +328,29 @@ __attribute__((format(printf, 2, 3))) static void warn_once(bool *done, const ch
 }
 
 /* the layouts, in order: probed at build time, then the table entry for the running version */
-static bool read_layouts(struct cs_criu_view *v, pid_t pid, int dirfd, char *why, size_t whylen)
+static bool read_layouts(struct cs_criu_view *v, pid_t pid, bool at_init, int dirfd, char *why, size_t whylen)
 {
 	const struct cs_criu_layout *l;
 	const char *ver;
 	char w[160] = "";
 
+	if (!layout_allowed) {
+		snprintf(why, whylen, "criu_options=no: criu's private options are not read");
+		return false;
+	}
 	if (!opts) {
 		snprintf(why, whylen, "criu exports no 'opts'");
 		return false;
 	}
 	if (trusted) {
 		if (!layout_check(trusted, opts, pid, false, dirfd, w, sizeof(w)))
-			return use_layout(v, trusted);
+			return use_layout(v, trusted, false);
 		snprintf(why, whylen, "the %s, trusted until now, no longer fits: %s", trusted->what, w);
 		return false;
 	}
 #ifdef CS_CRIU_OPTS_PROBED
-	if (!cs_criu_layout_check(&probed, opts, pid, dirfd, w, sizeof(w)))
-		return use_layout(v, &probed);
+	if (!layout_check(&probed, opts, pid, !at_init, dirfd, w, sizeof(w)))
+		return use_layout(v, &probed, at_init);
 	warn_once(&warned_probe,
 		  "criu's options: the layout of the %s does not fit this criu (%s); "
 		  "trying the checked-in table",
@@ -330,8 +364,8 @@ static bool read_layouts(struct cs_criu_view *v, pid_t pid, int dirfd, char *why
 	for (l = cs_criu_layout_table; l->what; l++) {
 		if (!version_matches(l->versions, ver))
 			continue;
-		if (!cs_criu_layout_check(l, opts, pid, dirfd, w, sizeof(w)))
-			return use_layout(v, l);
+		if (!layout_check(l, opts, pid, !at_init, dirfd, w, sizeof(w)))
+			return use_layout(v, l, at_init);
 		snprintf(why, whylen, "the %s does not fit criu %s: %s", l->what, ver, w);
 		return false;
 	}
@@ -362,16 +396,37 @@ static bool takes_arg(const char *arg)
 	return false;
 }
 
+/* the argument of an option criu's view keeps (-t, --freeze-cgroup), from arg on */
+static void keep_arg(struct cs_criu_view *v, char what, const char *arg)
+{
+	if (what == 't')
+		v->tree = (pid_t)atoi(arg);
+	else if (what == 'f')
+		snprintf(v->freeze_cgroup, sizeof(v->freeze_cgroup), "%s", arg);
+}
+
+/* which kept option a long option is ('t', 'f'), else 0 */
+static char kept_long(const char *p)
+{
+	if (is_long(p, "--tree"))
+		return 't';
+	if (is_long(p, "--freeze-cgroup"))
+		return 'f';
+	return 0;
+}
+
 bool cs_criu_parse_cmdline(const char *buf, size_t len, struct cs_criu_view *v)
 {
 	const char *p, *end = buf + len;
 	bool cmd_seen = false, dump = false, skip_next = false, rpc = false;
 	int final = CS_TASK_DEAD;
+	char keep = 0; /* the skipped next word is kept as this option's argument */
 
 	/* argv[0] first */
 	for (p = buf + strnlen(buf, len) + 1; p < end; p += strnlen(p, end - p) + 1) {
 		if (skip_next) {
 			skip_next = false;
+			keep_arg(v, keep, p);
 			continue;
 		}
 		if (!strcmp(p, "--"))
@@ -399,8 +454,11 @@ bool cs_criu_parse_cmdline(const char *buf, size_t len, struct cs_criu_view *v)
 				v->page_server = false;
 			else if (is_long(p, "--rpc"))
 				rpc = true;
+			else if (kept_long(p) && strchr(p, '='))
+				keep_arg(v, kept_long(p), strchr(p, '=') + 1);
 			else if (!strchr(p, '=') && takes_arg(p))
 				skip_next = true; /* an option that takes the next argument */
+			keep = skip_next ? kept_long(p) : 0;
 			continue;
 		}
 		/* short options, possibly bundled: criu's "dSsRt:hD:o:v::x::Vr:jJ:lW:L:M:" */
@@ -411,6 +469,9 @@ bool cs_criu_parse_cmdline(const char *buf, size_t len, struct cs_criu_view *v)
 				final = CS_TASK_STOPPED;
 			else if (strchr("tDorJWLM", *c)) {
 				skip_next = c[1] == '\0';
+				keep = *c == 't' ? 't' : 0;
+				if (!skip_next)
+					keep_arg(v, keep, c + 1);
 				break;
 			} else if (strchr("vx", *c))
 				break; /* optional argument: the rest of this word */
@@ -442,17 +503,24 @@ static bool read_cmdline(struct cs_criu_view *v, char *cmd, size_t cmdlen)
 	return cs_criu_parse_cmdline(buf, (size_t)n, v);
 }
 
-void cs_criu_view_read(struct cs_criu_view *v, pid_t pid, int dirfd)
+void cs_criu_opts_configure(const struct cs_options *o)
+{
+	layout_allowed = o->criu_options != CS_NO;
+}
+
+static void view_read(struct cs_criu_view *v, pid_t pid, bool at_init, int dirfd)
 {
 	char why[200] = "", cmd[96];
 
 	memset(v, 0, sizeof(*v));
-	if (read_layouts(v, pid, dirfd, why, sizeof(why)))
+	if (read_layouts(v, pid, at_init, dirfd, why, sizeof(why)))
 		return;
-	warn_once(&warned_none,
-		  "criu's options cannot be read (%s); falling back to criu's command "
-		  "line, which does not show CRIU config files or RPC requests",
-		  why);
+	if (!at_init) /* init has not yet seen whether a CUDA process is dumped */
+		warn_once(&warned_none,
+			  "criu's options cannot be read (%s); leave-running is decided by watching "
+			  "the tasks once criu lets them go, the rest from criu's command line, which does "
+			  "not show CRIU config files or RPC requests",
+			  why);
 	if (read_cmdline(v, cmd, sizeof(cmd))) {
 		v->from_cmdline = true;
 		snprintf(v->how, sizeof(v->how), "criu's command line (%s)", why);
@@ -460,6 +528,16 @@ void cs_criu_view_read(struct cs_criu_view *v, pid_t pid, int dirfd)
 	}
 	memset(v, 0, sizeof(*v));
 	snprintf(v->how, sizeof(v->how), "%s; criu runs as '%.60s'", why, cmd);
+}
+
+void cs_criu_view_read(struct cs_criu_view *v, pid_t pid, int dirfd)
+{
+	view_read(v, pid, false, dirfd);
+}
+
+void cs_criu_view_read_init(struct cs_criu_view *v, int dirfd)
+{
+	view_read(v, 0, true, dirfd);
 }
 
 int cs_criu_leave_running(const struct cs_options *o, int dirfd)
@@ -477,19 +555,15 @@ int cs_criu_leave_running(const struct cs_options *o, int dirfd)
 			v.leave_running ? "leaves running" : "does not leave running", v.how);
 		return v.leave_running;
 	}
-	if (v.from_cmdline) {
-		cs_warn("criu %s the dumped tree according to %s; leave-running set in a CRIU config "
-			"file cannot be seen this way: set leave_running=yes or no in cudastore.conf to be "
-			"sure",
-			v.leave_running ? "leaves running" : "does not leave running", v.how);
-		return v.leave_running;
+	if (v.from_cmdline && v.leave_running) {
+		cs_info("criu leaves running the dumped tree (read from %s)", v.how);
+		return 1;
 	}
-	cs_warn("cannot tell whether criu leaves the dumped tree running (%s): resuming the GPU state "
-		"as for --leave-running, so that a running process never keeps a checkpointed GPU (this "
-		"costs the copy back if criu then stops the tree); set leave_running=yes or no in "
-		"cudastore.conf to decide",
+	cs_info("criu's options do not say whether criu leaves the dumped tree running (%s): "
+		"cudastore-helper will watch what criu does to the tasks and resume the GPU state of "
+		"those criu lets run",
 		v.how);
-	return 1;
+	return CS_CRIU_LR_WATCH;
 }
 
 int cs_criu_refuse_unsupported(int pid, int dirfd)

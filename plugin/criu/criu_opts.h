@@ -13,6 +13,7 @@
 #ifndef CUDASTORE_CRIU_OPTS_H
 #define CUDASTORE_CRIU_OPTS_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -24,6 +25,7 @@ struct cs_criu_layout {
 	const char *what;     /* for the log: "probed CRIU 4.2.1 tree", "table for CRIU 4.2.x", ... */
 	const char *versions; /* version prefixes it applies to, '|'-separated ("4.0|4.1") */
 	size_t final_state, use_page_server, lazy_pages, stream, tree_id, log_level, imgs_dir, mode;
+	size_t freeze_cgroup;
 };
 
 /* What criu was asked to do, as far as the plugin can tell. */
@@ -35,6 +37,8 @@ struct cs_criu_view {
 	bool lazy_pages;    /* --lazy-pages */
 	bool page_server;   /* --page-server (memory pages go to a remote page server) */
 	bool pre_dump;	    /* criu's mode is pre-dump (known only from criu's options) */
+	pid_t tree;	    /* the pid criu dumps (-t), 0 when not known (RPC) */
+	char freeze_cgroup[PATH_MAX]; /* --freeze-cgroup, "" when none is given */
 	char how[200];	    /* which layout or fallback, and why, for the log */
 };
 
@@ -46,10 +50,24 @@ struct cs_criu_view {
 void cs_criu_view_read(struct cs_criu_view *v, pid_t pid, int dirfd);
 
 /*
- * 1 when criu will leave the dumped tree running (so the plugin must resume the GPU state),
- * else 0. The leave_running option overrides; without it, criu's own decision is used. When
- * the plugin cannot know, it logs a warning naming the way it went.
+ * init(DUMP), before criu seizes anything: read criu's view as far as it can be known yet (the
+ * tree is not seized, so a layout passes without the tree check and is not trusted for later).
  */
+void cs_criu_view_read_init(struct cs_criu_view *v, int dirfd);
+
+/*
+ * o->criu_options: read criu's private options (CS_AUTO, CS_YES) or never (CS_NO: the command
+ * line and what criu observably does to the tasks only). Set once, at init.
+ */
+void cs_criu_opts_configure(const struct cs_options *o);
+
+/*
+ * 1 when criu will leave the dumped tree running (so the plugin must resume the GPU state), 0
+ * when it will not, CS_CRIU_LR_WATCH when it cannot be read from criu's options: the helper
+ * then watches what criu does to the tasks once it lets them go (docs/design.md, "exit(DUMP,
+ * ret): rollback"). The leave_running option overrides.
+ */
+#define CS_CRIU_LR_WATCH 2
 int cs_criu_leave_running(const struct cs_options *o, int dirfd);
 
 /*

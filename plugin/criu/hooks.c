@@ -17,7 +17,9 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -26,6 +28,7 @@
 
 #include "criu-plugin.h"
 #include "criu_opts.h"
+#include "freezer.h"
 #include "helper_link.h"
 #include "helper_path.h"
 #include "log.h"
@@ -51,10 +54,12 @@ extern void collect_madv_guards(void) __attribute__((weak));
 
 struct cs_plugin {
 	int stage;
-	bool disabled;	/* no GPU work for us: every hook says -ENOTSUP */
-	bool paused;	/* a PAUSE reached the helper: exit must tell it criu's final state */
-	bool recovered; /* the dump's helper died; a new one took its processes over (recover.h) */
+	bool disabled;	 /* no GPU work for us: every hook says -ENOTSUP */
+	bool paused;	 /* a PAUSE reached the helper: exit must tell it criu's final state */
+	bool recovered;	 /* the dump's helper died; a new one took its processes over (recover.h) */
 	bool tree_ended; /* restore failed: every restored task was killed and reaped */
+	bool freezer;	 /* criu keeps its cgroup freezer: no CUDA process may appear (freezer.h) */
+	char freeze_cgroup[PATH_MAX];
 	struct cs_options opt;
 	struct cs_link link;
 	unsigned ntracked;
@@ -91,8 +96,36 @@ static bool images_need_us(void)
 	return check_and_remove_inventory_plugin(PLUGIN_NAME, strlen(PLUGIN_NAME));
 }
 
+/* init(DUMP), before the helper starts: may criu keep its cgroup freezer? (freezer.h) */
+static bool freezer_may_keep(struct cs_plugin *p)
+{
+	struct cs_criu_view v;
+	char why[320];
+	bool keep;
+
+	cs_criu_view_read_init(&v, criu_get_image_dir());
+	keep = cs_freezer_may_keep(&v, why, sizeof(why));
+	if (keep)
+		snprintf(p->freeze_cgroup, sizeof(p->freeze_cgroup), "%s", v.freeze_cgroup);
+	cs_info("seizing: %s: %s", keep ? "criu keeps its cgroup freezer" : "thread by thread", why);
+	return keep;
+}
+
+/*
+ * A cgroup freezer would freeze the driver's restore thread too: a tree with a CUDA process is
+ * seized with ptrace interrupts (interrupt-only mode), a tree without one keeps the freezer.
+ */
+static void pick_seizing(struct cs_plugin *p, bool keep_freezer)
+{
+	if (keep_freezer)
+		p->freezer = true;
+	else if (set_compel_interrupt_only_mode)
+		set_compel_interrupt_only_mode();
+}
+
 static int cudastore_init(int stage)
 {
+	bool keep_freezer = false;
 	char err[512];
 	int ret;
 
@@ -106,6 +139,9 @@ static int cudastore_init(int stage)
 		cs_err("bad configuration: %s", err);
 		goto err_free;
 	}
+	cs_criu_opts_configure(&pl->opt);
+	if (stage == CR_PLUGIN_STAGE__DUMP)
+		keep_freezer = freezer_may_keep(pl);
 	if (stage == CR_PLUGIN_STAGE__RESTORE && !images_need_us()) {
 		cs_debug("images hold no GPU state; plugin idle");
 		pl->disabled = true;
@@ -119,9 +155,8 @@ static int cudastore_init(int stage)
 		goto err_stop; /* the images need a driver the helper could not use (it said why) */
 	if (pl->disabled) /* no driver here (the helper said why): nothing for it to do */
 		cs_link_stop(&pl->link);
-	/* a cgroup freezer would freeze the driver's restore thread too: use ptrace interrupts */
-	if (stage == CR_PLUGIN_STAGE__DUMP && !pl->disabled && set_compel_interrupt_only_mode)
-		set_compel_interrupt_only_mode();
+	if (stage == CR_PLUGIN_STAGE__DUMP && !pl->disabled)
+		pick_seizing(pl, keep_freezer);
 	return 0;
 
 err_stop:
@@ -132,9 +167,12 @@ err_free:
 	return -1;
 }
 
-static bool leave_running(const struct cs_plugin *p)
+/* FINISH's arg: leave running 1, not 0, or CS_FINISH_WATCH: the helper watches the tasks */
+static int32_t leave_running(const struct cs_plugin *p)
 {
-	return cs_criu_leave_running(&p->opt, criu_get_image_dir()) == 1;
+	int lr = cs_criu_leave_running(&p->opt, criu_get_image_dir());
+
+	return lr == CS_CRIU_LR_WATCH ? CS_FINISH_WATCH : lr;
 }
 
 static void track(struct cs_plugin *p, pid_t pid, bool ours)
@@ -209,7 +247,7 @@ static void cudastore_exit(int stage, int ret)
 	 * options be checked against a tree criu never seized).
 	 */
 	if (stage == CR_PLUGIN_STAGE__DUMP && !pl->disabled && !pl->recovered) {
-		bool lr = pl->paused && leave_running(pl);
+		int lr = pl->paused ? leave_running(pl) : 0;
 
 		cs_link_call(&pl->link, CS_W_FINISH, 0, lr, ret, criu_get_image_dir(), NULL,
 			     cs_link_op_timeout_ms(&pl->opt));
@@ -247,6 +285,8 @@ static int cudastore_pause_devices(int pid)
 
 	if (!pl || pl->disabled)
 		return -ENOTSUP;
+	if (pl->freezer)
+		return cs_freezer_check_late(pid, pl->freeze_cgroup);
 	if (cs_criu_refuse_unsupported(pid, criu_get_image_dir()))
 		return -EINVAL;
 	note_threads("pause");
@@ -276,6 +316,8 @@ static int cudastore_checkpoint_devices(int pid)
 
 	if (!pl || pl->disabled || pl->stage != CR_PLUGIN_STAGE__DUMP)
 		return -ENOTSUP;
+	if (pl->freezer)
+		return cs_freezer_check_late(pid, pl->freeze_cgroup);
 	note_threads("checkpoint");
 	if (pl->recovered)
 		return -EIO;

@@ -48,6 +48,8 @@ struct cs_proc {
 	enum cs_mode mode;	/* how it was (or is being) checkpointed */
 	bool checkpoint_called; /* the driver checkpoint call was made */
 	bool extents_complete;	/* manifest + extents written and synced */
+	bool left;		/* criu killed or stopped it after the dump: nothing to resume (watch.h) */
+	bool watched;		/* resumed because criu was seen letting it run (watch.h) */
 	struct cs_rescue *rescue;
 	unsigned ndev_plan;		     /* GPUs the process uses, from NVML (0: unknown) */
 	CUuuid dev_plan[CS_MAX_DEVICES];

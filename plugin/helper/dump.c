@@ -674,9 +674,9 @@ static int rollback_one(struct cs_ctx *ctx, struct cs_proc *p, void *arg)
 }
 
 /* Which processes the rollback touches (docs/design.md, "exit(DUMP, ret): rollback") */
-static bool needs_rollback(const struct cs_proc *p)
+bool cs_dump_needs_resume(const struct cs_proc *p)
 {
-	if (p->phase == CS_PHASE_RESUMED)
+	if (p->phase == CS_PHASE_RESUMED || p->left)
 		return false;
 	if (p->checkpoint_called)
 		return true;
@@ -693,7 +693,7 @@ void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd)
 	unsigned i;
 
 	for (i = 0; resume && i < ctx->nproc; i++)
-		if (needs_rollback(&ctx->proc[i]))
+		if (cs_dump_needs_resume(&ctx->proc[i]))
 			procs[b.n++] = &ctx->proc[i];
 	cs_batch_run(ctx, &b); /* every process at once, as the checkpoint ran */
 	for (i = 0; i < b.n; i++) {
@@ -704,7 +704,10 @@ void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd)
 		else
 			cs_info("pid %d: resumed with its GPU memory in %.3f s (%s)", p->pid,
 				p->t_end - p->t_begin,
-				cs_relay_criu_gone() ? "criu is gone" : ret ? "dump failed" : "--leave-running");
+				ret	     ? (cs_relay_criu_gone() ? "criu is gone" : "dump failed")
+				: p->watched ? "criu let it run"
+				: cs_relay_criu_gone() ? "criu is gone"
+						       : "--leave-running");
 		if (!p->result)
 			p->phase = CS_PHASE_RESUMED;
 		/* a failed dump's images are useless once the memory is back on the GPU */
@@ -716,12 +719,18 @@ void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd)
 	for (i = 0; i < ctx->nproc; i++) {
 		cs_rescue_free(ctx->proc[i].rescue);
 		ctx->proc[i].rescue = NULL;
-		cs_manifest_free(ctx->proc[i].m);
-		free(ctx->proc[i].m);
-		ctx->proc[i].m = NULL;
 	}
 	/* and so is its index, unless it still lists images kept above: no half image set */
 	if (ret && !kept && dirfd >= 0 && ctx->nproc)
 		cs_imgdir_remove(dirfd, CS_NAME_INDEX);
 	cs_plan_release();
+}
+
+void cs_dump_release(struct cs_ctx *ctx)
+{
+	for (unsigned i = 0; i < ctx->nproc; i++) {
+		cs_manifest_free(ctx->proc[i].m);
+		free(ctx->proc[i].m);
+		ctx->proc[i].m = NULL;
+	}
 }

@@ -17,5 +17,11 @@ int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd);
 int cs_dump_checkpoint(struct cs_ctx *ctx, pid_t pid, int dirfd);
 /* leave_running: criu's decision (hooks.c); the guardian passes true to resume everything */
 void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd);
+/* p holds GPU state of ours that a rollback or leave-running would resume */
+bool cs_dump_needs_resume(const struct cs_proc *p);
+
+/* The manifests the dump kept for a rollback (a watched leave-running one may come after
+ * FINISH, at BYE): freed when the helper ends. */
+void cs_dump_release(struct cs_ctx *ctx);
 
 #endif /* CUDASTORE_DUMP_H */

@@ -37,6 +37,7 @@
 #include "relay.h"
 #include "test_hooks.h"
 #include "restore.h"
+#include "watch.h"
 #include "wire.h"
 
 #define GUARDIAN_LOG "cudastore-guardian.log"
@@ -46,6 +47,7 @@ struct helper {
 	int dirfd;	     /* the images directory, last passed by criu (the guardian needs it) */
 	bool finished;	     /* criu sent FINISH: the dump's own end ran */
 	int finish_ret;	     /* and the dump's result then */
+	bool watch;	     /* at BYE, watch what criu does to the processes (watch.h) */
 	struct cs_ctx *ctx;
 };
 
@@ -121,6 +123,7 @@ static int do_init(struct helper *h, const struct cs_wire_msg *m, int fd)
 	memcpy(&ctx->opt, m->data, sizeof(ctx->opt));
 	h->ctx = ctx;
 	cs_isolate(ctx->criu_pid); /* before any buffer is pinned */
+	cs_test_stall("init");
 	if (load_driver(ctx))
 		return -ENODEV;
 	if (ctx->disabled)
@@ -181,9 +184,10 @@ static int dispatch(struct helper *h, const struct cs_wire_msg *m, int fd, uint3
 	case CS_W_FINISH:
 		keep_dirfd(h, fd);
 		cs_test_stall("exit-hook");
-		cs_dump_finish(ctx, m->ret, m->arg, h->dirfd);
+		cs_dump_finish(ctx, m->ret, m->arg == 1, h->dirfd);
 		h->finished = true;
 		h->finish_ret = m->ret;
+		h->watch = !m->ret && m->arg == CS_FINISH_WATCH;
 		return 0;
 	default:
 		if (fd >= 0)
@@ -237,6 +241,7 @@ static void release(struct helper *h)
 {
 	cs_prefetch_end();
 	if (h->ctx) {
+		cs_dump_release(h->ctx);
 		cs_warmup_wait(h->ctx);
 		cs_pool_release(h->ctx); /* before the contexts go */
 	}
@@ -264,6 +269,8 @@ static int serve(struct helper *h)
 			break;
 		if (m->type == CS_W_BYE) {
 			free(m);
+			if (h->watch)
+				cs_watch_leave_running(h->ctx, h->sock, h->dirfd, GUARDIAN_LOG);
 			return 0;
 		}
 		flags = 0;

@@ -496,10 +496,11 @@ static bool read_cmdline(struct cs_criu_view *v, char *cmd, size_t cmdlen)
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
-	snprintf(cmd, cmdlen, "%.*s", (int)n, buf);
+	/* for the log: arguments joined by spaces; criu rewrites its argv (its process title), so
+	 * whatever follows in that area is shown as '?' rather than as raw bytes */
 	for (i = 0; i + 1 < cmdlen && i < (size_t)n; i++)
-		if (cmd[i] == '\0')
-			cmd[i] = ' ';
+		cmd[i] = !buf[i] ? ' ' : (buf[i] < 0x20 || buf[i] > 0x7e) ? '?' : buf[i];
+	cmd[i] = '\0';
 	return cs_criu_parse_cmdline(buf, (size_t)n, v);
 }
 

@@ -65,7 +65,12 @@ step "zdtm's library and $(echo $STATIC | wc -w) static tests built" "$LOGS/make
 # --- the plugin where zdtm's criu finds it, active on the emulator ------------------------
 use_emulator
 export CUDASTORE_EMU_DEVICES=1
-: >"$WORK/cudastore.conf"
+# zdtm's test/ directory is world-writable (its uns flavor runs tests as another user), so the
+# helper beside the plugin there is refused, as it must be: the config names one in this test's
+# private directory instead
+mkdir -p "$WORK/helper" && cp "$top_builddir/cudastore-helper" "$WORK/helper/" ||
+	bail "cannot copy cudastore-helper"
+printf 'helper = %s\n' "$WORK/helper/cudastore-helper" >"$WORK/cudastore.conf"
 export CUDASTORE_CONFIG=$WORK/cudastore.conf
 installed=
 remove_installed() { rm -rf $installed "$T/dump"; cleanup; }

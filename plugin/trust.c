@@ -36,8 +36,9 @@ static int check_step(struct walk *w, const char *step, const struct stat *st)
 	if (st->st_uid != 0 && st->st_uid != geteuid())
 		return cs_fail(-EPERM, w->err, w->errlen,
 			       "%s %s: %s %s is owned by uid %u, not root; whoever owns it decides what "
-			       "root runs: chown root %s, or install it where only root can write",
-			       w->what, w->path, kind(st->st_mode), step, (unsigned)st->st_uid, step);
+			       "root runs: chown %sroot %s, or install it where only root can write",
+			       w->what, w->path, kind(st->st_mode), step, (unsigned)st->st_uid,
+			       S_ISLNK(st->st_mode) ? "-h " : "", step);
 	if (S_ISLNK(st->st_mode) || !(st->st_mode & (S_IWGRP | S_IWOTH)))
 		return 0;
 	if (S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX))

@@ -29,6 +29,10 @@ fi
 scripts/provide-criu.sh
 scripts/provide-crun.sh ||
 	log "warning: no crun with CRIU support (reason above); the crun tests will be skipped"
+# CRIU 4.3 (Debian experimental binaries in a cached sid root, about 40 s the first time), for the
+# test that leave-running is found without criu's private option layout
+timeout 600 scripts/provide-criu43.sh >/dev/null ||
+	log "warning: no CRIU 4.3 root (reason above); its test will be skipped"
 if dpkg -s criu >/dev/null 2>&1; then
 	log "warning: Debian's criu package is installed; runtimes look criu up in PATH, so keep" \
 		"/usr/local/sbin before /usr/sbin (the tests check which criu runc will run)"

@@ -55,7 +55,7 @@ int main(void)
 	pid_t me = getpid();
 	bool lr, dump;
 
-	tap_plan(16);
+	tap_plan(19);
 	tap_ok(cs_criu_layout_table[0].what && cs_criu_layout_table[1].what && !cs_criu_layout_table[2].what,
 	       "two checked-in layouts (4.2.x, 4.0/4.1)");
 	fake(l42, 1, 1, me);
@@ -100,5 +100,23 @@ int main(void)
 	tap_ok(!dump, "an RPC worker's command line is not trusted");
 	tap_ok(parse("criu dump -t 5 --page-server --address a --port 1", &lr, &dump) && dump,
 	       "--page-server seen on the command line");
+	{
+		struct cs_criu_view v;
+		static const char words[] = "criu\0dump\0--tree\0"
+					     "42\0--freeze-cgroup\0/sys/fs/cgroup/x\0-D\0d";
+		static const char eq[] = "criu\0dump\0-t42\0--freeze-cgroup=/cg/y";
+
+		memset(&v, 0, sizeof(v));
+		cs_criu_parse_cmdline(words, sizeof(words), &v);
+		tap_ok(v.tree == 42 && !strcmp(v.freeze_cgroup, "/sys/fs/cgroup/x"),
+		       "--tree 42 and --freeze-cgroup PATH (tree %d, cgroup '%s')", (int)v.tree, v.freeze_cgroup);
+		memset(&v, 0, sizeof(v));
+		cs_criu_parse_cmdline(eq, sizeof(eq), &v);
+		tap_ok(v.tree == 42 && !strcmp(v.freeze_cgroup, "/cg/y"), "-t42 and --freeze-cgroup=PATH (tree %d, '%s')",
+		       (int)v.tree, v.freeze_cgroup);
+		memset(&v, 0, sizeof(v));
+		cs_criu_parse_cmdline("criu\0dump\0-D\0-t", 18, &v);
+		tap_ok(v.tree == 0 && !v.freeze_cgroup[0], "-t as the argument of -D is no tree, no freeze cgroup");
+	}
 	return tap_done();
 }

@@ -336,21 +336,23 @@ static int cudastore_checkpoint_devices(int pid)
  */
 static void end_restored_tree(void)
 {
-	pid_t tree[CS_MAX_TRACKED];
-	int n = cs_procfs_traced_by(getpid(), tree, CS_MAX_TRACKED), i, st;
+	int n = cs_procfs_traced_by(getpid(), NULL, 0), i, st;
 	struct timespec pause = { 0, 10 * 1000 * 1000 };
+	pid_t *tree = n > 0 ? calloc((size_t)n + 64, sizeof(*tree)) : NULL;
 
 	if (pl->tree_ended)
 		return;
 	pl->tree_ended = true;
-	for (i = 0; i < n && i < CS_MAX_TRACKED; i++)
+	n = tree ? cs_procfs_traced_by(getpid(), tree, (unsigned)n + 64) : 0;
+	for (i = 0; tree && i < n; i++)
 		kill(tree[i], SIGKILL);
+	free(tree);
 	for (i = 0; i < 1000; i++) { /* at most ~10 s */
 		pid_t w = waitpid(-1, &st, __WALL | WNOHANG);
 
 		if (w > 0)
 			continue;
-		if ((w < 0 && errno == ECHILD) || cs_procfs_traced_by(getpid(), tree, 0) <= 0)
+		if ((w < 0 && errno == ECHILD) || cs_procfs_traced_by(getpid(), NULL, 0) <= 0)
 			break;
 		nanosleep(&pause, NULL);
 	}

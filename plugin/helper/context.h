@@ -92,6 +92,8 @@ struct cs_ctx {
 	pthread_t warmup;
 	int warmup_dirfd;
 	double warmup_done; /* cs_now() when the warm-up thread ended */
+	pid_t *not_ours;    /* restore: processes without GPU state of ours (CPU-only ones) */
+	unsigned nnot_ours;
 	unsigned nproc;
 	struct cs_proc proc[CS_MAX_PROCS];
 };

@@ -249,6 +249,8 @@ static void release(struct helper *h)
 		cs_dev_release_all(h->ctx);
 		cs_cuda_unload(&h->ctx->cuda);
 	}
+	if (h->ctx)
+		free(h->ctx->not_ours);
 	free(h->ctx);
 	h->ctx = NULL;
 	if (h->dirfd >= 0)

@@ -436,36 +436,81 @@ static unsigned restored_tree(struct cs_ctx *ctx, pid_t pid, pid_t *tree, unsign
 	return k;
 }
 
+/* pid has no GPU state of ours (decided once: later RESTOREs of it answer at once) */
+static bool not_ours(const struct cs_ctx *ctx, pid_t pid)
+{
+	for (unsigned i = 0; i < ctx->nnot_ours; i++)
+		if (ctx->not_ours[i] == pid)
+			return true;
+	return false;
+}
+
+static void note_not_ours(struct cs_ctx *ctx, pid_t pid)
+{
+	pid_t *more;
+
+	if (ctx->nnot_ours % 64 == 0) {
+		more = realloc(ctx->not_ours, (ctx->nnot_ours + 64) * sizeof(*more));
+		if (!more)
+			return; /* asked again later: the same answer, one more driver call */
+		ctx->not_ours = more;
+	}
+	ctx->not_ours[ctx->nnot_ours++] = pid;
+}
+
+/*
+ * pid validated (images, restore thread) and, when it has GPU state of ours, tracked: its entry,
+ * or NULL (not ours, or no room: *result says which).
+ */
+static struct cs_proc *prepare_one(struct cs_ctx *ctx, pid_t pid, int dirfd, int *result)
+{
+	struct cs_proc tmp, *p;
+
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.pid = pid;
+	tmp.ns_pid = cs_procfs_ns_pid(pid);
+	*result = restore_prepare(ctx, &tmp, dirfd);
+	if (*result == -ENOTSUP) {
+		note_not_ours(ctx, pid);
+		cs_manifest_free(tmp.m);
+		free(tmp.m);
+		return NULL;
+	}
+	p = cs_ctx_add(ctx, pid);
+	if (!p) {
+		cs_err("pid %d: more than %d CUDA processes in one restore", pid, CS_MAX_PROCS);
+		kill(pid, SIGKILL);
+		cs_manifest_free(tmp.m);
+		free(tmp.m);
+		*result = -E2BIG;
+		return NULL;
+	}
+	*p = tmp;
+	p->done = true;
+	p->result = *result;
+	return p;
+}
+
 /*
  * Every process of tree[0..n) at once (those not seen before). Each is validated first; any that
  * fails validation or its restore gets the whole tree killed before any resumes.
  */
 static void restore_all(struct cs_ctx *ctx, const pid_t *tree, unsigned n, int dirfd)
 {
-	struct cs_proc *procs[CS_MAX_PROCS];
+	struct cs_proc *procs[CS_MAX_PROCS], *p;
 	struct cs_batch b = { .what = "restore", .procs = procs, .fn = restore_one, .arg = &dirfd };
 	bool failed = false;
 	unsigned i;
+	int ret;
 
 	cs_prefetch_take(); /* settles a prefetch once, before the workers share it */
 	for (i = 0; i < n; i++) {
-		struct cs_proc *p;
-
-		if (cs_ctx_find(ctx, tree[i]))
+		if (cs_ctx_find(ctx, tree[i]) || not_ours(ctx, tree[i]))
 			continue;
-		p = cs_ctx_add(ctx, tree[i]);
-		if (!p) {
-			cs_err("pid %d: more than %d processes in one restore", tree[i], CS_MAX_PROCS);
-			kill(tree[i], SIGKILL);
-			failed = true;
-			continue;
-		}
-		p->ns_pid = cs_procfs_ns_pid(p->pid);
-		p->done = true;
-		p->result = restore_prepare(ctx, p, dirfd);
-		if (!p->result)
+		p = prepare_one(ctx, tree[i], dirfd, &ret);
+		if (p && !ret)
 			procs[b.n++] = p;
-		else if (p->result != -ENOTSUP)
+		else if (ret != -ENOTSUP)
 			failed = true;
 	}
 	if (!failed)
@@ -479,19 +524,26 @@ static void restore_all(struct cs_ctx *ctx, const pid_t *tree, unsigned n, int d
 	}
 }
 
+#define CS_MAX_TREE 8192 /* processes one restore lists at once (beyond: one at a time) */
+
 int cs_restore_process(struct cs_ctx *ctx, pid_t pid, int dirfd)
 {
-	pid_t tree[CS_MAX_PROCS];
+	pid_t one = pid, *tree = &one;
 	struct cs_proc *p;
 	unsigned n = 1;
 
 	if (!ctx->batch_ran) { /* the first RESTORE: every process criu restores */
 		ctx->batch_ran = true;
-		n = restored_tree(ctx, pid, tree, CS_MAX_PROCS);
-	} else {
-		tree[0] = pid; /* a process the first call did not see: on its own */
-	}
+		tree = calloc(CS_MAX_TREE, sizeof(*tree));
+		n = tree ? restored_tree(ctx, pid, tree, CS_MAX_TREE) : 1;
+		if (!tree)
+			tree = &one;
+	} /* else a process the first call did not see: on its own */
 	restore_all(ctx, tree, n, dirfd);
+	if (tree != &one)
+		free(tree);
+	if (not_ours(ctx, pid))
+		return -ENOTSUP;
 	p = cs_ctx_find(ctx, pid);
 	return p && p->done ? p->result : -EPROTO;
 }

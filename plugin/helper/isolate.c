@@ -121,8 +121,8 @@ void cs_isolate(pid_t criu_pid)
 	int ret = write_text("/proc/self/oom_score_adj", OOM_SCORE_ADJ);
 
 	if (ret)
-		cs_info("cannot lower the helper's OOM score (%s; it needs CAP_SYS_RESOURCE): the OOM killer "
-			"may take it like any other process",
+		cs_info("the helper's OOM score is left as it is (%s: lowering it takes CAP_SYS_RESOURCE): the "
+			"OOM killer may take it like any other process",
 			strerror(-ret));
 	if (criu_pid > 0)
 		leave_criu_memcg(criu_pid);

@@ -322,38 +322,51 @@ static bool find_criu(struct report *r, const char *given)
 	return false;
 }
 
-/* "criu --version" -> "Version: 4.2.1" */
-static void criu_version(struct report *r)
+/*
+ * "criu ARG" with its stdout (and stderr when both is set, else /dev/null) read into out, whose
+ * end is kept when it says more than fits; its exit status, or -1 when it could not run.
+ */
+static int run_criu(const struct report *r, const char *arg, bool both, char *out, size_t len)
 {
-	char out[1024], *v;
 	ssize_t n, got = 0;
 	int p[2], status;
 	pid_t pid;
 
+	out[0] = '\0';
 	if (pipe2(p, O_CLOEXEC))
-		return;
+		return -1;
 	pid = fork();
 	if (pid < 0) {
 		close(p[0]);
 		close(p[1]);
-		return;
+		return -1;
 	}
 	if (!pid) {
-		int null = open("/dev/null", O_RDWR);
+		int err = both ? p[1] : open("/dev/null", O_RDWR);
 
 		dup2(p[1], STDOUT_FILENO);
-		if (null >= 0)
-			dup2(null, STDERR_FILENO);
-		execl(r->criu, "criu", "--version", (char *)NULL);
+		if (err >= 0)
+			dup2(err, STDERR_FILENO);
+		execl(r->criu, "criu", arg, (char *)NULL);
 		_exit(127);
 	}
 	close(p[1]);
-	while (got < (ssize_t)sizeof(out) - 1 &&
-	       (n = read(p[0], out + got, sizeof(out) - 1 - (size_t)got)) > 0)
-		got += n;
+	while ((n = read(p[0], out + got, len - 1 - (size_t)got)) > 0)
+		if ((got += n) == (ssize_t)len - 1)
+			got = 0; /* keep reading; only the end matters */
 	close(p[0]);
-	waitpid(pid, &status, 0);
 	out[got] = '\0';
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* "criu --version" -> "Version: 4.2.1" */
+static void criu_version(struct report *r)
+{
+	char out[1024], *v;
+
+	run_criu(r, "--version", false, out, sizeof(out));
 	v = strstr(out, "Version: ");
 	if (!v)
 		return;
@@ -382,33 +395,11 @@ static void last_line(char *out, char *buf, size_t len)
 static void criu_check(struct report *r)
 {
 	char out[8192];
-	ssize_t n, got = 0;
-	int p[2], status = 0;
-	pid_t pid;
 
-	if (geteuid() || pipe2(p, O_CLOEXEC))
+	if (geteuid())
 		return;
-	pid = fork();
-	if (pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return;
-	}
-	if (!pid) {
-		dup2(p[1], STDOUT_FILENO);
-		dup2(p[1], STDERR_FILENO);
-		execl(r->criu, "criu", "check", (char *)NULL);
-		_exit(127);
-	}
-	close(p[1]);
-	while ((n = read(p[0], out + got, sizeof(out) - 1 - (size_t)got)) > 0)
-		if ((got += n) == (ssize_t)sizeof(out) - 1)
-			got = 0; /* keep reading; only the end matters */
-	close(p[0]);
-	out[got] = '\0';
-	waitpid(pid, &status, 0);
 	r->criu_check_run = true;
-	r->criu_check_ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	r->criu_check_ok = run_criu(r, "check", true, out, sizeof(out)) == 0;
 	last_line(out, r->criu_check_out, sizeof(r->criu_check_out));
 	if (!r->criu_check_ok)
 		problem(r,

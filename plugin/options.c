@@ -211,7 +211,8 @@ int cs_options_set(struct cs_options *o, const char *key, const char *v, char *e
 		o->lock_timeout_ms = (unsigned)x;
 	} else if (!strcmp(key, "op_timeout_s")) {
 		if (parse_u64(v, 0, 86400, &x))
-			return cs_fail(-EINVAL, err, len, "op_timeout_s: '%s' is not in 0..86400 (0 = no limit)", v);
+			return cs_fail(-EINVAL, err, len,
+				       "op_timeout_s: '%s' is not in 0..86400 (0 = no limit)", v);
 		o->op_timeout_s = (unsigned)x;
 	} else if (!strcmp(key, "parallel")) {
 		if (parse_u64(v, 0, CS_PARALLEL_MAX, &x))

@@ -55,8 +55,8 @@ struct cs_options {
 };
 
 #define CS_OP_TIMEOUT_DEF 1800 /* seconds: the GPU phase of a large tree onto a slow disk fits */
-#define CS_PARALLEL_AUTO 16  /* parallel = 0: every process of the tree, at most this many at once */
-#define CS_PARALLEL_MAX	 256 /* the most processes one dump tracks */
+#define CS_PARALLEL_AUTO  16   /* parallel = 0: every process of the tree, at most this many at once */
+#define CS_PARALLEL_MAX	  256  /* the most processes one dump tracks */
 
 #define CS_OPT_FROM_FILE_CHUNK	 1u
 #define CS_OPT_FROM_FILE_PINNED	 2u

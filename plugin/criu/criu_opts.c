@@ -192,8 +192,9 @@ static int layout_check(const struct cs_criu_layout *l, const unsigned char *bas
 		return -1;
 	}
 	/* RPC passes the pid in the request and leaves tree_id 0; then the log level must check */
-	if (check_tree && ((tree == 0 && !log_get_loglevel) ||
-			   (tree > 0 && tree != pid && cs_procfs_status_pid(tree, "TracerPid") != getpid()))) {
+	if (check_tree &&
+	    ((tree == 0 && !log_get_loglevel) ||
+	     (tree > 0 && tree != pid && cs_procfs_status_pid(tree, "TracerPid") != getpid()))) {
 		snprintf(why, whylen, "tree_id reads %d: neither pid %d nor a process criu has seized", tree,
 			 pid);
 		return -1;

@@ -41,7 +41,7 @@
 #define CS_MAX_HOOKS_42	     (CS_HOOK_POST_FORKING + 1) /* CRIU 4.2 and later */
 #define CS_HOOK_SLOTS	     (sizeof(CR_PLUGIN_DESC.hooks) / sizeof(CR_PLUGIN_DESC.hooks[0]))
 #define PLUGIN_NAME  "cudastore"
-#define PAUSE_GRACE_MS 5000 /* PAUSE's answer after the lock's own bound (alarm_cap_ms) */
+#define PAUSE_GRACE_MS	     5000 /* PAUSE's answer after the lock's own bound (alarm_cap_ms) */
 
 extern void set_compel_interrupt_only_mode(void) __attribute__((weak));
 extern bool check_and_remove_inventory_plugin(const char *name, size_t n) __attribute__((weak));

@@ -99,8 +99,9 @@ static void leave_criu_memcg(pid_t criu_pid)
 	bool v2 = false;
 	int ret;
 
-	if (parent <= 0 || memcg_mount(mnt, sizeof(mnt), &v2) || memcg_path(criu_pid, v2, mine, sizeof(mine)) ||
-	    memcg_path(parent, v2, theirs, sizeof(theirs)) || !strcmp(mine, theirs))
+	if (parent <= 0 || memcg_mount(mnt, sizeof(mnt), &v2) ||
+	    memcg_path(criu_pid, v2, mine, sizeof(mine)) || memcg_path(parent, v2, theirs, sizeof(theirs)) ||
+	    !strcmp(mine, theirs))
 		return; /* criu runs where its caller does: nothing to leave */
 	if ((size_t)snprintf(procs, sizeof(procs), "%s%s/cgroup.procs", mnt, theirs) >= sizeof(procs))
 		return;
@@ -121,9 +122,10 @@ void cs_isolate(pid_t criu_pid)
 	int ret = write_text("/proc/self/oom_score_adj", OOM_SCORE_ADJ);
 
 	if (ret)
-		cs_info("the helper's OOM score is left as it is (%s: lowering it takes CAP_SYS_RESOURCE): the "
-			"OOM killer may take it like any other process",
-			strerror(-ret));
+		cs_info(
+		    "the helper's OOM score is left as it is (%s: lowering it takes CAP_SYS_RESOURCE): the "
+		    "OOM killer may take it like any other process",
+		    strerror(-ret));
 	if (criu_pid > 0)
 		leave_criu_memcg(criu_pid);
 }

@@ -103,21 +103,23 @@ int main(void)
 	{
 		struct cs_criu_view v;
 		static const char words[] = "criu\0dump\0--tree\0"
-					     "42\0--freeze-cgroup\0/sys/fs/cgroup/x\0-D\0d";
+					    "42\0--freeze-cgroup\0/sys/fs/cgroup/x\0-D\0d";
 		static const char eq[] = "criu\0dump\0-t42\0--freeze-cgroup=/cg/y";
 		static const char dangling[] = "criu\0dump\0-D\0-t";
 
 		memset(&v, 0, sizeof(v));
 		cs_criu_parse_cmdline(words, sizeof(words), &v);
 		tap_ok(v.tree == 42 && !strcmp(v.freeze_cgroup, "/sys/fs/cgroup/x"),
-		       "--tree 42 and --freeze-cgroup PATH (tree %d, cgroup '%s')", (int)v.tree, v.freeze_cgroup);
+		       "--tree 42 and --freeze-cgroup PATH (tree %d, cgroup '%s')", (int)v.tree,
+		       v.freeze_cgroup);
 		memset(&v, 0, sizeof(v));
 		cs_criu_parse_cmdline(eq, sizeof(eq), &v);
-		tap_ok(v.tree == 42 && !strcmp(v.freeze_cgroup, "/cg/y"), "-t42 and --freeze-cgroup=PATH (tree %d, '%s')",
-		       (int)v.tree, v.freeze_cgroup);
+		tap_ok(v.tree == 42 && !strcmp(v.freeze_cgroup, "/cg/y"),
+		       "-t42 and --freeze-cgroup=PATH (tree %d, '%s')", (int)v.tree, v.freeze_cgroup);
 		memset(&v, 0, sizeof(v));
 		cs_criu_parse_cmdline(dangling, sizeof(dangling), &v);
-		tap_ok(v.tree == 0 && !v.freeze_cgroup[0], "-t as the argument of -D is no tree, no freeze cgroup");
+		tap_ok(v.tree == 0 && !v.freeze_cgroup[0],
+		       "-t as the argument of -D is no tree, no freeze cgroup");
 	}
 	return tap_done();
 }

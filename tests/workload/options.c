@@ -54,19 +54,46 @@ static int parse_int(const char *text, int min, int max, int *out)
 	return 0;
 }
 
-enum { O_DEV = 1, O_BUF, O_SIZE, O_SEED, O_ZERO, O_PID, O_READY, O_OUT, O_FCUDA, O_FCPU, O_DAEMON, O_LOG, O_ITIMER, O_SECCOMP, O_HOSTMB, O_DECOY, O_IPC };
+enum {
+	O_DEV = 1,
+	O_BUF,
+	O_SIZE,
+	O_SEED,
+	O_ZERO,
+	O_PID,
+	O_READY,
+	O_OUT,
+	O_FCUDA,
+	O_FCPU,
+	O_DAEMON,
+	O_LOG,
+	O_ITIMER,
+	O_SECCOMP,
+	O_HOSTMB,
+	O_DECOY,
+	O_IPC
+};
 
 static const struct option longopts[] = {
-	{ "devices", required_argument, NULL, O_DEV },	   { "buffers", required_argument, NULL, O_BUF },
-	{ "size", required_argument, NULL, O_SIZE },	   { "seed", required_argument, NULL, O_SEED },
-	{ "zero-percent", required_argument, NULL, O_ZERO }, { "pidfile", required_argument, NULL, O_PID },
-	{ "ready", required_argument, NULL, O_READY },	   { "outfile", required_argument, NULL, O_OUT },
-	{ "fork-cuda", required_argument, NULL, O_FCUDA },   { "fork-cpu", required_argument, NULL, O_FCPU },
-	{ "daemon", no_argument, NULL, O_DAEMON },	   { "log", required_argument, NULL, O_LOG },
-	{ "itimer-us", required_argument, NULL, O_ITIMER }, { "seccomp-deny-yield", no_argument, NULL, O_SECCOMP },
-	{ "host-mb", required_argument, NULL, O_HOSTMB },  { "decoy-driver-thread", no_argument, NULL, O_DECOY },
+	{ "devices", required_argument, NULL, O_DEV },
+	{ "buffers", required_argument, NULL, O_BUF },
+	{ "size", required_argument, NULL, O_SIZE },
+	{ "seed", required_argument, NULL, O_SEED },
+	{ "zero-percent", required_argument, NULL, O_ZERO },
+	{ "pidfile", required_argument, NULL, O_PID },
+	{ "ready", required_argument, NULL, O_READY },
+	{ "outfile", required_argument, NULL, O_OUT },
+	{ "fork-cuda", required_argument, NULL, O_FCUDA },
+	{ "fork-cpu", required_argument, NULL, O_FCPU },
+	{ "daemon", no_argument, NULL, O_DAEMON },
+	{ "log", required_argument, NULL, O_LOG },
+	{ "itimer-us", required_argument, NULL, O_ITIMER },
+	{ "seccomp-deny-yield", no_argument, NULL, O_SECCOMP },
+	{ "host-mb", required_argument, NULL, O_HOSTMB },
+	{ "decoy-driver-thread", no_argument, NULL, O_DECOY },
 	{ "cuda-ipc-file", no_argument, NULL, O_IPC },
-	{ "help", no_argument, NULL, 'h' },		   { NULL, 0, NULL, 0 },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
 };
 
 static int parse_one(struct wl_opts *o, int c, const char *arg)
@@ -94,8 +121,12 @@ static int parse_one(struct wl_opts *o, int c, const char *arg)
 	}
 	case O_SECCOMP: o->seccomp_deny_yield = true; return 0;
 	case O_HOSTMB: return parse_int(arg, 1, 1 << 20, &o->host_mb);
-	case O_DECOY: o->decoy_driver_thread = true; return 0;
-	case O_IPC: o->cuda_ipc_file = true; return 0;
+	case O_DECOY:
+		o->decoy_driver_thread = true;
+		return 0;
+	case O_IPC:
+		o->cuda_ipc_file = true;
+		return 0;
 	default: return -EINVAL;
 	}
 }

@@ -119,7 +119,7 @@ EXTRA_DIST += tests/gpu/run-gpu-suite.sh tests/gpu/run-runc-gpu.sh
 
 # plugin core unit tests (no CRIU, no GPU)
 CORE_TESTS = tests/core/test-options-env-and-file tests/core/test-device-plan-restore \
-	tests/core/test-criu-opts
+	tests/core/test-criu-opts tests/core/test-isolate-cgroup-lines
 check_PROGRAMS += $(CORE_TESTS)
 TESTS += $(CORE_TESTS)
 CORE_TEST_LIBS = libcudastore.a $(PROTOBUF_C_LIBS) -ldl -lpthread
@@ -132,6 +132,9 @@ tests_core_test_device_plan_restore_LDADD = $(CORE_TEST_LIBS)
 tests_core_test_criu_opts_SOURCES = tests/core/test-criu-opts.c tests/log-stderr.c
 tests_core_test_criu_opts_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_core_test_criu_opts_LDADD = $(CORE_TEST_LIBS)
+tests_core_test_isolate_cgroup_lines_SOURCES = tests/core/test-isolate-cgroup-lines.c tests/log-stderr.c
+tests_core_test_isolate_cgroup_lines_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+tests_core_test_isolate_cgroup_lines_LDADD = $(CORE_TEST_LIBS)
 
 # the plugin's hook count follows the criu that loads it (hooks.c): as criu 4.0/4.1 and as 4.2
 MAXHOOK_TESTS = tests/core/test-plugin-max-hooks-41 tests/core/test-plugin-max-hooks-42

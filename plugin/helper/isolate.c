@@ -43,10 +43,27 @@ static int memcg_mount(char *mnt, size_t len, bool *v2)
 	return mnt[0] ? 0 : -ENOENT;
 }
 
-/* pid's path in the hierarchy: "0::/p" (v2) or "N:...memory...:/p" (v1) */
+int cs_isolate_parse_cgroup_line(char *line, bool v2, char *path, size_t len)
+{
+	char *ctl, *p;
+
+	line[strcspn(line, "\n")] = '\0';
+	ctl = strchr(line, ':');
+	p = ctl ? strchr(ctl + 1, ':') : NULL;
+	if (!p)
+		return -ENOENT;
+	*p = '\0';
+	/* v2: "0::/path" (hierarchy 0, no controller list); v1: "N:...,memory,...:/path" */
+	if (v2 ? ctl != line + 1 || line[0] != '0' || p != ctl + 1 : !strstr(ctl + 1, "memory"))
+		return -ENOENT;
+	snprintf(path, len, "%s", p + 1);
+	return 0;
+}
+
+/* pid's path in the hierarchy */
 static int memcg_path(pid_t pid, bool v2, char *path, size_t len)
 {
-	char name[64], line[1024], *ctl, *p;
+	char name[64], line[1024];
 	FILE *f;
 	int ret = -ENOENT;
 
@@ -54,18 +71,8 @@ static int memcg_path(pid_t pid, bool v2, char *path, size_t len)
 	f = fopen(name, "re");
 	if (!f)
 		return -errno;
-	while (ret && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		ctl = strchr(line, ':');
-		p = ctl ? strchr(ctl + 1, ':') : NULL;
-		if (!p)
-			continue;
-		*p = '\0';
-		if (v2 ? !strcmp(line, "0") && !ctl[1] : strstr(ctl + 1, "memory") != NULL) {
-			snprintf(path, len, "%s", p + 1);
-			ret = 0;
-		}
-	}
+	while (ret && fgets(line, sizeof(line), f))
+		ret = cs_isolate_parse_cgroup_line(line, v2, path, len);
 	fclose(f);
 	return ret;
 }

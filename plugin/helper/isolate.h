@@ -14,10 +14,18 @@
 #ifndef CUDASTORE_ISOLATE_H
 #define CUDASTORE_ISOLATE_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 /* The OOM score, and the move out of criu's memory cgroup when criu's parent is elsewhere. */
 void cs_isolate(pid_t criu_pid);
+
+/*
+ * One line of /proc/PID/cgroup: its path into path when it is the memory hierarchy's (v2: the
+ * "0::" line; v1: the line whose controllers include memory). line is cut up. 0 or -ENOENT.
+ */
+int cs_isolate_parse_cgroup_line(char *line, bool v2, char *path, size_t len);
 
 /* The memory cgroup path of pid ("/a/b"), v2 if mounted else v1's memory hierarchy: 0 or -errno */
 int cs_isolate_memcg(pid_t pid, char *path, size_t len);

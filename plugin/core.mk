@@ -17,7 +17,6 @@ libcudastore_a_SOURCES += \
 	plugin/helper/prefetch.c plugin/helper/prefetch.h \
 	plugin/procfs.c plugin/procfs.h \
 	plugin/helper/restore.c plugin/helper/restore.h \
-	plugin/rthread.h \
 	plugin/helper/relay.h \
 	plugin/wire.c plugin/wire.h \
 	plugin/helper/stats.c plugin/helper/stats.h \

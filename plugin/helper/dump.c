@@ -22,7 +22,6 @@
 #include "relay.h"
 #include "test_hooks.h"
 #include "restore.h"
-#include "rthread.h"
 #include "summary.h"
 
 /* ---- PAUSE_DEVICES ------------------------------------------------------------------------ */

@@ -7,7 +7,7 @@ libcudastore_a_SOURCES += \
 	plugin/errmsg.h \
 	plugin/helper/gpuop.c plugin/helper/gpuop.h \
 	plugin/images/imgindex.c plugin/images/imgindex.h \
-	plugin/images/imgset.c plugin/images/imgset.h \
+	plugin/helper/imgset.c plugin/helper/imgset.h \
 	plugin/helper_path.c plugin/helper_path.h \
 	plugin/trust.c plugin/trust.h \
 	plugin/log.h \

@@ -70,7 +70,7 @@ FUZZ_INDEX_SRCS = $(call fuzz_srcs,imgindex.c imgframe.c imgdir.c) $(FUZZ_PB_SRC
 FUZZ_WIRE_SRCS = $(call fuzz_srcs,wire.c)
 FUZZ_OPTIONS_SRCS = $(call fuzz_srcs,options.c strsafe.c)
 FUZZ_CLI_LIBFUZZER_SRCS = $(addprefix $(top_srcdir)/,$(FUZZ_CLI_SRCS)) \
-	$(call fuzz_srcs,manifest.c imgframe.c imgdir.c imgindex.c imgset.c strsafe.c) $(FUZZ_PB_SRCS)
+	$(call fuzz_srcs,manifest.c imgframe.c imgdir.c imgindex.c strsafe.c) $(FUZZ_PB_SRCS)
 FUZZ_LINK = libcudastore.a $(PROTOBUF_C_LIBS) -ldl -lpthread
 tests/fuzz/fuzz-manifest-libfuzzer: $(FUZZ_MANIFEST_SRCS) tests/log-stderr.c $(FUZZ_DECODER_SRCS) libcudastore.a
 	$(AM_V_CCLD)$(CLANG) $(FUZZ_CLANG_FLAGS) -o $@ $(top_srcdir)/tests/fuzz/fuzz-manifest.c \

@@ -35,7 +35,7 @@ static int dead_helpers_manifest(pid_t pid, int dirfd, struct cs_manifest *m)
 	cs_name_manifest(name, cs_procfs_ns_pid(pid));
 	ret = cs_manifest_read(dirfd, name, m, err, sizeof(err));
 	if (!ret && !cs_index_read(dirfd, idx, err, sizeof(err)))
-		ret = cs_imgset_check_manifest(idx, m, name, err, sizeof(err));
+		ret = cs_index_check_manifest(idx, m, name, err, sizeof(err));
 	if (!ret)
 		ret = cs_manifest_check_extents(dirfd, m, err, sizeof(err));
 	if (ret)

@@ -91,7 +91,7 @@ static void locate(struct vresult *r)
  * One device at a time: a restore copies every GPU at once, each with its own pinned bound, but
  * here they would all share this process's memory, and an image may claim CS_MAX_DEVICES
  * devices. So verify holds one device's chunk buffers at most: the pinned bound, or one chunk
- * where the images' chunks are larger (at most CS_ENGINE_CHUNK_MAX), whatever the images claim.
+ * where the images' chunks are larger (at most CS_CHUNK_MAX), whatever the images claim.
  */
 static int verify_extents(int dirfd, const struct cs_manifest *m, const struct cs_options *o,
 			  struct vresult *r)

@@ -45,14 +45,14 @@ void cs_engine_opts_default(struct cs_engine_opts *o)
 
 bool eng_chunk_size_ok(uint64_t c)
 {
-	return c >= CS_ENGINE_CHUNK_MIN && c <= CS_ENGINE_CHUNK_MAX && !(c & (c - 1));
+	return c >= CS_CHUNK_MIN && c <= CS_CHUNK_MAX && !(c & (c - 1));
 }
 
 int cs_engine_opts_check(const struct cs_engine_opts *o, char *err, size_t errlen)
 {
 	if (!eng_chunk_size_ok(o->chunk_size)) {
 		cs_seterr(err, errlen, "chunk size %u is not a power of two between %u and %u bytes",
-			  o->chunk_size, CS_ENGINE_CHUNK_MIN, CS_ENGINE_CHUNK_MAX);
+			  o->chunk_size, CS_CHUNK_MIN, CS_CHUNK_MAX);
 		return -EINVAL;
 	}
 	if (o->threads < 1 || o->threads > ENG_THREADS_MAX) {
@@ -60,9 +60,9 @@ int cs_engine_opts_check(const struct cs_engine_opts *o, char *err, size_t errle
 			  ENG_THREADS_MAX);
 		return -EINVAL;
 	}
-	if (o->stripes > CS_ENGINE_STRIPES_MAX) {
+	if (o->stripes > CS_MAX_STRIPES) {
 		cs_seterr(err, errlen, "extent files per device %u is out of range 0..%u (0 = auto)",
-			  o->stripes, CS_ENGINE_STRIPES_MAX);
+			  o->stripes, CS_MAX_STRIPES);
 		return -EINVAL;
 	}
 	if (o->pinned_max < o->chunk_size || o->pinned_max > ENG_PINNED_MAX) {
@@ -96,23 +96,6 @@ void cs_engine_region_free_meta(struct cs_engine_region *r)
 	r->hash = NULL;
 	r->zero = NULL;
 	r->nchunks = 0;
-}
-
-int cs_engine_stripe_name(char out[CS_NAME_MAX], const char *base, unsigned k)
-{
-	size_t len = strnlen(base, CS_NAME_MAX), stem = len;
-	int n;
-
-	if (len >= CS_NAME_MAX)
-		return -ENAMETOOLONG;
-	if (!k) {
-		memcpy(out, base, len + 1);
-		return 0;
-	}
-	if (len > 4 && !strcmp(base + len - 4, ".ext"))
-		stem = len - 4;
-	n = snprintf(out, CS_NAME_MAX, "%.*s.s%u%s", (int)stem, base, k, base + stem);
-	return n < 0 || n >= CS_NAME_MAX ? -ENAMETOOLONG : 0;
 }
 
 /* ---- shared by the workers ---------------------------------------------------------------- */
@@ -363,8 +346,8 @@ static unsigned plan_stripes(const struct cs_engine_opts *o, uint64_t nchunks, u
 
 	if (!n)
 		n = memfs ? nthreads : 1;
-	if (n > CS_ENGINE_STRIPES_MAX)
-		n = CS_ENGINE_STRIPES_MAX;
+	if (n > CS_MAX_STRIPES)
+		n = CS_MAX_STRIPES;
 	if (n > nchunks)
 		n = nchunks ? nchunks : 1;
 	return (unsigned)n;
@@ -440,7 +423,7 @@ static void files_init(struct eng_region *reg)
 		f->reg = reg;
 		f->index = k;
 		f->name = k ? r->stripe_name[k] : r->name;
-		f->size = cs_engine_stripe_size(r->size, reg->chunk, reg->nfiles, k);
+		f->size = cs_stripe_size(r->size, reg->chunk, reg->nfiles, k);
 	}
 }
 
@@ -451,7 +434,7 @@ static int dump_stripes(struct eng_region *reg)
 	unsigned n = plan_stripes(reg->job->opts, reg->nchunks, reg->nthreads, reg->memfs), k;
 
 	for (k = 0; k < n; k++) {
-		if (cs_engine_stripe_name(r->stripe_name[k], r->name, k)) {
+		if (cs_name_stripe(r->stripe_name[k], r->name, k)) {
 			eng_fail(reg->job, -ENAMETOOLONG,
 				 "dump: region %u: extent name %s leaves no room for stripe names",
 				 reg->index, r->name);
@@ -470,11 +453,11 @@ static int restore_stripes(struct eng_region *reg)
 	const struct cs_engine_region *r = reg->r;
 	unsigned n = r->nstripes ? r->nstripes : 1, k;
 
-	if (n > CS_ENGINE_STRIPES_MAX || (n > 1 && n > reg->nchunks)) {
+	if (n > CS_MAX_STRIPES || (n > 1 && n > reg->nchunks)) {
 		eng_fail(reg->job, -EINVAL,
 			 "restore: region %u (%s): %u extent files for %llu chunks (at most %u, and no more "
 			 "than chunks)",
-			 reg->index, r->name, n, (unsigned long long)reg->nchunks, CS_ENGINE_STRIPES_MAX);
+			 reg->index, r->name, n, (unsigned long long)reg->nchunks, CS_MAX_STRIPES);
 		return -EINVAL;
 	}
 	reg->nfiles = n;
@@ -678,7 +661,7 @@ static int run(const struct cs_cuda_ops *ops, struct cs_engine_region *regions, 
 	pthread_mutex_init(&job.lock, NULL);
 	for (i = 0; i < n; i++, ready++) {
 		regs[i] = (struct eng_region){ .job = &job, .r = &regions[i], .index = i };
-		for (unsigned k = 0; k < CS_ENGINE_STRIPES_MAX; k++)
+		for (unsigned k = 0; k < CS_MAX_STRIPES; k++)
 			regs[i].files[k].fd = -1;
 		pthread_mutex_init(&regs[i].lock, NULL);
 		regions[i].stored_bytes = regions[i].pinned_bytes = regions[i].prefetched_bytes = 0;

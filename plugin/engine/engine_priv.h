@@ -64,7 +64,7 @@ struct eng_region {
 	bool memfs;	      /* the images directory is a memory filesystem (tmpfs, ramfs) */
 	pthread_mutex_t lock; /* serialises the O_DIRECT -> buffered and mapping -> pwrite switches */
 	unsigned nfiles;      /* stripes */
-	struct eng_file files[CS_ENGINE_STRIPES_MAX];
+	struct eng_file files[CS_MAX_STRIPES];
 
 	uint32_t chunk;
 	uint64_t nchunks;

@@ -42,7 +42,7 @@ int cs_imgset_dump_note(struct cs_ctx *ctx, pid_t ns_pid)
 {
 	if (cs_index_has(&ctx->index, ns_pid))
 		return 0;
-	if (ctx->index.n >= CS_INDEX_MAX_PIDS)
+	if (ctx->index.n >= CS_MAX_PROCS)
 		return -E2BIG;
 	ctx->index.ns_pid[ctx->index.n++] = ns_pid;
 	return 0;

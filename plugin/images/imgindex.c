@@ -16,7 +16,7 @@
 
 #define IDX_MAGIC "CSIX"
 
-_Static_assert(CS_INDEX_MAX_PIDS * 5 + 64 < CS_INDEX_MAX_BYTES, "a full index fits its bound");
+_Static_assert(CS_MAX_PROCS * 5 + 64 < CS_INDEX_MAX_BYTES, "a full index fits its bound");
 
 bool cs_index_has(const struct cs_index *x, int32_t ns_pid)
 {
@@ -32,7 +32,7 @@ int cs_index_encode(const struct cs_index *x, void **buf, size_t *len)
 
 	*buf = NULL;
 	*len = 0;
-	if (x->n > CS_INDEX_MAX_PIDS)
+	if (x->n > CS_MAX_PROCS)
 		return -EINVAL;
 	pi.has_format_major = pi.has_format_minor = pi.has_dump_id = 1;
 	pi.format_major = CS_FORMAT_MAJOR;
@@ -90,10 +90,10 @@ static int check(const CsIndex *pi, char *err, size_t errlen)
 		return cs_fail(-EBADMSG, err, errlen, "%s: dump_id is %s, must be %d bytes" CS_IMAGES_CORRUPT,
 			       CS_INDEX_NAME, pi->has_dump_id ? "of another size" : "missing",
 			       CS_DUMP_ID_BYTES);
-	if (pi->n_ns_pids > CS_INDEX_MAX_PIDS)
+	if (pi->n_ns_pids > CS_MAX_PROCS)
 		return cs_fail(-EBADMSG, err, errlen,
 			       "%s: lists %zu processes, limit is %d" CS_IMAGES_CORRUPT, CS_INDEX_NAME,
-			       pi->n_ns_pids, CS_INDEX_MAX_PIDS);
+			       pi->n_ns_pids, CS_MAX_PROCS);
 	for (size_t i = 0; i < pi->n_ns_pids; i++) {
 		if (pi->ns_pids[i] <= 0)
 			return cs_fail(-EBADMSG, err, errlen,

@@ -21,13 +21,12 @@
 #include "manifest.h"
 
 #define CS_INDEX_NAME	   CS_NAME_INDEX
-#define CS_INDEX_MAX_PIDS  256 /* == CS_MAX_PROCS (context.h) */
 #define CS_INDEX_MAX_BYTES (64u << 10)
 
 struct cs_index {
 	uint8_t dump_id[CS_DUMP_ID_BYTES];
 	unsigned n;
-	int32_t ns_pid[CS_INDEX_MAX_PIDS];
+	int32_t ns_pid[CS_MAX_PROCS];
 };
 
 bool cs_index_has(const struct cs_index *x, int32_t ns_pid);

@@ -1,7 +1,7 @@
 # fragment: see Makefile.am
 # ----- copy engine unit tests (fake device, no GPU; tests/engine/fake-cuda.h) -----
 # The engine and the driver loader are compiled into a test-only library, so these tests do not
-# depend on the rest of libcudastore.a. For leak checks run e.g.
+# depend on the other libraries. For leak checks run e.g.
 #   make check TESTS= ... ENGINE_TEST_SAN=-fsanitize=address    (LeakSanitizer on exit)
 ENGINE_TEST_SAN =
 check_LIBRARIES += tests/engine/libenginetest.a

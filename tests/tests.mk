@@ -25,6 +25,9 @@ tests_e2e_criu_rpc_SOURCES = tests/e2e/criu-rpc.c
 
 TESTS += tests/test-plugin-exports-one-symbol.sh
 dist_check_SCRIPTS += tests/test-plugin-exports-one-symbol.sh
+# no module includes a header from a layer above its own (docs/design.md, "Module map")
+TESTS += tests/test-layers-include-only-below.sh
+dist_check_SCRIPTS += tests/test-layers-include-only-below.sh
 
 E2E_GPU_TESTS = \
 	tests/e2e/test-custom-1gpu-1mib.sh \

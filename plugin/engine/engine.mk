@@ -6,6 +6,7 @@ libcsengine_a_SOURCES = \
 	plugin/engine/engine.h \
 	plugin/engine/engine_priv.h \
 	plugin/engine/engine.c \
+	plugin/engine/engine_job.c \
 	plugin/engine/engine_chunk.c \
 	plugin/engine/engine_hash_avx2.c \
 	plugin/engine/engine_io.c \

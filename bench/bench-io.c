@@ -173,7 +173,7 @@ static void raw_prepare(const struct bench *b, struct raw *w, uint64_t size, boo
 	if (!w->piece || w->piece > w->chunk)
 		w->piece = w->chunk;
 	for (i = 0; i < w->nfiles; i++) {
-		uint64_t fsize = cs_engine_stripe_size(size, b->chunk, w->nfiles, i);
+		uint64_t fsize = cs_stripe_size(size, b->chunk, w->nfiles, i);
 
 		w->map[i] = NULL;
 		if (write && b->map_tmpfs && !bench_dir_is_disk(b->dirfd) && fsize &&
@@ -193,7 +193,7 @@ static int raw_finish(const struct bench *b, struct raw *w, uint64_t size)
 
 	for (i = 0; i < w->nfiles; i++) {
 		if (w->map[i])
-			munmap(w->map[i], cs_engine_stripe_size(size, b->chunk, w->nfiles, i));
+			munmap(w->map[i], cs_stripe_size(size, b->chunk, w->nfiles, i));
 		w->map[i] = NULL;
 		if (w->write && fdatasync(w->fd[i]))
 			atomic_store(&w->err, errno);

@@ -27,7 +27,7 @@ struct pipe_job {
 	const struct bench *b;
 	const struct cs_engine_region *reg;
 	CUdeviceptr dev;
-	int fd[CS_ENGINE_STRIPES_MAX];
+	int fd[CS_MAX_STRIPES];
 	unsigned nfiles;
 	atomic_uint_fast64_t next;
 	atomic_int err;

@@ -381,8 +381,8 @@ void bench_remove_extents(const struct bench *b, const char *name)
 	char sname[CS_NAME_MAX];
 	unsigned k;
 
-	for (k = 0; k < CS_ENGINE_STRIPES_MAX; k++)
-		if (!cs_engine_stripe_name(sname, name, k))
+	for (k = 0; k < CS_MAX_STRIPES; k++)
+		if (!cs_name_stripe(sname, name, k))
 			unlinkat(b->dirfd, sname, 0);
 }
 

@@ -4,7 +4,7 @@
  *
  *   main.c     command dispatch, usage, exit codes
  *   args.c     option parsing shared by the subcommands (options anywhere on the line)
- *   out.c      messages, sizes, the progress bar, print_on_level for the plugin's modules
+ *   out.c      messages, sizes, the progress bar, cs_log_line for the plugin's modules
  *   json.c     JSON output through json-c (schema in cudastore(1))
  *   archive.c  a checkpoint archive (podman, kubelet) unpacked into a private directory
  *   sumread.c  the helper's summary file (cudastore-<nspid>.json) read back

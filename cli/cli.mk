@@ -1,6 +1,6 @@
 # fragment: see Makefile.am
 # ===== the cudastore command (cli/cli.h): check, inspect, verify ================================
-# Built from the plugin's own modules in libcudastore.a (manifest, imgdir, engine, options).
+# Built on the engine, images and base libraries (manifest, imgdir, engine, options); sees cli and those.
 bin_PROGRAMS += cudastore
 cudastore_SOURCES = \
 	cli/cli.h \
@@ -15,8 +15,8 @@ cudastore_SOURCES = \
 	cli/check.c \
 	cli/inspect.c \
 	cli/verify.c
-cudastore_CPPFLAGS = $(AM_CPPFLAGS) $(LIBARCHIVE_CFLAGS) -DCS_CRIU_PLUGINDIR='"$(criuplugindir)"'
-cudastore_LDADD = libcudastore.a $(PROTOBUF_C_LIBS) $(JSON_C_LIBS) $(LIBARCHIVE_LIBS) -lpthread -ldl
+cudastore_CPPFLAGS = $(CS_DEFS) $(CS_CLI_INC) $(LIBARCHIVE_CFLAGS) -DCS_CRIU_PLUGINDIR='"$(criuplugindir)"'
+cudastore_LDADD = libcsengine.a libcsimages.a libcsbase.a $(PROTOBUF_C_LIBS) $(JSON_C_LIBS) $(LIBARCHIVE_LIBS) -lpthread -ldl
 
 # its tests: usage without root; the rest through real CRIU on the driver emulator
 CLI_TESTS = \
@@ -33,4 +33,4 @@ dist_check_SCRIPTS += $(CLI_TESTS)
 # a tiny images directory that claims much GPU memory (test-cli-verify-memory-bounded.sh)
 check_PROGRAMS += tests/cli/cs-sparse-images
 tests_cli_cs_sparse_images_SOURCES = tests/cli/cs-sparse-images.c tests/log-stderr.c
-tests_cli_cs_sparse_images_LDADD = libcudastore.a $(PROTOBUF_C_LIBS) -ldl -lpthread
+tests_cli_cs_sparse_images_LDADD = $(CS_ALL_LIBS) $(PROTOBUF_C_LIBS) -ldl -lpthread

@@ -259,7 +259,7 @@ int cli_images_open(const char *sub, const char *path, int one, struct cli_image
 		cli_err(sub, "cannot list %s: %s", im->shown, strerror(errno));
 		goto err;
 	}
-	/* an unusable index fails every manifest (cs_imgset_load): verify reports it per manifest */
+	/* an unusable index fails every manifest (cs_index_load_manifest): verify reports it per manifest */
 	cs_index_file_read(im->dirfd, &im->index);
 	x = im->index.err ? &none : &im->index.x;
 	rc = CLI_FAIL;

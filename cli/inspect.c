@@ -127,7 +127,7 @@ static bool text_one(int dirfd, const char *dir, const char *mname, const struct
 			continue;
 		for (unsigned k = 0; k < (d->nstripes ? d->nstripes : 1); k++) {
 			const char *name = k ? d->stripe[k] : d->extent;
-			uint64_t want = cs_engine_stripe_size(d->size, d->chunk_size, d->nstripes, k);
+			uint64_t want = cs_stripe_size(d->size, d->chunk_size, d->nstripes, k);
 
 			extent_stat(dirfd, name, &e);
 			if (!e.present) {
@@ -159,7 +159,7 @@ static bool json_extents(json_object *dev, int dirfd, const struct cs_manifest_d
 	uint64_t want;
 
 	for (k = 0; k < ns; k++) {
-		want = cs_engine_stripe_size(d->size, d->chunk_size, ns, k);
+		want = cs_stripe_size(d->size, d->chunk_size, ns, k);
 		if (k == 1)
 			stripes = cli_jarr(dev, "stripe_files");
 		extent_stat(dirfd, k ? d->stripe[k] : d->extent, &e);

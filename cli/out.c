@@ -8,13 +8,13 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "log.h"
 #include "strsafe.h"
 
 int cli_verbose;
 
-/* The plugin's modules log through print_on_level (log.h); here they go to stderr with -v. */
-void print_on_level(unsigned int loglevel, const char *format, ...) __attribute__((format(printf, 2, 3)));
-void print_on_level(unsigned int loglevel, const char *format, ...)
+/* The plugin's modules log through cs_log_line (log.h); here they go to stderr with -v. */
+void cs_log_line(unsigned int loglevel, const char *format, ...)
 {
 	va_list ap;
 

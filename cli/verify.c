@@ -19,7 +19,7 @@
 
 #include "cli.h"
 #include "engine.h"
-#include "imgset.h"
+#include "imgindex.h"
 #include "manifest.h"
 #include "options.h"
 
@@ -91,7 +91,7 @@ static void locate(struct vresult *r)
  * One device at a time: a restore copies every GPU at once, each with its own pinned bound, but
  * here they would all share this process's memory, and an image may claim CS_MAX_DEVICES
  * devices. So verify holds one device's chunk buffers at most: the pinned bound, or one chunk
- * where the images' chunks are larger (at most CS_ENGINE_CHUNK_MAX), whatever the images claim.
+ * where the images' chunks are larger (at most CS_CHUNK_MAX), whatever the images claim.
  */
 static int verify_extents(int dirfd, const struct cs_manifest *m, const struct cs_options *o,
 			  struct vresult *r)
@@ -138,10 +138,10 @@ static int verify_extents(int dirfd, const struct cs_manifest *m, const struct c
 	return ret;
 }
 
-/* the restore's rules (cs_imgset_load); false when the manifest is not one to verify further */
+/* the restore's rules (cs_index_load_manifest); false when the manifest is not one to verify further */
 static bool load(int dirfd, const struct cs_index_file *ix, struct cs_manifest *m, struct vresult *r)
 {
-	int ret = cs_imgset_load(dirfd, ix, r->nspid, m, r->err, sizeof(r->err));
+	int ret = cs_index_load_manifest(dirfd, ix, r->nspid, m, r->err, sizeof(r->err));
 
 	if (ret == -ENOTSUP) /* a stale file the restore ignores (err says so) */
 		r->ok = r->ignored = true;

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * log.h - logging through CRIU's print_on_level, every line prefixed "cudastore: ".
+ * log.h - logging through cs_log_line, every line prefixed "cudastore: ".
  *
- * The installed criu-log.h needs CRIU's uninstalled log.h, so we declare the one function we
- * use ourselves. print_on_level is provided by the criu binary. Code that also runs outside
- * criu (unit tests, benchmark) links tests/log-stderr.c, which provides a stderr version.
+ * Each program defines cs_log_line once: inside criu it hands the line to criu's
+ * print_on_level (plugin/criu/log_criu.c); cudastore-helper sends it to criu over its link
+ * (plugin/helper/relay.c); the cudastore command prints it with -v (cli/out.c); tests and the
+ * benchmark link tests/log-stderr.c, which writes it to stderr.
  */
 #ifndef CUDASTORE_LOG_H
 #define CUDASTORE_LOG_H
@@ -14,12 +15,11 @@
 #define CS_LOG_INFO  3
 #define CS_LOG_DEBUG 4
 
-extern void print_on_level(unsigned int loglevel, const char *format, ...)
-    __attribute__((format(printf, 2, 3)));
+void cs_log_line(unsigned int loglevel, const char *format, ...) __attribute__((format(printf, 2, 3)));
 
-#define cs_err(fmt, ...)   print_on_level(CS_LOG_ERROR, "Error: cudastore: " fmt "\n", ##__VA_ARGS__)
-#define cs_warn(fmt, ...)  print_on_level(CS_LOG_WARN, "Warn: cudastore: " fmt "\n", ##__VA_ARGS__)
-#define cs_info(fmt, ...)  print_on_level(CS_LOG_INFO, "cudastore: " fmt "\n", ##__VA_ARGS__)
-#define cs_debug(fmt, ...) print_on_level(CS_LOG_DEBUG, "cudastore: " fmt "\n", ##__VA_ARGS__)
+#define cs_err(fmt, ...)   cs_log_line(CS_LOG_ERROR, "Error: cudastore: " fmt "\n", ##__VA_ARGS__)
+#define cs_warn(fmt, ...)  cs_log_line(CS_LOG_WARN, "Warn: cudastore: " fmt "\n", ##__VA_ARGS__)
+#define cs_info(fmt, ...)  cs_log_line(CS_LOG_INFO, "cudastore: " fmt "\n", ##__VA_ARGS__)
+#define cs_debug(fmt, ...) cs_log_line(CS_LOG_DEBUG, "cudastore: " fmt "\n", ##__VA_ARGS__)
 
 #endif /* CUDASTORE_LOG_H */

@@ -19,7 +19,6 @@
 
 #include "errmsg.h"
 #include "cudastore/cuda_ops.h"
-#include "engine.h"
 #include "log.h"
 #include "options.h"
 
@@ -157,9 +156,9 @@ int cs_options_set(struct cs_options *o, const char *key, const char *v, char *e
 			return cs_fail(-EINVAL, err, len, "helper: '%s' is not an absolute path", v);
 		return set_path(o->helper, sizeof(o->helper), key, v, err, len);
 	} else if (!strcmp(key, "chunk_mb")) {
-		if (parse_u64(v, 1, CS_ENGINE_CHUNK_MAX >> 20, &x) || (x & (x - 1)))
+		if (parse_u64(v, 1, CS_CHUNK_MAX >> 20, &x) || (x & (x - 1)))
 			return cs_fail(-EINVAL, err, len, "chunk_mb: '%s' is not a power of two in 1..%u", v,
-				       CS_ENGINE_CHUNK_MAX >> 20);
+				       CS_CHUNK_MAX >> 20);
 		o->chunk_size = (uint32_t)(x << 20);
 	} else if (!strcmp(key, "threads")) {
 		if (parse_u64(v, 1, 32, &x))
@@ -176,9 +175,9 @@ int cs_options_set(struct cs_options *o, const char *key, const char *v, char *e
 		if (parse_bool(v, &o->tmpfs_map))
 			return cs_fail(-EINVAL, err, len, "tmpfs_map: '%s' is not yes or no", v);
 	} else if (!strcmp(key, "stripes")) {
-		if (parse_u64(v, 0, CS_ENGINE_STRIPES_MAX, &x))
+		if (parse_u64(v, 0, CS_MAX_STRIPES, &x))
 			return cs_fail(-EINVAL, err, len, "stripes: '%s' is not in 0..%u (0 = auto)", v,
-				       CS_ENGINE_STRIPES_MAX);
+				       CS_MAX_STRIPES);
 		o->stripes = (unsigned)x;
 	} else if (!strcmp(key, "prefetch")) {
 		if (parse_tristate(v, &o->prefetch))

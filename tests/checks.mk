@@ -40,7 +40,7 @@ check_PROGRAMS += $(FUZZ_REPLAYS)
 TESTS += $(FUZZ_REPLAYS)
 FUZZ_MANIFEST_SRCS = tests/fuzz/fuzz-manifest.c tests/fuzz/fuzz-manifest.h
 FUZZ_REPLAY_SRCS = tests/fuzz/fuzz-replay.c tests/fuzz/fuzz.h tests/tap.h
-FUZZ_LDADD = libcudastore.a $(PROTOBUF_C_LIBS) -ldl -lpthread
+FUZZ_LDADD = $(CS_ALL_LIBS) $(PROTOBUF_C_LIBS) -ldl -lpthread
 tests_fuzz_fuzz_replay_SOURCES = $(FUZZ_REPLAY_SRCS) $(FUZZ_MANIFEST_SRCS) tests/log-stderr.c
 tests_fuzz_fuzz_replay_LDADD = $(FUZZ_LDADD)
 tests_fuzz_fuzz_replay_index_SOURCES = $(FUZZ_REPLAY_SRCS) tests/fuzz/fuzz-index.c tests/log-stderr.c
@@ -57,37 +57,37 @@ tests_fuzz_fuzz_replay_cli_LDADD = $(cudastore_LDADD)
 EXTRA_DIST += tests/fuzz/corpus tests/fuzz/regressions tests/fuzz/make-corpus.sh tests/fuzz/fuzz-lib.sh
 # libFuzzer builds, made by test-fuzz-NAME.sh: make tests/fuzz/fuzz-NAME-libfuzzer CLANG=clang.
 # The target's parsers (and the protobuf-c code, wherever it lives) are compiled by clang with
-# coverage instrumentation; anything else they call comes uninstrumented from libcudastore.a, as
+# coverage instrumentation; anything else they call comes uninstrumented from the libraries, as
 # in the replay drivers.
 CLANG = clang
 FUZZ_CLANG_FLAGS = $(DEFS) $(DEFAULT_INCLUDES) $(AM_CPPFLAGS) -g -O1 -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all -fsanitize=fuzzer,address,undefined
-FUZZ_LIB_SRCS = $(libcudastore_a_SOURCES)
+FUZZ_LIB_SRCS = $(libcsbase_a_SOURCES) $(libcsimages_a_SOURCES) $(libcsengine_a_SOURCES)
 fuzz_srcs = $(addprefix $(top_srcdir)/,$(filter $(addprefix %/,$(1)),$(FUZZ_LIB_SRCS)))
-FUZZ_PB_SRCS = $(filter %.pb-c.c,$(nodist_libcudastore_a_SOURCES))
+FUZZ_PB_SRCS = $(filter %.pb-c.c,$(nodist_libcsimages_a_SOURCES))
 FUZZ_DECODER_SRCS = $(call fuzz_srcs,manifest.c imgframe.c imgdir.c) $(FUZZ_PB_SRCS)
 FUZZ_INDEX_SRCS = $(call fuzz_srcs,imgindex.c imgframe.c imgdir.c) $(FUZZ_PB_SRCS)
 FUZZ_WIRE_SRCS = $(call fuzz_srcs,wire.c)
 FUZZ_OPTIONS_SRCS = $(call fuzz_srcs,options.c strsafe.c)
 FUZZ_CLI_LIBFUZZER_SRCS = $(addprefix $(top_srcdir)/,$(FUZZ_CLI_SRCS)) \
-	$(call fuzz_srcs,manifest.c imgframe.c imgdir.c imgindex.c imgset.c strsafe.c) $(FUZZ_PB_SRCS)
-FUZZ_LINK = libcudastore.a $(PROTOBUF_C_LIBS) -ldl -lpthread
-tests/fuzz/fuzz-manifest-libfuzzer: $(FUZZ_MANIFEST_SRCS) tests/log-stderr.c $(FUZZ_DECODER_SRCS) libcudastore.a
+	$(call fuzz_srcs,manifest.c imgframe.c imgdir.c imgindex.c strsafe.c) $(FUZZ_PB_SRCS)
+FUZZ_LINK = $(CS_ALL_LIBS) $(PROTOBUF_C_LIBS) -ldl -lpthread
+tests/fuzz/fuzz-manifest-libfuzzer: $(FUZZ_MANIFEST_SRCS) tests/log-stderr.c $(FUZZ_DECODER_SRCS) $(CS_ALL_LIBS)
 	$(AM_V_CCLD)$(CLANG) $(FUZZ_CLANG_FLAGS) -o $@ $(top_srcdir)/tests/fuzz/fuzz-manifest.c \
 	$(top_srcdir)/tests/log-stderr.c $(FUZZ_DECODER_SRCS) $(FUZZ_LINK)
-tests/fuzz/fuzz-index-libfuzzer: tests/fuzz/fuzz-index.c tests/log-stderr.c $(FUZZ_INDEX_SRCS) libcudastore.a
+tests/fuzz/fuzz-index-libfuzzer: tests/fuzz/fuzz-index.c tests/log-stderr.c $(FUZZ_INDEX_SRCS) $(CS_ALL_LIBS)
 	$(AM_V_CCLD)$(CLANG) $(FUZZ_CLANG_FLAGS) -o $@ $(top_srcdir)/tests/fuzz/fuzz-index.c \
 	$(top_srcdir)/tests/log-stderr.c $(FUZZ_INDEX_SRCS) $(FUZZ_LINK)
-tests/fuzz/fuzz-wire-libfuzzer: tests/fuzz/fuzz-wire.c tests/log-stderr.c $(FUZZ_WIRE_SRCS) libcudastore.a
+tests/fuzz/fuzz-wire-libfuzzer: tests/fuzz/fuzz-wire.c tests/log-stderr.c $(FUZZ_WIRE_SRCS) $(CS_ALL_LIBS)
 	$(AM_V_CCLD)$(CLANG) $(FUZZ_CLANG_FLAGS) -o $@ $(top_srcdir)/tests/fuzz/fuzz-wire.c \
 	$(top_srcdir)/tests/log-stderr.c $(FUZZ_WIRE_SRCS) $(FUZZ_LINK)
-tests/fuzz/fuzz-options-libfuzzer: tests/fuzz/fuzz-options.c tests/log-stderr.c $(FUZZ_OPTIONS_SRCS) libcudastore.a
+tests/fuzz/fuzz-options-libfuzzer: tests/fuzz/fuzz-options.c tests/log-stderr.c $(FUZZ_OPTIONS_SRCS) $(CS_ALL_LIBS)
 	$(AM_V_CCLD)$(CLANG) $(FUZZ_CLANG_FLAGS) -o $@ $(top_srcdir)/tests/fuzz/fuzz-options.c \
 	$(top_srcdir)/tests/log-stderr.c $(FUZZ_OPTIONS_SRCS) $(FUZZ_LINK)
-tests/fuzz/fuzz-cli-libfuzzer: tests/fuzz/fuzz-cli.c $(FUZZ_CLI_LIBFUZZER_SRCS) libcudastore.a
+tests/fuzz/fuzz-cli-libfuzzer: tests/fuzz/fuzz-cli.c $(FUZZ_CLI_LIBFUZZER_SRCS) $(CS_ALL_LIBS)
 	$(AM_V_CCLD)$(CLANG) $(FUZZ_CLANG_FLAGS) $(LIBARCHIVE_CFLAGS) -DCS_CRIU_PLUGINDIR='"$(criuplugindir)"' \
 	-o $@ $(top_srcdir)/tests/fuzz/fuzz-cli.c $(FUZZ_CLI_LIBFUZZER_SRCS) \
-	libcudastore.a $(PROTOBUF_C_LIBS) $(JSON_C_LIBS) $(LIBARCHIVE_LIBS) -ldl -lpthread
+	$(CS_ALL_LIBS) $(PROTOBUF_C_LIBS) $(JSON_C_LIBS) $(LIBARCHIVE_LIBS) -ldl -lpthread
 CLEANFILES += tests/fuzz/fuzz-manifest-libfuzzer tests/fuzz/fuzz-index-libfuzzer tests/fuzz/fuzz-wire-libfuzzer \
 	tests/fuzz/fuzz-options-libfuzzer tests/fuzz/fuzz-cli-libfuzzer
 FUZZ_TESTS = tests/fuzz/test-fuzz-manifest.sh tests/fuzz/test-fuzz-index.sh tests/fuzz/test-fuzz-wire.sh \

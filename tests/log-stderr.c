@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* log-stderr.c - print_on_level for programs that run outside criu (tests, benchmark). */
+/* log-stderr.c - cs_log_line (log.h) for programs that run outside criu (tests, benchmark). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-void print_on_level(unsigned int loglevel, const char *format, ...);
+#include "log.h"
 
-void print_on_level(unsigned int loglevel, const char *format, ...)
+void cs_log_line(unsigned int loglevel, const char *format, ...)
 {
 	static int max = -1;
 	va_list ap;

@@ -25,6 +25,9 @@ tests_e2e_criu_rpc_SOURCES = tests/e2e/criu-rpc.c
 
 TESTS += tests/test-plugin-exports-one-symbol.sh
 dist_check_SCRIPTS += tests/test-plugin-exports-one-symbol.sh
+# no module includes a header from a layer above its own (docs/design.md, "Module map")
+TESTS += tests/test-layers-include-only-below.sh
+dist_check_SCRIPTS += tests/test-layers-include-only-below.sh
 
 E2E_GPU_TESTS = \
 	tests/e2e/test-custom-1gpu-1mib.sh \
@@ -109,12 +112,12 @@ dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh tests/e2e/tree.sh 
 # GPU-host tools (built by make-gpu-artifacts.sh; not run by make check)
 check_PROGRAMS += tests/gpu/cs-driver-timing
 tests_gpu_cs_driver_timing_SOURCES = tests/gpu/driver-timing.c
-tests_gpu_cs_driver_timing_LDADD = libcudastore.a -ldl -lpthread
+tests_gpu_cs_driver_timing_LDADD = $(CS_ALL_LIBS) -ldl -lpthread
 # NVIDIA's cuda-checkpoint command line made of the same driver calls, for CRIU's cuda plugin
 # where NVIDIA's binary is absent (run-gpu-suite.sh's tree-4x4g, the e2e test below)
 check_PROGRAMS += tests/gpu/cuda-checkpoint-standin
 tests_gpu_cuda_checkpoint_standin_SOURCES = tests/gpu/cuda-checkpoint-standin.c
-tests_gpu_cuda_checkpoint_standin_LDADD = libcudastore.a -ldl -lpthread
+tests_gpu_cuda_checkpoint_standin_LDADD = $(CS_ALL_LIBS) -ldl -lpthread
 EXTRA_DIST += tests/gpu/run-gpu-suite.sh tests/gpu/run-runc-gpu.sh
 
 # plugin core unit tests (no CRIU, no GPU)
@@ -122,7 +125,7 @@ CORE_TESTS = tests/core/test-options-env-and-file tests/core/test-device-plan-re
 	tests/core/test-criu-opts tests/core/test-isolate-cgroup-lines
 check_PROGRAMS += $(CORE_TESTS)
 TESTS += $(CORE_TESTS)
-CORE_TEST_LIBS = libcudastore.a $(PROTOBUF_C_LIBS) -ldl -lpthread
+CORE_TEST_LIBS = $(CS_ALL_LIBS) $(PROTOBUF_C_LIBS) -ldl -lpthread
 tests_core_test_options_env_and_file_SOURCES = tests/core/test-options-env-and-file.c tests/log-stderr.c tests/tap.h
 tests_core_test_options_env_and_file_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_core_test_options_env_and_file_LDADD = $(CORE_TEST_LIBS)

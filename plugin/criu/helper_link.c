@@ -219,7 +219,7 @@ static int serve(struct cs_link *l, struct cs_wire_msg *m, uint32_t *flags, unsi
 			return ret;
 		switch (m->type) {
 		case CS_W_LOG:
-			print_on_level((unsigned)m->arg, "%.*s", (int)m->len, m->data);
+			cs_log_line((unsigned)m->arg, "%.*s", (int)m->len, m->data);
 			break;
 		case CS_W_RT_RUN:
 		case CS_W_RT_STOP:
@@ -345,7 +345,7 @@ void cs_link_stop(struct cs_link *l)
 		/* drain its last log lines until it closes its end */
 		while (m && poll(&pfd, 1, STOP_WAIT_MS) > 0 && !cs_wire_recv(l->sock, m, NULL))
 			if (m->type == CS_W_LOG)
-				print_on_level((unsigned)m->arg, "%.*s", (int)m->len, m->data);
+				cs_log_line((unsigned)m->arg, "%.*s", (int)m->len, m->data);
 		free(m);
 	}
 	close(l->sock);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * engine.c - the copy engine's frame: options, region planning, copy threads, first error,
- * progress. The per-chunk work lives in engine_dump.c / engine_restore.c, file access in
- * engine_io.c (see engine_priv.h for the map).
+ * engine.c - the copy engine's frame: options, region planning, the copy threads started and
+ * joined. The per-chunk work lives in engine_dump.c / engine_restore.c, file access in
+ * engine_io.c, what the threads call back (first error, chunk claims, progress) in
+ * engine_job.c (see engine_priv.h for the map).
  *
  * Threads: every region gets its own threads (opts->threads, fewer if it has fewer chunks or
  * the pinned bound allows fewer buffers), and all regions run at once, because each GPU has
@@ -27,7 +28,6 @@
 #include "imgdir.h"
 #include "log.h"
 
-#define ENG_PROGRESS_NS 500000000ull
 #define ENG_THREADS_MAX 32u
 #define ENG_PINNED_MAX	(16ull << 30)
 
@@ -43,16 +43,11 @@ void cs_engine_opts_default(struct cs_engine_opts *o)
 	o->stripes = 0; /* auto: one per copy thread on a memory filesystem */
 }
 
-bool eng_chunk_size_ok(uint64_t c)
-{
-	return c >= CS_ENGINE_CHUNK_MIN && c <= CS_ENGINE_CHUNK_MAX && !(c & (c - 1));
-}
-
 int cs_engine_opts_check(const struct cs_engine_opts *o, char *err, size_t errlen)
 {
 	if (!eng_chunk_size_ok(o->chunk_size)) {
 		cs_seterr(err, errlen, "chunk size %u is not a power of two between %u and %u bytes",
-			  o->chunk_size, CS_ENGINE_CHUNK_MIN, CS_ENGINE_CHUNK_MAX);
+			  o->chunk_size, CS_CHUNK_MIN, CS_CHUNK_MAX);
 		return -EINVAL;
 	}
 	if (o->threads < 1 || o->threads > ENG_THREADS_MAX) {
@@ -60,9 +55,9 @@ int cs_engine_opts_check(const struct cs_engine_opts *o, char *err, size_t errle
 			  ENG_THREADS_MAX);
 		return -EINVAL;
 	}
-	if (o->stripes > CS_ENGINE_STRIPES_MAX) {
+	if (o->stripes > CS_MAX_STRIPES) {
 		cs_seterr(err, errlen, "extent files per device %u is out of range 0..%u (0 = auto)",
-			  o->stripes, CS_ENGINE_STRIPES_MAX);
+			  o->stripes, CS_MAX_STRIPES);
 		return -EINVAL;
 	}
 	if (o->pinned_max < o->chunk_size || o->pinned_max > ENG_PINNED_MAX) {
@@ -96,106 +91,6 @@ void cs_engine_region_free_meta(struct cs_engine_region *r)
 	r->hash = NULL;
 	r->zero = NULL;
 	r->nchunks = 0;
-}
-
-int cs_engine_stripe_name(char out[CS_NAME_MAX], const char *base, unsigned k)
-{
-	size_t len = strnlen(base, CS_NAME_MAX), stem = len;
-	int n;
-
-	if (len >= CS_NAME_MAX)
-		return -ENAMETOOLONG;
-	if (!k) {
-		memcpy(out, base, len + 1);
-		return 0;
-	}
-	if (len > 4 && !strcmp(base + len - 4, ".ext"))
-		stem = len - 4;
-	n = snprintf(out, CS_NAME_MAX, "%.*s.s%u%s", (int)stem, base, k, base + stem);
-	return n < 0 || n >= CS_NAME_MAX ? -ENAMETOOLONG : 0;
-}
-
-/* ---- shared by the workers ---------------------------------------------------------------- */
-
-uint64_t eng_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Record err if it is the first one (its message goes to the caller), stop everybody. */
-void eng_fail(struct eng_job *job, int err, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-
-	pthread_mutex_lock(&job->lock);
-	if (!job->err) {
-		job->err = err;
-		cs_seterr(job->errbuf, job->errlen, "%s", msg);
-	} else {
-		cs_debug("engine: also failed after the first error: %s", msg);
-	}
-	atomic_store(&job->stop, true);
-	pthread_mutex_unlock(&job->lock);
-}
-
-int eng_cuda_fail(struct eng_region *reg, CUresult res, const char *call, uint64_t chunk)
-{
-	int err = res == CUDA_ERROR_OUT_OF_MEMORY ? -ENOMEM : -EIO;
-
-	if (chunk == UINT64_MAX)
-		eng_fail(reg->job, err, "%s: region %u (%s): %s failed: %s",
-			 reg->job->dump ? "dump" : "restore", reg->index, reg->r->name, call,
-			 cs_cuda_errname(reg->job->ops, res));
-	else
-		eng_fail(reg->job, err,
-			 "%s: region %u (%s): %s of chunk %llu (offset %llu, %zu bytes) failed: %s",
-			 reg->job->dump ? "dump" : "restore", reg->index, reg->r->name, call,
-			 (unsigned long long)chunk, (unsigned long long)eng_chunk_off(reg, chunk),
-			 eng_chunk_len(reg, chunk), cs_cuda_errname(reg->job->ops, res));
-	return err;
-}
-
-bool eng_stopped(const struct eng_job *job)
-{
-	return atomic_load_explicit(&job->stop, memory_order_relaxed);
-}
-
-bool eng_claim(struct eng_region *reg, uint64_t *idx)
-{
-	if (eng_stopped(reg->job))
-		return false;
-	*idx = atomic_fetch_add(&reg->next, 1);
-	return *idx < reg->nchunks;
-}
-
-void eng_progress(struct eng_region *reg, uint64_t bytes)
-{
-	const struct cs_engine_opts *o = reg->job->opts;
-	uint64_t done = atomic_fetch_add(&reg->done, bytes) + bytes;
-	uint64_t now, last;
-
-	if (!o->progress)
-		return;
-	now = eng_now_ns();
-	last = atomic_load(&reg->last_progress_ns);
-	/* exactly one thread sees done == size; elsewhere at most one report per interval */
-	if (done != reg->r->size && (now - last < ENG_PROGRESS_NS ||
-				     !atomic_compare_exchange_strong(&reg->last_progress_ns, &last, now)))
-		return;
-	o->progress(o->progress_arg, reg->index, done, reg->r->size);
-}
-
-uint64_t eng_zero_hash_for(const struct eng_region *reg, size_t len)
-{
-	return len == reg->chunk ? reg->zero_hash_full : reg->zero_hash_tail;
 }
 
 /* ---- threads ------------------------------------------------------------------------------ */
@@ -363,8 +258,8 @@ static unsigned plan_stripes(const struct cs_engine_opts *o, uint64_t nchunks, u
 
 	if (!n)
 		n = memfs ? nthreads : 1;
-	if (n > CS_ENGINE_STRIPES_MAX)
-		n = CS_ENGINE_STRIPES_MAX;
+	if (n > CS_MAX_STRIPES)
+		n = CS_MAX_STRIPES;
 	if (n > nchunks)
 		n = nchunks ? nchunks : 1;
 	return (unsigned)n;
@@ -440,7 +335,7 @@ static void files_init(struct eng_region *reg)
 		f->reg = reg;
 		f->index = k;
 		f->name = k ? r->stripe_name[k] : r->name;
-		f->size = cs_engine_stripe_size(r->size, reg->chunk, reg->nfiles, k);
+		f->size = cs_stripe_size(r->size, reg->chunk, reg->nfiles, k);
 	}
 }
 
@@ -451,7 +346,7 @@ static int dump_stripes(struct eng_region *reg)
 	unsigned n = plan_stripes(reg->job->opts, reg->nchunks, reg->nthreads, reg->memfs), k;
 
 	for (k = 0; k < n; k++) {
-		if (cs_engine_stripe_name(r->stripe_name[k], r->name, k)) {
+		if (cs_name_stripe(r->stripe_name[k], r->name, k)) {
 			eng_fail(reg->job, -ENAMETOOLONG,
 				 "dump: region %u: extent name %s leaves no room for stripe names",
 				 reg->index, r->name);
@@ -470,11 +365,11 @@ static int restore_stripes(struct eng_region *reg)
 	const struct cs_engine_region *r = reg->r;
 	unsigned n = r->nstripes ? r->nstripes : 1, k;
 
-	if (n > CS_ENGINE_STRIPES_MAX || (n > 1 && n > reg->nchunks)) {
+	if (n > CS_MAX_STRIPES || (n > 1 && n > reg->nchunks)) {
 		eng_fail(reg->job, -EINVAL,
 			 "restore: region %u (%s): %u extent files for %llu chunks (at most %u, and no more "
 			 "than chunks)",
-			 reg->index, r->name, n, (unsigned long long)reg->nchunks, CS_ENGINE_STRIPES_MAX);
+			 reg->index, r->name, n, (unsigned long long)reg->nchunks, CS_MAX_STRIPES);
 		return -EINVAL;
 	}
 	reg->nfiles = n;
@@ -678,7 +573,7 @@ static int run(const struct cs_cuda_ops *ops, struct cs_engine_region *regions, 
 	pthread_mutex_init(&job.lock, NULL);
 	for (i = 0; i < n; i++, ready++) {
 		regs[i] = (struct eng_region){ .job = &job, .r = &regions[i], .index = i };
-		for (unsigned k = 0; k < CS_ENGINE_STRIPES_MAX; k++)
+		for (unsigned k = 0; k < CS_MAX_STRIPES; k++)
 			regs[i].files[k].fd = -1;
 		pthread_mutex_init(&regs[i].lock, NULL);
 		regions[i].stored_bytes = regions[i].pinned_bytes = regions[i].prefetched_bytes = 0;

@@ -29,15 +29,9 @@
 #include <stdint.h>
 #include "cudastore/cuda_ops.h"
 #include "imgdir.h"
-
-#define CS_ENGINE_CHUNK_MIN   (64u << 10)  /* 64 KiB */
-#define CS_ENGINE_CHUNK_MAX   (1u << 30)   /* 1 GiB */
-#define CS_ENGINE_CHUNK_DEF   (16u << 20)  /* 16 MiB: 8 threads x 2 buffers fill the 256 MiB bound */
-#define CS_ENGINE_PINNED_DEF  (256u << 20) /* per device */
-#define CS_ENGINE_THREADS_DEF 8		   /* copy threads per device (GPU-host sweep, performance.md) */
-#define CS_ENGINE_STRIPES_MAX 32	   /* extent files per device */
-
-#define CS_PREFETCH_MAX_DEF (8ull << 30) /* host bytes a restore prefetch may hold (options.c) */
+#include "imglimits.h"
+#include "manifest.h"
+#include "options.h"
 
 struct cs_prefetch;
 struct cs_pinned_pool;
@@ -49,7 +43,7 @@ struct cs_engine_opts {
 	size_t pinned_max;   /* pinned bytes per device; >= threads * 2 * chunk_size is ideal */
 	bool direct_io;	     /* try O_DIRECT, fall back to buffered I/O when refused */
 	bool map_tmpfs;	     /* dump into tmpfs through a shared mapping (engine_io.c); default off */
-	unsigned stripes;    /* dump: extent files per device, 1..CS_ENGINE_STRIPES_MAX; 0 = auto: one
+	unsigned stripes;    /* dump: extent files per device, 1..CS_MAX_STRIPES; 0 = auto: one
 			      * per copy thread on a memory filesystem (tmpfs, ramfs), else 1 */
 	bool skip_zero;	     /* detect and skip all-zero chunks */
 	bool no_reserve;     /* dump: do not fallocate the extents first: zero chunks then take no
@@ -84,11 +78,11 @@ struct cs_engine_region {
 	/*
 	 * Stripes: chunk i lives in file i % nstripes at offset (i / nstripes) * chunk_size, so
 	 * writers of neighbouring chunks use different files (tmpfs serialises writers of one file).
-	 * Dump: out (the engine names stripe k > 0 with cs_engine_stripe_name(name, k)); restore:
+	 * Dump: out (the engine names stripe k > 0 with cs_name_stripe(name, k)); restore:
 	 * in, 0 or 1 = the single file name, else stripe_name[0..nstripes) (stripe_name[0] == name).
 	 */
 	unsigned nstripes;
-	char stripe_name[CS_ENGINE_STRIPES_MAX][CS_NAME_MAX];
+	char stripe_name[CS_MAX_STRIPES][CS_NAME_MAX];
 
 	/* chunk metadata: dump allocates and fills (free with cs_engine_region_free_meta);
 	 * restore reads it (the caller fills it from the manifest) */
@@ -165,25 +159,5 @@ void cs_prefetch_get_stats(struct cs_prefetch *pf, struct cs_prefetch_stats *st)
  * measures its storage limits with the same parallelism). */
 void cs_engine_plan(const struct cs_engine_opts *o, uint64_t size, bool dump, int dirfd, unsigned *threads,
 		    unsigned *stripes);
-
-/* Name of stripe k of the extent base: base itself for k == 0, else "<stem>.s<k><.ext>" (the
- * ".ext" suffix kept when base has it). -ENAMETOOLONG when it does not fit. */
-int cs_engine_stripe_name(char out[CS_NAME_MAX], const char *base, unsigned k);
-
-/* Bytes of stripe k of n of a region of size bytes in chunks of chunk bytes (layout above). */
-static inline uint64_t cs_engine_stripe_size(uint64_t size, uint32_t chunk, unsigned n, unsigned k)
-{
-	uint64_t nchunks = (size + chunk - 1) / chunk, cnt, last;
-
-	if (n <= 1)
-		return size;
-	if (k >= nchunks)
-		return 0;
-	cnt = (nchunks - k + n - 1) / n; /* chunks k, k + n, ... below nchunks */
-	last = nchunks - 1;
-	if (last % n == k) /* this stripe holds the last, maybe short, chunk */
-		return (cnt - 1) * chunk + (size - last * chunk);
-	return cnt * chunk;
-}
 
 #endif /* CUDASTORE_ENGINE_H */

@@ -203,7 +203,7 @@ static int reserve_failed(struct eng_region *reg, struct eng_file *f)
  */
 int eng_io_reserve(struct eng_region *reg)
 {
-	bool started[CS_ENGINE_STRIPES_MAX] = { false };
+	bool started[CS_MAX_STRIPES] = { false };
 	sigset_t all, old;
 	unsigned k;
 	int ret = 0;

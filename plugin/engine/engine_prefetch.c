@@ -43,8 +43,8 @@
 struct pf_region {
 	char name[CS_NAME_MAX];
 	unsigned nfiles;
-	char names[CS_ENGINE_STRIPES_MAX][CS_NAME_MAX];
-	int fd[CS_ENGINE_STRIPES_MAX];
+	char names[CS_MAX_STRIPES][CS_NAME_MAX];
+	int fd[CS_MAX_STRIPES];
 	uint64_t size;
 	uint32_t chunk;
 	uint64_t nchunks;
@@ -193,7 +193,7 @@ static void pf_region_free(struct pf_region *p)
 {
 	unsigned k;
 
-	for (k = 0; k < CS_ENGINE_STRIPES_MAX; k++)
+	for (k = 0; k < CS_MAX_STRIPES; k++)
 		if (p->fd[k] >= 0)
 			close(p->fd[k]);
 	free(p->hash);
@@ -208,13 +208,13 @@ static int pf_region_init(struct pf_region *p, const struct cs_engine_region *r)
 {
 	unsigned k;
 
-	for (k = 0; k < CS_ENGINE_STRIPES_MAX; k++)
+	for (k = 0; k < CS_MAX_STRIPES; k++)
 		p->fd[k] = -1;
 	p->nfiles = r->nstripes ? r->nstripes : 1;
 	p->size = r->size;
 	p->chunk = r->chunk_size;
 	p->nchunks = r->nchunks;
-	if (p->nfiles > CS_ENGINE_STRIPES_MAX || !eng_chunk_size_ok(p->chunk) || !r->hash || !r->zero ||
+	if (p->nfiles > CS_MAX_STRIPES || !eng_chunk_size_ok(p->chunk) || !r->hash || !r->zero ||
 	    p->nchunks != (p->size + p->chunk - 1) / p->chunk || p->nfiles > p->nchunks)
 		return -EINVAL;
 	snprintf(p->name, sizeof(p->name), "%s", r->name);
@@ -235,7 +235,7 @@ static int pf_region_init(struct pf_region *p, const struct cs_engine_region *r)
 		fd = cs_imgdir_open_ro(r->dirfd, name, 0, &st);
 		if (fd < 0)
 			continue;
-		if ((uint64_t)st.st_size != cs_engine_stripe_size(p->size, p->chunk, p->nfiles, k)) {
+		if ((uint64_t)st.st_size != cs_stripe_size(p->size, p->chunk, p->nfiles, k)) {
 			close(fd);
 			continue;
 		}

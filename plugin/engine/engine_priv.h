@@ -2,7 +2,8 @@
 /*
  * engine_priv.h - internals shared by the copy engine's files (not an interface).
  *
- *   engine.c          options, region planning, threads, first-error bookkeeping, progress
+ *   engine.c          the frame: options, region planning, threads started and joined
+ *   engine_job.c      what the threads call back: first error, stop flag, chunk claims, progress, clock
  *   engine_io.c       the extent files: open (O_DIRECT, buffered or mapped), reserve, read/write, finish
  *   engine_chunk.c    per-chunk data checks: zero detection, XXH3-64 (AVX2 build where the CPU has it)
  *   engine_dump.c     the dump worker loop (D2H -> zero check -> hash -> pwrite)
@@ -64,7 +65,7 @@ struct eng_region {
 	bool memfs;	      /* the images directory is a memory filesystem (tmpfs, ramfs) */
 	pthread_mutex_t lock; /* serialises the O_DIRECT -> buffered and mapping -> pwrite switches */
 	unsigned nfiles;      /* stripes */
-	struct eng_file files[CS_ENGINE_STRIPES_MAX];
+	struct eng_file files[CS_MAX_STRIPES];
 
 	uint32_t chunk;
 	uint64_t nchunks;
@@ -104,7 +105,7 @@ struct eng_thread {
 	uint64_t prev_off, prev_len;
 };
 
-/* engine.c */
+/* engine_job.c */
 uint64_t eng_now_ns(void);
 bool eng_chunk_size_ok(uint64_t c);
 void eng_fail(struct eng_job *job, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -23,7 +23,7 @@ int eng_restore_check_meta(struct eng_region *reg)
 	if (!eng_chunk_size_ok(r->chunk_size)) {
 		eng_fail(reg->job, -EINVAL,
 			 "restore: region %u (%s): chunk size %u is not a power of two between %u and %u",
-			 reg->index, r->name, r->chunk_size, CS_ENGINE_CHUNK_MIN, CS_ENGINE_CHUNK_MAX);
+			 reg->index, r->name, r->chunk_size, CS_CHUNK_MIN, CS_CHUNK_MAX);
 		return -EINVAL;
 	}
 	n = (r->size + r->chunk_size - 1) / r->chunk_size;

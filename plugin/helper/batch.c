@@ -9,7 +9,7 @@
 
 #include "batch.h"
 #include "log.h"
-#include "rthread.h"
+#include "relay.h"
 #include "stats.h"
 
 struct worker_pool {
@@ -60,7 +60,7 @@ static unsigned start_workers(struct worker_pool *wp, pthread_t *tids, unsigned 
 }
 
 /* Let the restore thread of every process run; ready[i] says which run. */
-static void run_threads(struct cs_batch *b, struct cs_rthread *rt, bool *ready)
+static void run_threads(struct cs_batch *b, struct cs_relay_rt *rt, bool *ready)
 {
 	unsigned i;
 
@@ -68,7 +68,7 @@ static void run_threads(struct cs_batch *b, struct cs_rthread *rt, bool *ready)
 		struct cs_proc *p = b->procs[i];
 
 		p->done = true;
-		p->result = cs_rthread_run(&rt[i], p->restore_tid);
+		p->result = cs_relay_rt_run(&rt[i], p->restore_tid);
 		ready[i] = !p->result;
 		if (p->result)
 			cs_err("pid %d: its CUDA restore thread %d cannot be let run for the %s; it is left "
@@ -77,7 +77,7 @@ static void run_threads(struct cs_batch *b, struct cs_rthread *rt, bool *ready)
 	}
 }
 
-static void stop_threads(struct cs_batch *b, struct cs_rthread *rt, const bool *ready)
+static void stop_threads(struct cs_batch *b, struct cs_relay_rt *rt, const bool *ready)
 {
 	unsigned i;
 	int ret;
@@ -85,7 +85,7 @@ static void stop_threads(struct cs_batch *b, struct cs_rthread *rt, const bool *
 	for (i = 0; i < b->n; i++) {
 		if (!ready[i])
 			continue;
-		ret = cs_rthread_stop(&rt[i]);
+		ret = cs_relay_rt_stop(&rt[i]);
 		if (ret && !b->procs[i]->result)
 			b->procs[i]->result = ret;
 	}
@@ -142,7 +142,7 @@ static void run_workers(struct cs_ctx *ctx, struct cs_batch *b, const bool *read
 
 int cs_batch_run(struct cs_ctx *ctx, struct cs_batch *b)
 {
-	struct cs_rthread *rt = calloc(b->n ? b->n : 1, sizeof(*rt));
+	struct cs_relay_rt *rt = calloc(b->n ? b->n : 1, sizeof(*rt));
 	bool *ready = calloc(b->n ? b->n : 1, sizeof(*ready));
 	unsigned i;
 	int ret = 0;

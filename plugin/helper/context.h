@@ -24,8 +24,6 @@
 
 struct cs_pinned_pool;
 
-#define CS_MAX_PROCS 256
-
 enum cs_stage { CS_STAGE_DUMP = 0, CS_STAGE_PRE_DUMP = 1, CS_STAGE_RESTORE = 2 };
 
 /* Per-process progress through a dump (docs/design.md, "State machine"). */

@@ -22,7 +22,6 @@
 #include "relay.h"
 #include "test_hooks.h"
 #include "restore.h"
-#include "rthread.h"
 #include "summary.h"
 
 /* ---- PAUSE_DEVICES ------------------------------------------------------------------------ */
@@ -261,8 +260,8 @@ static void remove_images(int dirfd, pid_t ns_pid, unsigned ndev)
 		unsigned k;
 
 		cs_name_extent(base, ns_pid, i);
-		for (k = 0; k < CS_ENGINE_STRIPES_MAX; k++)
-			if (!cs_engine_stripe_name(name, base, k))
+		for (k = 0; k < CS_MAX_STRIPES; k++)
+			if (!cs_name_stripe(name, base, k))
 				cs_imgdir_remove(dirfd, name);
 	}
 }

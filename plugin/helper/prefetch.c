@@ -5,7 +5,7 @@
  * The scanner thread reads the manifests a restore would read - those cudastore-index.img lists
  * with its dump_id, or every "cudastore-<nspid>.img" of format 1.0 images without an index
  * (imgset.h) - with the same validation a restore uses (cs_manifest_read,
- * cs_imgset_check_manifest, cs_manifest_check_extents), collects the devices of the custom-mode ones and
+ * cs_index_check_manifest, cs_manifest_check_extents), collects the devices of the custom-mode ones and
  * starts the engine's prefetch over them, bounded by the prefetch_mb option and by half of the memory
  * available now. Every failure here is logged at debug level and only means "no prefetch": the RESTORE
  * request reads and checks everything itself, as it always did.
@@ -71,7 +71,7 @@ static void take_manifest(const struct cs_index *idx, const char *name, struct c
 	char err[512];
 
 	if (cs_manifest_read(st.dirfd, name, m, err, sizeof(err)) ||
-	    cs_imgset_check_manifest(idx, m, name, err, sizeof(err)) ||
+	    cs_index_check_manifest(idx, m, name, err, sizeof(err)) ||
 	    cs_manifest_check_extents(st.dirfd, m, err, sizeof(err))) {
 		cs_debug("prefetch: skipping %s: %s", name, err);
 		cs_manifest_free(m);

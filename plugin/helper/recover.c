@@ -13,7 +13,7 @@
 #include "procfs.h"
 #include "recover.h"
 #include "restore.h"
-#include "rthread.h"
+#include "relay.h"
 
 static void end_process(pid_t pid, const char *why)
 {
@@ -35,7 +35,7 @@ static int dead_helpers_manifest(pid_t pid, int dirfd, struct cs_manifest *m)
 	cs_name_manifest(name, cs_procfs_ns_pid(pid));
 	ret = cs_manifest_read(dirfd, name, m, err, sizeof(err));
 	if (!ret && !cs_index_read(dirfd, idx, err, sizeof(err)))
-		ret = cs_imgset_check_manifest(idx, m, name, err, sizeof(err));
+		ret = cs_index_check_manifest(idx, m, name, err, sizeof(err));
 	if (!ret)
 		ret = cs_manifest_check_extents(dirfd, m, err, sizeof(err));
 	if (ret)
@@ -109,18 +109,18 @@ static int recover_state(struct cs_ctx *ctx, pid_t pid, int dirfd)
 
 static int recover_process(struct cs_ctx *ctx, pid_t pid, int dirfd)
 {
-	struct cs_rthread rt = { 0 };
+	struct cs_relay_rt rt = { 0 };
 	int tid, ret;
 
 	if (ctx->cuda.CheckpointProcessGetRestoreThreadId(pid, &tid) != CUDA_SUCCESS)
 		return 0; /* gone, or no CUDA process: nothing of ours to undo */
-	ret = cs_rthread_run(&rt, tid);
+	ret = cs_relay_rt_run(&rt, tid);
 	if (ret) {
 		end_process(pid, "its CUDA restore thread cannot be let run");
 		return ret;
 	}
 	ret = recover_state(ctx, pid, dirfd);
-	cs_rthread_stop(&rt);
+	cs_relay_rt_stop(&rt);
 	if (!ret)
 		cs_info("pid %d: running again with its GPU memory after cudastore-helper died", pid);
 	return ret;

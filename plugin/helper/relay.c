@@ -12,7 +12,6 @@
 
 #include "log.h"
 #include "relay.h"
-#include "rthread.h"
 #include "wire.h"
 
 static int sock = -1;
@@ -62,7 +61,7 @@ static void local_line(unsigned level, const char *line)
 }
 
 /* Every log line of the helper, engine threads included, goes through here. */
-void print_on_level(unsigned int loglevel, const char *format, ...)
+void cs_log_line(unsigned int loglevel, const char *format, ...)
 {
 	struct cs_wire_msg m;
 	va_list ap;
@@ -134,7 +133,7 @@ static int rt_call(uint32_t type, pid_t tid, uint32_t flags)
 	return ret;
 }
 
-int cs_rthread_run(struct cs_rthread *rt, pid_t tid)
+int cs_relay_rt_run(struct cs_relay_rt *rt, pid_t tid)
 {
 	int ret;
 
@@ -149,7 +148,7 @@ int cs_rthread_run(struct cs_rthread *rt, pid_t tid)
 	return ret;
 }
 
-int cs_rthread_stop(struct cs_rthread *rt)
+int cs_relay_rt_stop(struct cs_relay_rt *rt)
 {
 	int ret;
 

@@ -17,7 +17,7 @@
 #include "prefetch.h"
 #include "restore.h"
 #include "warmup.h"
-#include "rthread.h"
+#include "relay.h"
 #include "strsafe.h"
 
 void cs_rescue_free(struct cs_rescue *rs)
@@ -284,7 +284,7 @@ static const char *proc_state_name(CUprocessState s)
  */
 static int no_manifest(struct cs_ctx *ctx, pid_t pid, const char *name)
 {
-	struct cs_rthread rt = { 0 };
+	struct cs_relay_rt rt = { 0 };
 	CUprocessState st = CU_PROCESS_STATE_FAILED;
 	CUresult res;
 	int tid, ret;
@@ -292,11 +292,11 @@ static int no_manifest(struct cs_ctx *ctx, pid_t pid, const char *name)
 	if (ctx->cuda.CheckpointProcessGetRestoreThreadId(pid, &tid) != CUDA_SUCCESS)
 		return -ENOTSUP; /* not a CUDA process: CRIU's alone */
 	/* the driver answers through the restore thread: let it run */
-	ret = cs_rthread_run(&rt, tid);
+	ret = cs_relay_rt_run(&rt, tid);
 	if (ret)
 		return ret;
 	res = ctx->cuda.CheckpointProcessGetState(pid, &st);
-	ret = cs_rthread_stop(&rt);
+	ret = cs_relay_rt_stop(&rt);
 	if (res == CUDA_SUCCESS && st == CU_PROCESS_STATE_RUNNING && !ret)
 		return -ENOTSUP;
 	if (res != CUDA_SUCCESS)

@@ -34,6 +34,23 @@ void cs_name_summary(char out[CS_NAME_MAX], int nspid)
 	snprintf(out, CS_NAME_MAX, "cudastore-%d.json", nspid);
 }
 
+int cs_name_stripe(char out[CS_NAME_MAX], const char *base, unsigned k)
+{
+	size_t len = strnlen(base, CS_NAME_MAX), stem = len;
+	int n;
+
+	if (len >= CS_NAME_MAX)
+		return -ENAMETOOLONG;
+	if (!k) {
+		memcpy(out, base, len + 1);
+		return 0;
+	}
+	if (len > 4 && !strcmp(base + len - 4, ".ext"))
+		stem = len - 4;
+	n = snprintf(out, CS_NAME_MAX, "%.*s.s%u%s", (int)stem, base, k, base + stem);
+	return n < 0 || n >= CS_NAME_MAX ? -ENAMETOOLONG : 0;
+}
+
 static bool cs_name_char_ok(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
@@ -150,7 +167,7 @@ static const char *skip_digits(const char *p)
 }
 
 /* cudastore-<n>.img, cudastore-<n>.json, cudastore-<n>-gpu<i>.ext, its stripes
- * cudastore-<n>-gpu<i>.s<k>.ext (format 1.2, cs_engine_stripe_name), cudastore-index.img, each
+ * cudastore-<n>-gpu<i>.s<k>.ext (format 1.2, cs_name_stripe), cudastore-index.img, each
  * maybe with ".tmp" */
 bool cs_name_is_ours(const char *name)
 {

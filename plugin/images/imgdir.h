@@ -29,6 +29,9 @@
 void cs_name_manifest(char out[CS_NAME_MAX], int nspid);
 void cs_name_extent(char out[CS_NAME_MAX], int nspid, unsigned index);
 void cs_name_summary(char out[CS_NAME_MAX], int nspid);
+/* Name of stripe k of the extent base: base itself for k == 0, else "<stem>.s<k><.ext>" (the
+ * ".ext" suffix kept when base has it). -ENAMETOOLONG when it does not fit. */
+int cs_name_stripe(char out[CS_NAME_MAX], const char *base, unsigned k);
 bool cs_name_is_safe(const char *name);
 /* A name cs_name_*() builds (or its ".tmp" during an atomic write): a file the plugin owns. */
 bool cs_name_is_ours(const char *name);

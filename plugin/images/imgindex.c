@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* imgindex.c - encode, decode, read and write cudastore-index.img (contract in imgindex.h) */
+/* imgindex.c - cudastore-index.img, and the rules that tie a manifest to its dump (imgindex.h) */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cudastore.pb-c.h"
 #include "errmsg.h"
@@ -14,7 +16,7 @@
 
 #define IDX_MAGIC "CSIX"
 
-_Static_assert(CS_INDEX_MAX_PIDS * 5 + 64 < CS_INDEX_MAX_BYTES, "a full index fits its bound");
+_Static_assert(CS_MAX_PROCS * 5 + 64 < CS_INDEX_MAX_BYTES, "a full index fits its bound");
 
 bool cs_index_has(const struct cs_index *x, int32_t ns_pid)
 {
@@ -30,7 +32,7 @@ int cs_index_encode(const struct cs_index *x, void **buf, size_t *len)
 
 	*buf = NULL;
 	*len = 0;
-	if (x->n > CS_INDEX_MAX_PIDS)
+	if (x->n > CS_MAX_PROCS)
 		return -EINVAL;
 	pi.has_format_major = pi.has_format_minor = pi.has_dump_id = 1;
 	pi.format_major = CS_FORMAT_MAJOR;
@@ -88,10 +90,10 @@ static int check(const CsIndex *pi, char *err, size_t errlen)
 		return cs_fail(-EBADMSG, err, errlen, "%s: dump_id is %s, must be %d bytes" CS_IMAGES_CORRUPT,
 			       CS_INDEX_NAME, pi->has_dump_id ? "of another size" : "missing",
 			       CS_DUMP_ID_BYTES);
-	if (pi->n_ns_pids > CS_INDEX_MAX_PIDS)
+	if (pi->n_ns_pids > CS_MAX_PROCS)
 		return cs_fail(-EBADMSG, err, errlen,
 			       "%s: lists %zu processes, limit is %d" CS_IMAGES_CORRUPT, CS_INDEX_NAME,
-			       pi->n_ns_pids, CS_INDEX_MAX_PIDS);
+			       pi->n_ns_pids, CS_MAX_PROCS);
 	for (size_t i = 0; i < pi->n_ns_pids; i++) {
 		if (pi->ns_pids[i] <= 0)
 			return cs_fail(-EBADMSG, err, errlen,
@@ -179,4 +181,93 @@ void cs_index_file_read(int dirfd, struct cs_index_file *f)
 {
 	f->why[0] = '\0';
 	f->err = cs_index_read(dirfd, &f->x, f->why, sizeof(f->why));
+}
+
+static void format_id(const uint8_t id[CS_DUMP_ID_BYTES], char out[2 * CS_DUMP_ID_BYTES + 1])
+{
+	for (unsigned i = 0; i < CS_DUMP_ID_BYTES; i++)
+		snprintf(out + 2 * i, 3, "%02x", id[i]);
+}
+
+int cs_index_check_manifest(const struct cs_index *idx, const struct cs_manifest *m, const char *name,
+			    char *err, size_t errlen)
+{
+	char a[2 * CS_DUMP_ID_BYTES + 1], b[2 * CS_DUMP_ID_BYTES + 1];
+
+	if (!idx) {
+		if (!m->has_dump_id)
+			return 0; /* format 1.0 images */
+		format_id(m->dump_id, a);
+		cs_seterr(err, errlen,
+			  "%s was written by dump %s, which also wrote %s, and that file is missing: images "
+			  "incomplete",
+			  name, a, CS_INDEX_NAME);
+		return -EBADMSG;
+	}
+	if (m->has_dump_id && !memcmp(m->dump_id, idx->dump_id, sizeof(m->dump_id)))
+		return 0;
+	format_id(idx->dump_id, b);
+	if (m->has_dump_id)
+		format_id(m->dump_id, a);
+	cs_seterr(err, errlen,
+		  "%s belongs to another dump (dump id %s; %s says %s): a stale file copied into the "
+		  "images directory after the dump",
+		  name, m->has_dump_id ? a : "none, format 1.0", CS_INDEX_NAME, b);
+	return -EBADMSG;
+}
+
+/* The manifest in file name says it is of the process name says (its ns_pid field). */
+static int check_ns_pid(const struct cs_manifest *m, const char *name, pid_t ns_pid, char *err, size_t errlen)
+{
+	if (m->ns_pid == ns_pid)
+		return 0;
+	return cs_fail(-EBADMSG, err, errlen,
+		       "%s holds the manifest of ns pid %d, not of ns pid %d as its name says: a file "
+		       "renamed or copied in from elsewhere" CS_IMAGES_CORRUPT,
+		       name, m->ns_pid, ns_pid);
+}
+
+/* the file has no manifest of this dump for ns_pid; err says why, -ENOENT or -ENOTSUP */
+static int not_listed(int dirfd, const char *name, pid_t ns_pid, char *err, size_t errlen)
+{
+	if (faccessat(dirfd, name, F_OK, AT_SYMLINK_NOFOLLOW))
+		return cs_fail(-ENOENT, err, errlen, "%s: no such file", name);
+	return cs_fail(-ENOTSUP, err, errlen,
+		       "ignoring %s: not a file of this dump (%s does not list ns pid %d); a stale file "
+		       "of another dump",
+		       name, CS_INDEX_NAME, ns_pid);
+}
+
+static int check_loaded(int dirfd, const struct cs_index_file *ix, pid_t ns_pid, const struct cs_manifest *m,
+			const char *name, char *err, size_t errlen)
+{
+	if (ix->err && ix->err != -ENOENT)
+		return cs_fail(ix->err, err, errlen,
+			       "the images' index is unusable, so no manifest can be trusted: %s", ix->why);
+	if (check_ns_pid(m, name, ns_pid, err, errlen))
+		return -EBADMSG;
+	if (cs_index_check_manifest(ix->err ? NULL : &ix->x, m, name, err, errlen))
+		return -EBADMSG;
+	if (m->mode == CS_MODE_CUSTOM)
+		return cs_manifest_check_extents(dirfd, m, err, errlen);
+	return 0;
+}
+
+int cs_index_load_manifest(int dirfd, const struct cs_index_file *ix, pid_t ns_pid, struct cs_manifest *m,
+			   char *err, size_t errlen)
+{
+	char name[CS_NAME_MAX];
+	int ret;
+
+	cs_name_manifest(name, ns_pid);
+	if (!ix->err && !cs_index_has(&ix->x, ns_pid))
+		return not_listed(dirfd, name, ns_pid, err, errlen);
+	ret = cs_manifest_read(dirfd, name, m, err, errlen);
+	if (ret)
+		return ret;
+	ret = check_loaded(dirfd, ix, ns_pid, m, name, err, errlen);
+	if (ret)
+		cs_manifest_free(m);
+	/* -ENOENT says "no manifest": a missing extent is incomplete images instead */
+	return ret == -ENOENT ? -EBADMSG : ret;
 }

@@ -15,18 +15,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "imgdir.h"
 #include "manifest.h"
 
 #define CS_INDEX_NAME	   CS_NAME_INDEX
-#define CS_INDEX_MAX_PIDS  256 /* == CS_MAX_PROCS (context.h) */
 #define CS_INDEX_MAX_BYTES (64u << 10)
 
 struct cs_index {
 	uint8_t dump_id[CS_DUMP_ID_BYTES];
 	unsigned n;
-	int32_t ns_pid[CS_INDEX_MAX_PIDS];
+	int32_t ns_pid[CS_MAX_PROCS];
 };
 
 bool cs_index_has(const struct cs_index *x, int32_t ns_pid);
@@ -47,5 +47,28 @@ struct cs_index_file {
 };
 /* cs_index_read into f; it never fails: f->err says what was found. */
 void cs_index_file_read(int dirfd, struct cs_index_file *f);
+
+/*
+ * Every rule a restore applies to the images of the process with ns pid ns_pid before any byte
+ * reaches a GPU, in its order; cudastore verify applies exactly these:
+ *   - a valid index that does not list ns_pid: the process has no manifest of this dump;
+ *   - cudastore-<ns_pid>.img read and decoded (cs_manifest_read);
+ *   - an index that is there but unusable refuses every manifest;
+ *   - the manifest's ns_pid field is ns_pid, the pid its file name says;
+ *   - its dump_id is the index's (cs_index_check_manifest);
+ *   - custom mode: every extent file a regular file of its size (cs_manifest_check_extents).
+ * 0: m holds a manifest the restore acts on (free it with cs_manifest_free). -ENOENT: no manifest
+ * file (a missing extent file is -EBADMSG); -ENOTSUP: a file that is not this dump's (err says so: a restore
+ * ignores it); in both the process has no manifest. Any other -errno: the images are unusable, why in err.
+ */
+int cs_index_load_manifest(int dirfd, const struct cs_index_file *ix, pid_t ns_pid, struct cs_manifest *m,
+			   char *err, size_t errlen);
+/*
+ * The rule itself (unit-tested): with an index (idx), the manifest must carry its dump_id; with
+ * no index file (idx NULL), it must be a format 1.0 manifest (no dump_id): a 1.1 dump always
+ * writes the index, so its absence means the images are incomplete.
+ */
+int cs_index_check_manifest(const struct cs_index *idx, const struct cs_manifest *m, const char *name,
+			    char *err, size_t errlen);
 
 #endif /* CUDASTORE_IMGINDEX_H */

@@ -20,7 +20,6 @@
 #include "errmsg.h"
 #include "cudastore.pb-c.h"
 #include "cudastore/cuda_ops.h"
-#include "engine.h"
 #include "imgframe.h"
 #include "log.h"
 #include "manifest.h"
@@ -337,10 +336,10 @@ static int cs_pb_check_dev_size(const CsDevice *pd, size_t i, char *err, size_t 
 	if (pd->size == 0 || pd->size > CS_MAX_DEVICE_BYTES)
 		return cs_bad(err, errlen, "manifest devices[%zu].size is %llu bytes, must be in [1, %llu]",
 			      i, (unsigned long long)pd->size, (unsigned long long)CS_MAX_DEVICE_BYTES);
-	if (cs < CS_ENGINE_CHUNK_MIN || cs > CS_ENGINE_CHUNK_MAX || (cs & (cs - 1)))
+	if (cs < CS_CHUNK_MIN || cs > CS_CHUNK_MAX || (cs & (cs - 1)))
 		return cs_bad(err, errlen,
 			      "manifest devices[%zu].chunk_size is %u, must be a power of two in [%u, %u]", i,
-			      cs, CS_ENGINE_CHUNK_MIN, CS_ENGINE_CHUNK_MAX);
+			      cs, CS_CHUNK_MIN, CS_CHUNK_MAX);
 	n = cs_nchunks(pd->size, cs);
 	if (pd->n_chunk_hash != n)
 		return cs_bad(
@@ -386,7 +385,6 @@ static int cs_pb_check_dev_zero(const CsDevice *pd, size_t i, char *err, size_t 
 	return 0;
 }
 
-_Static_assert(CS_MAX_STRIPES == CS_ENGINE_STRIPES_MAX, "manifest and engine agree on stripes");
 _Static_assert(CS_NAME_MAX >= CS_UUID_STRLEN, "ident buffer");
 
 static const char *cs_dev_ident(const CsDevice *d, const char *what, char text[CS_NAME_MAX])
@@ -681,7 +679,7 @@ int cs_manifest_check_extents(int dirfd, const struct cs_manifest *m, char *err,
 		}
 		for (unsigned k = 0; k < n; k++) {
 			const char *name = k ? d->stripe[k] : d->extent;
-			uint64_t want = cs_engine_stripe_size(d->size, d->chunk_size, n, k);
+			uint64_t want = cs_stripe_size(d->size, d->chunk_size, n, k);
 			struct stat st = { 0 };
 			int fd;
 

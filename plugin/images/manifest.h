@@ -19,14 +19,29 @@
 #include <stdint.h>
 #include "cudastore/cuda_api.h"
 #include "imgdir.h"
+#include "imglimits.h"
 
 #define CS_FORMAT_MAJOR	      1
 #define CS_FORMAT_MINOR	      2 /* 1.1: dump_id, cudastore-index.img (imgindex.h); 1.2: striped extents */
 #define CS_DUMP_ID_BYTES      16
-#define CS_MAX_DEVICES	      64
-#define CS_MAX_DEVICE_BYTES   (1ull << 42) /* 4 TiB per GPU */
 #define CS_MAX_MANIFEST_BYTES (64u << 20)
-#define CS_MAX_STRIPES	      32 /* == CS_ENGINE_STRIPES_MAX */
+
+/* Bytes of stripe k of n of a region of size bytes in chunks of chunk bytes: chunk i lives in
+ * stripe i % n at offset (i / n) * chunk. */
+static inline uint64_t cs_stripe_size(uint64_t size, uint32_t chunk, unsigned n, unsigned k)
+{
+	uint64_t nchunks = (size + chunk - 1) / chunk, cnt, last;
+
+	if (n <= 1)
+		return size;
+	if (k >= nchunks)
+		return 0;
+	cnt = (nchunks - k + n - 1) / n; /* chunks k, k + n, ... below nchunks */
+	last = nchunks - 1;
+	if (last % n == k) /* this stripe holds the last, maybe short, chunk */
+		return (cnt - 1) * chunk + (size - last * chunk);
+	return cnt * chunk;
+}
 
 enum cs_mode {
 	CS_MODE_CUSTOM = 1, /* CustomStorage: data in our extent files */

@@ -1,7 +1,11 @@
 # fragment: see Makefile.am
-# ===== manifest + images directory ============================================================
-libcudastore_a_SOURCES += plugin/images/manifest.c plugin/images/manifest.h plugin/images/imgframe.c plugin/images/imgframe.h plugin/images/imgdir.c plugin/images/imgdir.h
-
+# ===== libcsimages.a: manifest, index, images directory (sees images and base) ==================
+noinst_LIBRARIES += libcsimages.a
+libcsimages_a_CPPFLAGS = $(CS_DEFS) $(CS_IMAGES_INC)
+libcsimages_a_SOURCES = plugin/images/manifest.c plugin/images/manifest.h plugin/images/imgframe.c \
+	plugin/images/imgframe.h plugin/images/imgdir.c plugin/images/imgdir.h plugin/images/imgindex.c \
+	plugin/images/imgindex.h
+nodist_libcsimages_a_SOURCES = $(PROTO_SRCS)
 # ===== unit tests: manifest + images directory (tests/unit) ===================================
 CS_UNIT_TESTS = \
 	tests/unit/test-manifest-roundtrip \
@@ -17,7 +21,7 @@ check_PROGRAMS += $(CS_UNIT_TESTS)
 TESTS += $(CS_UNIT_TESTS)
 
 CS_UNIT_COMMON = tests/unit/unit.c tests/unit/unit.h tests/tap.h tests/log-stderr.c
-CS_UNIT_LDADD = libcudastore.a $(PROTOBUF_C_LIBS) -ldl -lpthread
+CS_UNIT_LDADD = $(CS_ALL_LIBS) $(PROTOBUF_C_LIBS) -ldl -lpthread
 
 tests_unit_test_wire_full_log_record_terminated_SOURCES = tests/unit/test-wire-full-log-record-terminated.c \
 	$(CS_UNIT_COMMON)

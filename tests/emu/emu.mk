@@ -30,7 +30,7 @@ include $(top_srcdir)/tests/workload/workload.mk
 
 # ----- emulator tests (TAP) -----
 EMU_TEST_SOURCES = tests/tap.h tests/emu/emu-test.h tests/emu/emu-test.c
-EMU_TEST_LDADD = libcudastore.a -ldl -lpthread
+EMU_TEST_LDADD = $(CS_ALL_LIBS) -ldl -lpthread
 EMU_TESTS = \
 	tests/emu/test-emu-state-machine
 
@@ -76,7 +76,7 @@ tests_emu_test_emu_faults_per_pid_LDADD = $(EMU_TEST_LDADD)
 # emu-ctl: a tiny cuda-checkpoint for shell tests and debugging (not a test itself)
 check_PROGRAMS += tests/emu/emu-ctl
 tests_emu_emu_ctl_SOURCES = tests/emu/emu-ctl.c
-tests_emu_emu_ctl_LDADD = libcudastore.a -ldl -lpthread
+tests_emu_emu_ctl_LDADD = $(CS_ALL_LIBS) -ldl -lpthread
 
 # a shell test: real CRIU dump/restore of an emulated CUDA app (skipped without root/criu)
 dist_check_SCRIPTS += tests/emu/test-emu-criu.sh

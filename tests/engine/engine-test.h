@@ -38,7 +38,7 @@ void et_region(struct cs_engine_region *r, CUdeviceptr ptr, uint64_t size, CUcon
 struct cs_engine_opts et_opts(uint32_t chunk, unsigned threads, size_t pinned, bool direct);
 
 int et_count_fds(void);
-/* remove name and every stripe file of it (cs_engine_stripe_name) */
+/* remove name and every stripe file of it (cs_name_stripe) */
 void et_remove_extents(int dirfd, const char *name);
 /* et_disk_bytes summed over the region's extent files, or UINT64_MAX */
 uint64_t et_disk_bytes_region(int dirfd, const struct cs_engine_region *r);

@@ -1,12 +1,12 @@
 # fragment: see Makefile.am
 # ----- copy engine unit tests (fake device, no GPU; tests/engine/fake-cuda.h) -----
 # The engine and the driver loader are compiled into a test-only library, so these tests do not
-# depend on the rest of libcudastore.a. For leak checks run e.g.
+# depend on the other libraries. For leak checks run e.g.
 #   make check TESTS= ... ENGINE_TEST_SAN=-fsanitize=address    (LeakSanitizer on exit)
 ENGINE_TEST_SAN =
 check_LIBRARIES += tests/engine/libenginetest.a
 tests_engine_libenginetest_a_SOURCES = \
-	plugin/engine/engine.c plugin/engine/engine_chunk.c plugin/engine/engine_hash_avx2.c plugin/engine/engine_io.c plugin/engine/engine_dump.c \
+	plugin/engine/engine.c plugin/engine/engine_job.c plugin/engine/engine_chunk.c plugin/engine/engine_hash_avx2.c plugin/engine/engine_io.c plugin/engine/engine_dump.c \
 	plugin/engine/engine_pool.c \
 	plugin/engine/engine_restore.c plugin/engine/engine_prefetch.c plugin/cuda_ops.c plugin/trust.c plugin/uuid.c plugin/images/imgdir.c tests/log-stderr.c \
 	tests/engine/fake-cuda.c tests/engine/fake-cuda.h \

@@ -45,9 +45,9 @@ int main(void)
 	reject("chunk 0", o, "chunk size 0");
 	o = def, o.chunk_size = 2u << 30, o.pinned_max = 4ull << 30;
 	reject("chunk 2 GiB (above 1 GiB)", o, "2147483648");
-	o = def, o.chunk_size = CS_ENGINE_CHUNK_MIN, o.pinned_max = CS_ENGINE_CHUNK_MIN;
+	o = def, o.chunk_size = CS_CHUNK_MIN, o.pinned_max = CS_CHUNK_MIN;
 	accept("chunk 64 KiB, pinned one chunk", o);
-	o = def, o.chunk_size = CS_ENGINE_CHUNK_MAX, o.pinned_max = CS_ENGINE_CHUNK_MAX;
+	o = def, o.chunk_size = CS_CHUNK_MAX, o.pinned_max = CS_CHUNK_MAX;
 	accept("chunk 1 GiB", o);
 	o = def, o.threads = 0;
 	reject("0 threads", o, "threads per device 0");

@@ -25,21 +25,18 @@ static void names(void)
 	char longname[CS_NAME_MAX];
 	uint64_t sum = 0;
 
-	tap_ok(!cs_engine_stripe_name(out, "cudastore-7-gpu0.ext", 0) && !strcmp(out, "cudastore-7-gpu0.ext"),
+	tap_ok(!cs_name_stripe(out, "cudastore-7-gpu0.ext", 0) && !strcmp(out, "cudastore-7-gpu0.ext"),
 	       "stripe 0 is the extent itself (%s)", out);
-	tap_ok(!cs_engine_stripe_name(out, "cudastore-7-gpu0.ext", 12) &&
-		   !strcmp(out, "cudastore-7-gpu0.s12.ext"),
+	tap_ok(!cs_name_stripe(out, "cudastore-7-gpu0.ext", 12) && !strcmp(out, "cudastore-7-gpu0.s12.ext"),
 	       "stripe 12 keeps the .ext suffix (%s)", out);
-	tap_ok(!cs_engine_stripe_name(out, "raw", 3) && !strcmp(out, "raw.s3"), "no suffix: appended (%s)",
-	       out);
+	tap_ok(!cs_name_stripe(out, "raw", 3) && !strcmp(out, "raw.s3"), "no suffix: appended (%s)", out);
 	memset(longname, 'a', 60);
 	longname[60] = '\0';
-	tap_ok(cs_engine_stripe_name(out, longname, 31) == -ENAMETOOLONG,
-	       "a name that does not fit: -ENAMETOOLONG");
+	tap_ok(cs_name_stripe(out, longname, 31) == -ENAMETOOLONG, "a name that does not fit: -ENAMETOOLONG");
 	for (unsigned k = 0; k < 7; k++)
-		sum += cs_engine_stripe_size(10 * K64 + 77, K64, 7, k);
-	tap_ok(sum == 10 * K64 + 77 && cs_engine_stripe_size(10 * K64 + 77, K64, 7, 3) == K64 + 77 &&
-		   cs_engine_stripe_size(10 * K64 + 77, K64, 7, 4) == K64,
+		sum += cs_stripe_size(10 * K64 + 77, K64, 7, k);
+	tap_ok(sum == 10 * K64 + 77 && cs_stripe_size(10 * K64 + 77, K64, 7, 3) == K64 + 77 &&
+		   cs_stripe_size(10 * K64 + 77, K64, 7, 4) == K64,
 	       "stripe sizes add up; the last, short chunk is in stripe 10 %% 7 = 3");
 }
 
@@ -92,7 +89,7 @@ static void forced(unsigned stripes, uint64_t size)
 		struct stat s;
 
 		if (fstatat(d.fd, k ? r.stripe_name[k] : r.name, &s, 0) || (s.st_mode & 0777) != 0600 ||
-		    (uint64_t)s.st_size != cs_engine_stripe_size(size, K64, r.nstripes, k))
+		    (uint64_t)s.st_size != cs_stripe_size(size, K64, r.nstripes, k))
 			bad++;
 	}
 	tap_ok(!bad, "%s: every file 0600 and of its stripe size (%u not)", what, bad);

@@ -6,7 +6,7 @@
  * Per input: cs_index_decode() of the bytes as they are, then of their payload (the bytes after a
  * "CSIX" header, or all of them) in a correct frame, so that mutations reach protobuf-c and the
  * field checks, and the same through a file (cs_index_file_read): memory and file must agree. An
- * index that decodes keeps its limits (at most CS_INDEX_MAX_PIDS pids, each > 0, none twice) and
+ * index that decodes keeps its limits (at most CS_MAX_PROCS pids, each > 0, none twice) and
  * encodes to an index that decodes to the same; a refusal always says why.
  */
 #include <fcntl.h>
@@ -98,7 +98,7 @@ static void check_result(int ret, const struct cs_index *x, const char *err, con
 			fail("a refusal without a reason", how);
 		return;
 	}
-	if (x->n > CS_INDEX_MAX_PIDS)
+	if (x->n > CS_MAX_PROCS)
 		fail("a decoded index lists too many pids", how);
 	for (unsigned i = 0; i < x->n; i++) {
 		if (x->ns_pid[i] <= 0)

@@ -101,21 +101,21 @@ static void rule(void)
 	unit_sample(m, 1);
 	m->has_dump_id = true;
 	memcpy(m->dump_id, idx.dump_id, sizeof(m->dump_id));
-	tap_ok(cs_imgset_check_manifest(&idx, m, "cudastore-4242.img", err, sizeof(err)) == 0,
+	tap_ok(cs_index_check_manifest(&idx, m, "cudastore-4242.img", err, sizeof(err)) == 0,
 	       "a manifest carrying the index's dump_id is the dump's");
 	m->dump_id[15] ^= 1;
-	tap_ok(cs_imgset_check_manifest(&idx, m, "cudastore-4242.img", err, sizeof(err)) == -EBADMSG &&
-		       strstr(err, "belongs to another dump") && strstr(err, "cudastore-4242.img"),
+	tap_ok(cs_index_check_manifest(&idx, m, "cudastore-4242.img", err, sizeof(err)) == -EBADMSG &&
+		   strstr(err, "belongs to another dump") && strstr(err, "cudastore-4242.img"),
 	       "another dump's manifest is refused: %s", err);
 	m->has_dump_id = false;
-	tap_ok(cs_imgset_check_manifest(&idx, m, "cudastore-4242.img", err, sizeof(err)) == -EBADMSG &&
-		       strstr(err, "format 1.0"),
+	tap_ok(cs_index_check_manifest(&idx, m, "cudastore-4242.img", err, sizeof(err)) == -EBADMSG &&
+		   strstr(err, "format 1.0"),
 	       "a 1.0 manifest next to a 1.1 index is stale: %s", err);
-	tap_ok(cs_imgset_check_manifest(NULL, m, "cudastore-4242.img", err, sizeof(err)) == 0,
+	tap_ok(cs_index_check_manifest(NULL, m, "cudastore-4242.img", err, sizeof(err)) == 0,
 	       "format 1.0 images (no index, no dump_id) are read as before");
 	m->has_dump_id = true;
-	tap_ok(cs_imgset_check_manifest(NULL, m, "cudastore-4242.img", err, sizeof(err)) == -EBADMSG &&
-		       strstr(err, "cudastore-index.img") && strstr(err, "missing"),
+	tap_ok(cs_index_check_manifest(NULL, m, "cudastore-4242.img", err, sizeof(err)) == -EBADMSG &&
+		   strstr(err, "cudastore-index.img") && strstr(err, "missing"),
 	       "a 1.1 manifest whose index is missing is refused: %s", err);
 	cs_manifest_free(m);
 	free(m);

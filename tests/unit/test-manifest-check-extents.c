@@ -83,11 +83,11 @@ static void stripes(int dirfd)
 
 	d->nstripes = 3;
 	for (unsigned k = 0; k < 3; k++) {
-		cs_engine_stripe_name(d->stripe[k], d->extent, k);
-		make_extent(dirfd, d->stripe[k], cs_engine_stripe_size(d->size, d->chunk_size, 3, k));
+		cs_name_stripe(d->stripe[k], d->extent, k);
+		make_extent(dirfd, d->stripe[k], cs_stripe_size(d->size, d->chunk_size, 3, k));
 	}
 	expect(dirfd, "3 stripes of the right sizes", 0, "", "");
-	s2 = cs_engine_stripe_size(d->size, d->chunk_size, 3, 2);
+	s2 = cs_stripe_size(d->size, d->chunk_size, 3, 2);
 	make_extent(dirfd, d->stripe[2], s2 - 1);
 	expect(dirfd, "stripe 2 one byte short", -EBADMSG, "extent cudastore-4242-gpu0.s2.ext is", "manifest says");
 	unlinkat(dirfd, d->stripe[2], 0);
@@ -95,7 +95,7 @@ static void stripes(int dirfd)
 	make_extent(dirfd, d->stripe[2], s2);
 	make_extent(dirfd, d->extent, d->size);
 	expect(dirfd, "stripe 0 has the whole device's size", -EBADMSG, "cudastore-4242-gpu0.ext", "manifest says");
-	make_extent(dirfd, d->extent, cs_engine_stripe_size(d->size, d->chunk_size, 3, 0));
+	make_extent(dirfd, d->extent, cs_stripe_size(d->size, d->chunk_size, 3, 0));
 	expect(dirfd, "all stripes right again", 0, "", "");
 	d->nstripes = 1;
 	make_extent(dirfd, d->extent, d->size);

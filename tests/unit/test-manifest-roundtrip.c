@@ -48,7 +48,7 @@ static void roundtrip_stripes(void)
 	unit_sample(a, 2);
 	a->dev[0].nstripes = 3;
 	for (unsigned k = 0; k < 3; k++)
-		cs_engine_stripe_name(a->dev[0].stripe[k], a->dev[0].extent, k);
+		cs_name_stripe(a->dev[0].stripe[k], a->dev[0].extent, k);
 	ret = cs_manifest_encode(a, &buf, &len);
 	ret = ret ? ret : cs_manifest_decode(buf, len, b, err, sizeof(err));
 	tap_ok(!ret && unit_manifest_equal(a, b, why, sizeof(why)) &&

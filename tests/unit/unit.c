@@ -246,8 +246,7 @@ static bool unit_dev_ok(const struct cs_manifest_dev *d, unsigned i, char *why, 
 	uint64_t stored = d->size;
 
 	UNIT_DIFF(d->size == 0 || d->size > CS_MAX_DEVICE_BYTES, "dev[%u].size out of range", i);
-	UNIT_DIFF(cs < CS_ENGINE_CHUNK_MIN || cs > CS_ENGINE_CHUNK_MAX || (cs & (cs - 1)),
-		  "dev[%u].chunk_size", i);
+	UNIT_DIFF(cs < CS_CHUNK_MIN || cs > CS_CHUNK_MAX || (cs & (cs - 1)), "dev[%u].chunk_size", i);
 	UNIT_DIFF(d->nchunks != (d->size + cs - 1) / cs, "dev[%u].nchunks", i);
 	UNIT_DIFF(!d->hash || !d->zero, "dev[%u] tables missing", i);
 	UNIT_DIFF(!cs_name_is_safe(d->extent), "dev[%u].extent unsafe", i);

@@ -23,6 +23,7 @@
 #include <sys/types.h>
 
 #include "context.h"
+#include "imgindex.h"
 
 /*
  * Dump, first PAUSE: remove stale files of ours (not directories) from dirfd and draw this dump's
@@ -35,30 +36,10 @@ int cs_imgset_dump_note(struct cs_ctx *ctx, pid_t ns_pid);
 int cs_imgset_dump_flush(struct cs_ctx *ctx, int dirfd);
 
 /*
- * Every rule a restore applies to the images of the process with ns pid ns_pid before any byte
- * reaches a GPU, in its order; cudastore verify applies exactly these:
- *   - a valid index that does not list ns_pid: the process has no manifest of this dump;
- *   - cudastore-<ns_pid>.img read and decoded (cs_manifest_read);
- *   - an index that is there but unusable refuses every manifest;
- *   - the manifest's ns_pid field is ns_pid, the pid its file name says;
- *   - its dump_id is the index's (cs_imgset_check_manifest);
- *   - custom mode: every extent file a regular file of its size (cs_manifest_check_extents).
- * 0: m holds a manifest the restore acts on (free it with cs_manifest_free). -ENOENT: no manifest
- * file (a missing extent file is -EBADMSG); -ENOTSUP: a file that is not this dump's (err says so: a restore
- * ignores it); in both the process has no manifest. Any other -errno: the images are unusable, why in err.
+ * Restore: cs_index_load_manifest (imgindex.h) with the index read once into ctx->rindex
+ * (logged when unusable).
  */
-int cs_imgset_load(int dirfd, const struct cs_index_file *ix, pid_t ns_pid, struct cs_manifest *m, char *err,
-		   size_t errlen);
-/* Restore: cs_imgset_load with the index read once into ctx->rindex (logged when unusable). */
 int cs_imgset_restore_load(struct cs_ctx *ctx, int dirfd, pid_t ns_pid, struct cs_manifest *m, char *err,
 			   size_t errlen);
-/*
- * The rule itself (unit-tested): with an index (idx), the manifest must carry its dump_id; with
- * no index file (idx NULL), it must be a format 1.0 manifest (no dump_id): a 1.1 dump always
- * writes the index, so its absence means the images are incomplete.
- */
-int cs_imgset_check_manifest(const struct cs_index *idx, const struct cs_manifest *m, const char *name,
-			     char *err, size_t errlen);
-
 
 #endif /* CUDASTORE_IMGSET_H */

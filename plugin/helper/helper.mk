@@ -1,0 +1,35 @@
+# fragment: see Makefile.am
+# ===== libcshelper.a and cudastore-helper: every driver call, outside criu's process ============
+# (sees helper, engine, images, base)
+noinst_LIBRARIES += libcshelper.a
+libcshelper_a_CPPFLAGS = $(CS_DEFS) $(CS_HELPER_INC)
+libcshelper_a_SOURCES = \
+	plugin/helper/batch.c plugin/helper/batch.h \
+	plugin/helper/context.c plugin/helper/context.h \
+	plugin/helper/devices.c plugin/helper/devices.h \
+	plugin/helper/dump.c plugin/helper/dump.h \
+	plugin/helper/gpuop.c plugin/helper/gpuop.h \
+	plugin/helper/imgset.c plugin/helper/imgset.h \
+	plugin/helper/isolate.c plugin/helper/isolate.h \
+	plugin/helper/plan.c plugin/helper/plan.h \
+	plugin/helper/prefetch.c plugin/helper/prefetch.h \
+	plugin/helper/recover.c plugin/helper/recover.h \
+	plugin/helper/relay.h \
+	plugin/helper/restore.c plugin/helper/restore.h \
+	plugin/helper/stats.c plugin/helper/stats.h \
+	plugin/helper/summary.c plugin/helper/summary.h \
+	plugin/helper/warmup.c plugin/helper/warmup.h
+CS_HELPER_LIBS = libcshelper.a libcsengine.a libcsimages.a libcsbase.a
+
+pkglibexec_PROGRAMS = cudastore-helper
+HELPER_SOURCES = plugin/helper/helper_main.c plugin/helper/relay.c plugin/helper/relay.h \
+	plugin/helper/watch.c plugin/helper/watch.h plugin/helper/test_hooks.h
+cudastore_helper_SOURCES = $(HELPER_SOURCES) plugin/helper/test_hooks_none.c
+cudastore_helper_CPPFLAGS = $(CS_DEFS) $(CS_HELPER_INC)
+cudastore_helper_LDADD = $(CS_HELPER_LIBS) $(PROTOBUF_C_LIBS) $(JSON_C_LIBS) -lpthread -ldl
+# the same helper with the test hooks, for make check only (tests/e2e/lib.sh installs it as
+# cudastore-helper beside the test's plugin); never installed
+check_PROGRAMS += cudastore-helper-test
+cudastore_helper_test_SOURCES = $(HELPER_SOURCES) plugin/helper/test_hooks.c
+cudastore_helper_test_CPPFLAGS = $(cudastore_helper_CPPFLAGS)
+cudastore_helper_test_LDADD = $(cudastore_helper_LDADD)

@@ -93,7 +93,7 @@ def find(d, size, kind, mapped=False):
         if r["dir"].startswith(d) and r["size"] == size and r["kind"] == kind and r["tmpfs_mapped"] == mapped:
             return r
 G = 1 << 30
-print("== targets (docs/performance.md, section 3; issue 12)")
+print("== targets (docs/performance.md, section 3)")
 r = find("/dev/shm", 32 * G, "dense")
 if r: res(r["dump_gbps"] >= 10, "dump into /dev/shm at 32 GiB >= 10 GB/s: %.2f GB/s" % r["dump_gbps"])
 for s in (8, 32):

@@ -49,7 +49,7 @@ extern unsigned int log_get_loglevel(void) __attribute__((weak));
 /*
  * Checked-in layouts, x86_64 and other LP64 targets. 4.2.x: computed from the CRIU 4.2.1 tree
  * (the same numbers configure probes). 4.0/4.1: the same struct without allow_uprobes, the one
- * layout change between 4.0 and 4.2.1 (shared/docs/criu-plugin-abi.md §1.7), which moves every
+ * layout change between 4.0 and 4.2.1 (CRIU's criu/include/cr_options.h), which moves every
  * field after it by 4 bytes. Used only after the run-time check passes.
  */
 const struct cs_criu_layout cs_criu_layout_table[] = {

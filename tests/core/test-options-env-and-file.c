@@ -27,7 +27,7 @@ static int load_with(const char *file_text, const char *path, struct cs_options 
 	return cs_options_load(o, err, len);
 }
 
-/* Combinations the engine cannot run fail at init, before any process is touched (issue 10, 3). */
+/* Combinations the engine cannot run fail at init, before any process is touched. */
 static void combinations(const char *path)
 {
 	struct cs_options o;
@@ -62,7 +62,7 @@ static void combinations(const char *path)
 	write_file(path, "");
 }
 
-/* A CUDASTORE_* variable the plugin does not know is an error, like an unknown key (issue 10, 8). */
+/* A CUDASTORE_* variable the plugin does not know is an error, like an unknown key. */
 static void environment(const char *path)
 {
 	struct cs_options o;

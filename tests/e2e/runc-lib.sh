@@ -8,11 +8,9 @@
 # config file (CUDASTORE_CONFIG, pinned by the test). runc finds criu in PATH: the tests put
 # the directory of $CRIU first and check that runc will run exactly that binary.
 #
-# Each scenario runs in mode=driver (driver-managed: no driver call in criu's process) and in
-# the default mode (auto: CustomStorage under the emulator's CUDA 13.4). The default mode needs
-# the helper process (issue 9 item 1, binary cudastore-helper): without it the plugin's cuInit
-# runs in criu, which then cannot setns into the container's mount namespace. Until the helper
-# is built, the default-mode checks are reported as TODO (expected failures), not hidden.
+# Each scenario runs in mode=driver (driver-managed) and in the default mode (auto: CustomStorage
+# under the emulator's CUDA 13.4), whose driver calls are all in cudastore-helper, so criu stays
+# single-threaded and can setns into the container's mount namespace.
 
 RUNC=${RUNC:-$(command -v runc || true)}
 RUNC_IDS=
@@ -35,19 +33,10 @@ runc_cleanup() {
 }
 trap runc_cleanup EXIT
 
-# the helper process of issue 9 item 1 is built: the default (CustomStorage) mode can dump a
-# container; otherwise its checks are TODO
-have_helper() { [ -x "$top_builddir/cudastore-helper" ]; }
-
-# check_mode MODE "description" command...: in mode=auto without the helper a failure is
-# reported as TODO (an expected failure); a pass is a pass
+# check_mode MODE "description" command...: a check named for the mode it ran in
 check_mode() {
 	local mode=$1 d=$2; shift 2
-	if [ "$mode" = driver ] || have_helper || "$@"; then
-		check "[$mode] $d" "$@"
-	else
-		T_N=$((T_N + 1)); echo "not ok $T_N - [$mode] $d # TODO needs cudastore-helper (issue 9 item 1)"
-	fi
+	check "[$mode] $d" "$@"
 }
 
 # make_rootfs DIR: busybox-static, the workload, the loader and libc it needs, the emulator

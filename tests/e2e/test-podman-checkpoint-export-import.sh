@@ -4,7 +4,7 @@
 # every byte of its GPU memory. Also measures whether the extents' zero-chunk holes survive the
 # export tar (allocated blocks before and after; reported as diagnostics, see docs/containers.md).
 #
-# podman passes criu only PATH and XDG_RUNTIME_DIR (shared/docs/runtimes.md): cudastore's config
+# podman passes criu only PATH and XDG_RUNTIME_DIR (docs/containers.md): cudastore's config
 # reaches criu the way it would for a user, from a file (/etc/cudastore/cudastore.conf); tests may
 # not write /etc, so a runtime wrapper points CUDASTORE_CONFIG at the test's file and execs runc.
 # podman keeps its state under the work dir (--root, --runroot, --network-config-dir).

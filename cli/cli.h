@@ -74,6 +74,10 @@ json_object *cli_jdevice(json_object *arr, const struct cs_manifest_dev *d);
 void cli_jprint(json_object *o);
 /* main.c: under --json, a command that failed without printing its object gets the error one */
 void cli_json_error_if_silent(const char *sub, int rc);
+/* A command runs once per process; one that runs several in-process (the fuzzer) starts each
+ * anew: no error said and no JSON printed yet. */
+void cli_json_forget(void);
+void cli_forget_output(void);
 
 /* "1.50 GiB" */
 const char *cli_bytes(uint64_t b, char *buf, size_t len);

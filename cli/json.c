@@ -201,6 +201,11 @@ void cli_jprint(json_object *o)
 	json_object_put(o);
 }
 
+void cli_json_forget(void)
+{
+	printed = false;
+}
+
 void cli_json_error_if_silent(const char *sub, int rc)
 {
 	json_object *o;

@@ -28,6 +28,12 @@ void cs_log_line(unsigned int loglevel, const char *format, ...)
 /* the first message of this run, for the JSON error object (json.c) */
 static char first_error[2048];
 
+void cli_forget_output(void)
+{
+	first_error[0] = '\0';
+	cli_json_forget();
+}
+
 const char *cli_first_error(void)
 {
 	return first_error;

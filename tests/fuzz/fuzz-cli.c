@@ -151,8 +151,11 @@ static int run(int (*cmd)(int, char **), bool json, const char *sub)
 	close(fd);
 	close(fd2);
 	cli_json = json;
+	cli_forget_output(); /* each command as in a process of its own */
 	optind = 0; /* getopt_long starts over for every command */
 	rc = cmd(json ? 3 : 2, argv);
+	if (json) /* as cudastore's main does: an error the command only said on stderr */
+		cli_json_error_if_silent(sub, rc);
 	fflush(stdout);
 	fflush(stderr);
 	dup2(saved1, 1);

@@ -86,38 +86,40 @@ int cs_procfs_thread_status(pid_t tid, struct cs_thread_status *st)
 	return found == 3 ? 0 : -EIO;
 }
 
-bool cs_procfs_maps_libcuda(pid_t pid)
+/*
+ * The first mapping of pid whose line holds needle: 1 (its path, from needle on, into name when
+ * name is given), 0 none, -errno when the maps cannot be read.
+ */
+static int maps_find(pid_t pid, const char *needle, char *name, size_t len)
 {
 	FILE *f = proc_open(pid, "maps");
-	bool found = false;
-	char line[512];
+	char line[512], *p = NULL;
 
 	if (!f)
-		return true; /* cannot tell: treat as a CUDA process */
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, "/libcuda.so") != NULL;
+		return -errno;
+	while (!p && fgets(line, sizeof(line), f))
+		p = strstr(line, needle);
 	fclose(f);
-	return found;
+	if (p && name) {
+		p[strcspn(p, "\n")] = '\0';
+		snprintf(name, len, "%s", p);
+	}
+	return p ? 1 : 0;
+}
+
+bool cs_procfs_maps_libcuda(pid_t pid)
+{
+	return maps_find(pid, "/libcuda.so", NULL, 0) != 0; /* cannot tell: a CUDA process */
 }
 
 bool cs_procfs_cuda_ipc(pid_t pid, char *name, size_t len)
 {
-	FILE *f = proc_open(pid, "maps");
-	char line[512], *p;
-	bool found = false;
+	char found[512];
 
-	if (!f)
+	if (maps_find(pid, " /dev/shm/cuda.shm.", found, sizeof(found)) <= 0)
 		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		p = strstr(line, " /dev/shm/cuda.shm.");
-		if (!p)
-			continue;
-		found = true;
-		p[strcspn(p, "\n")] = '\0';
-		snprintf(name, len, "%s", p + 1);
-	}
-	fclose(f);
-	return found;
+	snprintf(name, len, "%s", found + 1); /* the path, without the space that anchors it */
+	return true;
 }
 
 pid_t cs_procfs_status_pid(pid_t pid, const char *field)

@@ -142,22 +142,21 @@ static void run_workers(struct cs_ctx *ctx, struct cs_batch *b, const bool *read
 
 int cs_batch_run(struct cs_ctx *ctx, struct cs_batch *b)
 {
-	struct cs_relay_rt *rt = calloc(b->n ? b->n : 1, sizeof(*rt));
-	bool *ready = calloc(b->n ? b->n : 1, sizeof(*ready));
+	struct cs_relay_rt *rt;
+	bool *ready;
 	unsigned i;
 	int ret = 0;
 
-	if (!b->n) {
-		free(rt);
-		free(ready);
+	if (!b->n)
 		return 0;
-	}
+	rt = calloc(b->n, sizeof(*rt));
+	ready = calloc(b->n, sizeof(*ready));
 	if (!rt || !ready) {
 		free(rt);
 		free(ready);
 		for (i = 0; i < b->n; i++)
 			b->procs[i]->done = true, b->procs[i]->result = -ENOMEM;
-		return b->n ? -ENOMEM : 0;
+		return -ENOMEM;
 	}
 	b->width = cs_batch_width(ctx, b->n);
 	run_threads(b, rt, ready);

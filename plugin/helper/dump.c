@@ -540,26 +540,26 @@ static void checkpoint_settle(struct cs_ctx *ctx, struct cs_proc **procs, unsign
 static void checkpoint_all(struct cs_ctx *ctx, int dirfd)
 {
 	struct cs_proc *procs[CS_MAX_PROCS];
-	struct cs_batch b = { .what = "checkpoint", .procs = procs, .fn = checkpoint_one, .arg = &dirfd };
-	unsigned i;
+	struct cs_batch b = { .what = "checkpoint", .fn = checkpoint_one, .arg = &dirfd };
+	unsigned i, nfound = 0;
 
+	/* found checkpointed by someone else: no driver work, answered here, listed in the index */
 	for (i = 0; i < ctx->nproc; i++) {
 		struct cs_proc *p = &ctx->proc[i];
 
 		if (p->phase == CS_PHASE_CHECKPOINTED && !p->checkpoint_called) {
-			procs[b.n++] = p; /* no driver work: answered here, listed in the index */
+			procs[nfound++] = p;
 			p->done = true;
 			p->result = checkpoint_found(ctx, p, dirfd);
 		}
 	}
-	i = b.n;
-	b.procs = procs + i;
-	b.n = 0;
-	for (unsigned k = 0; k < ctx->nproc; k++)
-		if (ctx->proc[k].phase == CS_PHASE_LOCKED || ctx->proc[k].phase == CS_PHASE_FOUND)
-			b.procs[b.n++] = &ctx->proc[k];
+	/* the batch: every process we locked, or found locked, after them in procs */
+	b.procs = procs + nfound;
+	for (i = 0; i < ctx->nproc; i++)
+		if (ctx->proc[i].phase == CS_PHASE_LOCKED || ctx->proc[i].phase == CS_PHASE_FOUND)
+			b.procs[b.n++] = &ctx->proc[i];
 	cs_batch_run(ctx, &b);
-	checkpoint_settle(ctx, procs, i + b.n, dirfd, &b);
+	checkpoint_settle(ctx, procs, nfound + b.n, dirfd, &b);
 }
 
 int cs_dump_checkpoint(struct cs_ctx *ctx, pid_t pid, int dirfd)

@@ -77,15 +77,6 @@ static int memcg_path(pid_t pid, bool v2, char *path, size_t len)
 	return ret;
 }
 
-int cs_isolate_memcg(pid_t pid, char *path, size_t len)
-{
-	char mnt[PATH_MAX];
-	bool v2 = false;
-	int ret = memcg_mount(mnt, sizeof(mnt), &v2);
-
-	return ret ? ret : memcg_path(pid, v2, path, len);
-}
-
 static int write_text(const char *path, const char *text)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW), ret = 0;

@@ -27,7 +27,4 @@ void cs_isolate(pid_t criu_pid);
  */
 int cs_isolate_parse_cgroup_line(char *line, bool v2, char *path, size_t len);
 
-/* The memory cgroup path of pid ("/a/b"), v2 if mounted else v1's memory hierarchy: 0 or -errno */
-int cs_isolate_memcg(pid_t pid, char *path, size_t len);
-
 #endif /* CUDASTORE_ISOLATE_H */

@@ -9,7 +9,6 @@
 #include "imgindex.h"
 #include "imgset.h"
 #include "log.h"
-#include "gpuop.h"
 #include "procfs.h"
 #include "recover.h"
 #include "restore.h"
@@ -71,15 +70,6 @@ static int restore_checkpointed(struct cs_ctx *ctx, pid_t pid, int dirfd)
 	return ret;
 }
 
-static int unlock(struct cs_ctx *ctx, pid_t pid)
-{
-	CUcheckpointUnlockArgs ua;
-
-	memset(&ua, 0, sizeof(ua));
-	ctx->cuda.CheckpointProcessUnlock(pid, &ua);
-	return cs_gpuop_expect_state(ctx, pid, CU_PROCESS_STATE_RUNNING, "unlock");
-}
-
 /* With its restore thread running: from the state the dead helper left to RUNNING. */
 static int recover_state(struct cs_ctx *ctx, pid_t pid, int dirfd)
 {
@@ -101,7 +91,7 @@ static int recover_state(struct cs_ctx *ctx, pid_t pid, int dirfd)
 		return -EPROTO;
 	}
 	if (!ret)
-		ret = unlock(ctx, pid);
+		ret = cs_restore_unlock(ctx, pid);
 	else
 		end_process(pid, "its GPU memory could not be put back after cudastore-helper died");
 	return ret;

@@ -257,7 +257,7 @@ static void kill_target(struct cs_ctx *ctx, pid_t pid, CUcheckpointOperationHand
 		ctx->cuda.CheckpointOperationComplete(pending);
 }
 
-static int unlock_running(struct cs_ctx *ctx, pid_t pid)
+int cs_restore_unlock(struct cs_ctx *ctx, pid_t pid)
 {
 	CUcheckpointUnlockArgs ua;
 	CUresult res;
@@ -383,7 +383,7 @@ static int restore_one(struct cs_ctx *ctx, struct cs_proc *p, void *arg)
 	else
 		ret = cs_restore_driver(ctx, p->pid, true);
 	if (!ret)
-		ret = unlock_running(ctx, p->pid);
+		ret = cs_restore_unlock(ctx, p->pid);
 	if (ret) {
 		kill_target(ctx, p->pid, pending, "see the errors above");
 		return ret;

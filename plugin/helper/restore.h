@@ -41,6 +41,9 @@ int cs_restore_custom(struct cs_ctx *ctx, pid_t pid, const struct cs_manifest *m
  * the configured device map (restore) or not (dump rollback puts it back where it was). */
 int cs_restore_driver(struct cs_ctx *ctx, pid_t pid, bool use_map);
 
+/* Unlock pid (its restore thread running) and check it is RUNNING; 0 or -EPROTO (logged). */
+int cs_restore_unlock(struct cs_ctx *ctx, pid_t pid);
+
 /* RESUME_DEVICES_LATE for pid: -ENOTSUP if the pid has no cudastore images. */
 int cs_restore_process(struct cs_ctx *ctx, pid_t pid, int dirfd);
 

@@ -10,19 +10,16 @@
 
 #define HDR_LEN offsetof(struct cs_wire_msg, data)
 
-int cs_wire_send(int sock, struct cs_wire_msg *m, int fd)
+int cs_wire_send_bytes(int sock, const void *buf, size_t len, int fd)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} u;
-	struct iovec iov = { .iov_base = m, .iov_len = HDR_LEN + m->len };
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	ssize_t n;
 
-	if (m->len > CS_WIRE_DATA)
-		return -EMSGSIZE;
-	m->magic = CS_WIRE_MAGIC;
 	if (fd >= 0) {
 		struct cmsghdr *c;
 
@@ -40,7 +37,15 @@ int cs_wire_send(int sock, struct cs_wire_msg *m, int fd)
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return errno == ECONNRESET ? -EPIPE : -errno;
-	return (size_t)n == iov.iov_len ? 0 : -EPROTO;
+	return (size_t)n == len ? 0 : -EPROTO;
+}
+
+int cs_wire_send(int sock, struct cs_wire_msg *m, int fd)
+{
+	if (m->len > CS_WIRE_DATA)
+		return -EMSGSIZE;
+	m->magic = CS_WIRE_MAGIC;
+	return cs_wire_send_bytes(sock, m, HDR_LEN + m->len, fd);
 }
 
 int cs_wire_send_simple(int sock, uint32_t type, int32_t pid, int32_t arg, int32_t ret, uint32_t flags,

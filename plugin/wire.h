@@ -71,6 +71,9 @@ struct cs_wire_msg {
 
 /* Send m (header plus m->len bytes of data) with fd attached when fd >= 0. 0 or -errno. */
 int cs_wire_send(int sock, struct cs_wire_msg *m, int fd);
+/* One datagram of len bytes as they are, fd attached when fd >= 0: what cs_wire_send sends once
+ * it framed m (tests send malformed messages with it). 0 or -errno. */
+int cs_wire_send_bytes(int sock, const void *buf, size_t len, int fd);
 /* Shorthand for a message without data. */
 int cs_wire_send_simple(int sock, uint32_t type, int32_t pid, int32_t arg, int32_t ret, uint32_t flags,
 			int fd);

@@ -72,26 +72,7 @@ static int lowest_free_fd(void)
 
 static void send_raw(const uint8_t *buf, size_t len, bool with_fd)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-
-	if (with_fd) {
-		struct cmsghdr *c;
-
-		memset(&u, 0, sizeof(u));
-		mh.msg_control = u.buf;
-		mh.msg_controllen = sizeof(u.buf);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &devnull, sizeof(int));
-	}
-	if (sendmsg(sv[0], &mh, MSG_NOSIGNAL) != (ssize_t)len)
+	if (cs_wire_send_bytes(sv[0], buf, len, with_fd ? devnull : -1))
 		fail("sendmsg of the input");
 }
 

@@ -154,6 +154,19 @@ check_verdict() { # check_verdict NAME PID DESCRIPTION
 	check "$3 ($v)" [ "$v" = PASS ]
 }
 
+# check_watched_resume NAME: after a leave-running dump whose decision was left to watching the
+# tasks (criu's options unknown), the helper saw criu let the workload ($WPID, started as NAME,
+# images in $WORK/NAME) run, resumed its GPU state, and the workload verifies every byte
+check_watched_resume() {
+	local name=$1 g=$WORK/$1/cudastore-guardian.log
+	wait_file "$g" 20
+	for _ in $(seq 100); do log_has "$g" "resumed with its GPU memory|rollback failed" && break; sleep 0.1; done
+	check "$name: criu let it run and its GPU state was resumed" \
+		log_has "$g" "pid $WPID: resumed with its GPU memory in .* \(criu let it run\)"
+	diag "$name: $(grep -ao 'criu let it run [0-9]* ms after' "$g" | head -1); $(grep -ao 'resumed with its GPU memory in [0-9.]* s' "$g")"
+	check_verdict "$name" "$WPID" "$name: process runs on and verifies every byte"
+}
+
 # tr_count TRACE API [RESULT]: how many times API appears in the emulator trace (caller side)
 tr_count() {
 	[ -f "$1" ] || { echo 0; return; }

@@ -16,16 +16,11 @@ mkdir -p "$HOME"
 
 # leave_case NAME RC: criu let the process run, the helper saw it and resumed its GPU state
 leave_case() {
-	local name=$1 rc=$2 dir=$WORK/$1 g=$WORK/$1/cudastore-guardian.log
+	local name=$1 rc=$2
 	check "$name: dump succeeds" [ "$rc" = 0 ]
 	check "$name: decision left to watching the tasks" \
-		log_has "$dir/dump.log" "cudastore-helper will watch what criu does to the tasks"
-	wait_file "$g" 20
-	for _ in $(seq 100); do log_has "$g" "resumed with its GPU memory|rollback failed" && break; sleep 0.1; done
-	check "$name: helper saw criu let it run and resumed it" \
-		log_has "$g" "pid $WPID: resumed with its GPU memory in .* \(criu let it run\)"
-	diag "$name: $(grep -ao 'criu let it run [0-9]* ms after' "$g" | head -1); $(grep -ao 'resumed with its GPU memory in [0-9.]* s' "$g")"
-	check_verdict "$name" "$WPID" "$name: process runs on and verifies every byte"
+		log_has "$WORK/$name/dump.log" "cudastore-helper will watch what criu does to the tasks"
+	check_watched_resume "$name"
 }
 
 # -R on criu's command line needs no watching: resumed in the exit hook, as with a known layout

@@ -223,7 +223,7 @@ static void recover(struct cs_plugin *p, bool keep)
 		for (; i < p->ntracked && !p->link.dead; i++)
 			cs_link_call(&p->link, CS_W_RECOVER, p->tracked[i], keep ? CS_RECOVER_KEEP : 0, 0,
 				     dirfd, NULL, timeout);
-		if (p->link.dead && i <= p->ntracked && i > 0) {
+		if (p->link.dead && i > 0) {
 			/* that process's driver does not answer this helper either */
 			cs_err("pid %d: its CUDA driver does not answer; killing it so that it does not hang "
 			       "in its next CUDA call",
@@ -336,13 +336,16 @@ static int cudastore_checkpoint_devices(int pid)
  */
 static void end_restored_tree(void)
 {
-	int n = cs_procfs_traced_by(getpid(), NULL, 0), i, st;
 	struct timespec pause = { 0, 10 * 1000 * 1000 };
-	pid_t *tree = n > 0 ? calloc((size_t)n + 64, sizeof(*tree)) : NULL;
+	pid_t *tree = NULL;
+	int n, i, st;
 
 	if (pl->tree_ended)
 		return;
 	pl->tree_ended = true;
+	n = cs_procfs_traced_by(getpid(), NULL, 0);
+	if (n > 0)
+		tree = calloc((size_t)n + 64, sizeof(*tree));
 	n = tree ? cs_procfs_traced_by(getpid(), tree, (unsigned)n + 64) : 0;
 	for (i = 0; tree && i < n; i++)
 		kill(tree[i], SIGKILL);

@@ -36,13 +36,6 @@ static const char *const part_name[NPARTS] = { "cudastore-1.img", "cudastore-ind
 					       "cudastore-1-gpu1.ext" };
 static char work[64], dir[96], out[96], errf[96], conf[96];
 
-static void fail(const char *what, const char *detail)
-{
-	fprintf(stderr, "fuzz-cli: property broken: %s%s%s\n", what, detail ? ": " : "",
-		detail ? detail : "");
-	abort();
-}
-
 static void clear_dir(void)
 {
 	char p[160];
@@ -68,20 +61,16 @@ void cs_fuzz_cleanup(void)
 
 static void setup(void)
 {
-	const char *tmp = getenv("TMPDIR");
-
 	if (work[0])
 		return;
-	snprintf(work, sizeof(work), "%s/cs-fuzz.XXXXXX", tmp && *tmp && strlen(tmp) < 40 ? tmp : "/tmp");
-	if (!mkdtemp(work))
-		fail("mkdtemp", work);
+	cs_fuzz_mkdtemp(work, sizeof(work));
 	atexit(cs_fuzz_cleanup);
 	snprintf(dir, sizeof(dir), "%s/img", work);
 	snprintf(out, sizeof(out), "%s/out", work);
 	snprintf(errf, sizeof(errf), "%s/err", work);
 	snprintf(conf, sizeof(conf), "%s/cudastore.conf", work);
 	if (mkdir(dir, 0700) || close(open(conf, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)))
-		fail("cannot set up the work directory", work);
+		cs_fuzz_fail("cannot set up the work directory", work);
 	setenv("CUDASTORE_CONFIG", conf, 1); /* the defaults: nothing in /etc decides */
 }
 
@@ -97,7 +86,7 @@ static void write_part(unsigned i, const uint8_t *p, size_t n)
 	snprintf(path, sizeof(path), "%s/%s", dir, part_name[i]);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
-		fail("cannot write a part", path);
+		cs_fuzz_fail("cannot write a part", path);
 	if (i <= 1 && n >= FRAME_HDR && !memcmp(p, i ? "CSIX" : "CSMF", 4)) {
 		uint32_t l = (uint32_t)(n - FRAME_HDR);
 		uint64_t h = XXH3_64bits(p + FRAME_HDR, n - FRAME_HDR);
@@ -108,12 +97,12 @@ static void write_part(unsigned i, const uint8_t *p, size_t n)
 		for (int k = 0; k < 8; k++)
 			hdr[8 + k] = (uint8_t)(h >> (8 * k));
 		if (write(fd, hdr, FRAME_HDR) != FRAME_HDR)
-			fail("short write", path);
+			cs_fuzz_fail("short write", path);
 		p += FRAME_HDR;
 		n -= FRAME_HDR;
 	}
 	if (n && write(fd, p, n) != (ssize_t)n)
-		fail("short write", path);
+		cs_fuzz_fail("short write", path);
 	close(fd);
 }
 
@@ -147,7 +136,7 @@ static int run(int (*cmd)(int, char **), bool json, const char *sub)
 	saved1 = dup(1);
 	saved2 = dup(2);
 	if (fd < 0 || fd2 < 0 || saved1 < 0 || saved2 < 0 || dup2(fd, 1) < 0 || dup2(fd2, 2) < 0)
-		fail("cannot redirect the output", out);
+		cs_fuzz_fail("cannot redirect the output", out);
 	close(fd);
 	close(fd2);
 	cli_json = json;
@@ -164,7 +153,7 @@ static int run(int (*cmd)(int, char **), bool json, const char *sub)
 	close(saved2);
 	cli_json = false;
 	if (rc != CLI_OK && rc != CLI_FAIL && rc != CLI_USAGE)
-		fail("an exit status that is not 0, 1 or 2", sub);
+		cs_fuzz_fail("an exit status that is not 0, 1 or 2", sub);
 	return rc;
 }
 
@@ -174,7 +163,7 @@ static char *slurp(const char *path, size_t *n)
 	char *buf = malloc(1 << 20);
 
 	if (!f || !buf)
-		fail("cannot read the output", out);
+		cs_fuzz_fail("cannot read the output", out);
 	*n = fread(buf, 1, (1 << 20) - 1, f);
 	buf[*n] = '\0';
 	fclose(f);
@@ -191,7 +180,7 @@ static void check_text(const char *path, const char *sub)
 
 		if (c != '\n' && (c < 0x20 || c > 0x7e)) {
 			fprintf(stderr, "fuzz-cli: byte 0x%02x at %zu of:\n%s\n", c, i, buf);
-			fail("the text output holds a control character", sub);
+			cs_fuzz_fail("the text output holds a control character", sub);
 		}
 	}
 	free(buf);
@@ -205,7 +194,7 @@ static void check_json(void)
 
 	if (!o || !json_object_is_type(o, json_type_object)) {
 		fprintf(stderr, "fuzz-cli: output:\n%s\n", buf);
-		fail("inspect --json printed no JSON object", NULL);
+		cs_fuzz_fail("inspect --json printed no JSON object", NULL);
 	}
 	json_object_put(o);
 	free(buf);

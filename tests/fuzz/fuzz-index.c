@@ -28,13 +28,6 @@ const char cs_fuzz_name[] = "index";
 static char work[64];
 static int work_fd = -1;
 
-static void fail(const char *what, const char *detail)
-{
-	fprintf(stderr, "fuzz-index: property broken: %s%s%s\n", what, detail ? ": " : "",
-		detail ? detail : "");
-	abort();
-}
-
 void cs_fuzz_cleanup(void)
 {
 	if (!work[0])
@@ -48,17 +41,13 @@ void cs_fuzz_cleanup(void)
 
 static void work_setup(void)
 {
-	const char *tmp = getenv("TMPDIR");
-
 	if (work_fd >= 0)
 		return;
-	snprintf(work, sizeof(work), "%s/cs-fuzz.XXXXXX", tmp && *tmp && strlen(tmp) < 40 ? tmp : "/tmp");
-	if (!mkdtemp(work))
-		fail("mkdtemp", work);
+	cs_fuzz_mkdtemp(work, sizeof(work));
 	atexit(cs_fuzz_cleanup);
 	work_fd = open(work, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (work_fd < 0)
-		fail("cannot open the work directory", work);
+		cs_fuzz_fail("cannot open the work directory", work);
 }
 
 static uint8_t *reframe(const uint8_t *data, size_t size, size_t *len)
@@ -75,7 +64,7 @@ static uint8_t *reframe(const uint8_t *data, size_t size, size_t *len)
 	}
 	buf = malloc(FRAME_HDR + plen + 1);
 	if (!buf)
-		fail("out of memory", NULL);
+		cs_fuzz_fail("out of memory", NULL);
 	l = (uint32_t)plen;
 	h = XXH3_64bits(pl, plen);
 	memcpy(buf, "CSIX", 4);
@@ -92,20 +81,20 @@ static uint8_t *reframe(const uint8_t *data, size_t size, size_t *len)
 static void check_result(int ret, const struct cs_index *x, const char *err, const char *how)
 {
 	if (ret > 0 || ret < -4095)
-		fail("decode returned neither 0 nor -errno", how);
+		cs_fuzz_fail("decode returned neither 0 nor -errno", how);
 	if (ret) {
 		if (!err[0])
-			fail("a refusal without a reason", how);
+			cs_fuzz_fail("a refusal without a reason", how);
 		return;
 	}
 	if (x->n > CS_MAX_PROCS)
-		fail("a decoded index lists too many pids", how);
+		cs_fuzz_fail("a decoded index lists too many pids", how);
 	for (unsigned i = 0; i < x->n; i++) {
 		if (x->ns_pid[i] <= 0)
-			fail("a decoded index lists a pid <= 0", how);
+			cs_fuzz_fail("a decoded index lists a pid <= 0", how);
 		for (unsigned j = 0; j < i; j++)
 			if (x->ns_pid[i] == x->ns_pid[j])
-				fail("a decoded index lists a pid twice", how);
+				cs_fuzz_fail("a decoded index lists a pid twice", how);
 	}
 }
 
@@ -117,11 +106,11 @@ static void check_reencode(const struct cs_index *x)
 	void *buf;
 
 	if (cs_index_encode(x, &buf, &len))
-		fail("a decoded index cannot be encoded again", NULL);
+		cs_fuzz_fail("a decoded index cannot be encoded again", NULL);
 	if (cs_index_decode(buf, len, &again, err, sizeof(err)))
-		fail("a re-encoded index is refused", err);
+		cs_fuzz_fail("a re-encoded index is refused", err);
 	if (memcmp(x, &again, sizeof(again)))
-		fail("a re-encoded index decodes to something else", NULL);
+		cs_fuzz_fail("a re-encoded index decodes to something else", NULL);
 	free(buf);
 }
 
@@ -130,7 +119,7 @@ static void write_file(const uint8_t *buf, size_t len)
 	int fd = openat(work_fd, CS_INDEX_NAME, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 
 	if (fd < 0 || write(fd, buf, len) != (ssize_t)len)
-		fail("cannot write the index file", work);
+		cs_fuzz_fail("cannot write the index file", work);
 	close(fd);
 }
 
@@ -144,7 +133,7 @@ int cs_fuzz_one(const uint8_t *data, size_t size)
 	int ret;
 
 	if (!f || !x)
-		fail("out of memory", NULL);
+		cs_fuzz_fail("out of memory", NULL);
 	work_setup();
 	ret = cs_index_decode(data, size, x, err, sizeof(err));
 	check_result(ret, x, err, "as given");
@@ -159,7 +148,7 @@ int cs_fuzz_one(const uint8_t *data, size_t size)
 	write_file(buf, len);
 	cs_index_file_read(work_fd, f);
 	if (f->err != ret || (!ret && memcmp(&f->x, x, sizeof(*x))))
-		fail("the file and the memory decode disagree", f->why);
+		cs_fuzz_fail("the file and the memory decode disagree", f->why);
 	free(buf);
 	free(f);
 	free(x);

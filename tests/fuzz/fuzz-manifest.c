@@ -39,13 +39,6 @@ enum ext_kind { EXT_OK, EXT_MISSING, EXT_SYMLINK, EXT_DIR, EXT_FIFO, EXT_LONG, E
 static char work[64]; /* <tmp>/cs-fuzz.XXXXXX: the manifest file; ext/ holds the extents */
 static int work_fd = -1, ext_fd = -1;
 
-static void fail(const char *what, const char *detail)
-{
-	fprintf(stderr, "fuzz-manifest: property broken: %s%s%s\n", what, detail ? ": " : "",
-		detail ? detail : "");
-	abort();
-}
-
 void cs_fuzz_manifest_cleanup(void)
 {
 	char cmd[128];
@@ -65,20 +58,16 @@ void cs_fuzz_manifest_cleanup(void)
 
 static void work_setup(void)
 {
-	const char *tmp = getenv("TMPDIR");
-
 	if (work_fd >= 0)
 		return;
-	snprintf(work, sizeof(work), "%s/cs-fuzz.XXXXXX", tmp && *tmp && strlen(tmp) < 40 ? tmp : "/tmp");
-	if (!mkdtemp(work))
-		fail("mkdtemp", work);
+	cs_fuzz_mkdtemp(work, sizeof(work));
 	atexit(cs_fuzz_manifest_cleanup);
 	work_fd = open(work, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (work_fd < 0 || mkdirat(work_fd, "ext", 0700) < 0)
-		fail("cannot set up the work directory", work);
+		cs_fuzz_fail("cannot set up the work directory", work);
 	ext_fd = openat(work_fd, "ext", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (ext_fd < 0)
-		fail("cannot open the extents directory", work);
+		cs_fuzz_fail("cannot open the extents directory", work);
 }
 
 static void put_le(uint8_t *p, uint64_t v, int n)
@@ -100,7 +89,7 @@ static uint8_t *reframe(const uint8_t *data, size_t size, size_t *len)
 	}
 	buf = malloc(FRAME_HDR + plen + 1);
 	if (!buf)
-		fail("out of memory", NULL);
+		cs_fuzz_fail("out of memory", NULL);
 	memcpy(buf, "CSMF", 4);
 	put_le(buf + 4, plen, 4);
 	put_le(buf + 8, XXH3_64bits(pl, plen), 8);
@@ -114,24 +103,24 @@ static uint8_t *reframe(const uint8_t *data, size_t size, size_t *len)
 static void check_result(int ret, const struct cs_manifest *m, const char *err, const char *how)
 {
 	if (ret > 0 || ret < -4095)
-		fail("decode returned neither 0 nor -errno", how);
+		cs_fuzz_fail("decode returned neither 0 nor -errno", how);
 	if (ret) {
 		if (!err[0])
-			fail("a refusal without a reason", how);
+			cs_fuzz_fail("a refusal without a reason", how);
 		for (unsigned i = 0; i < CS_MAX_DEVICES; i++)
 			if (m->dev[i].hash || m->dev[i].zero)
-				fail("a refused manifest still holds chunk tables", how);
+				cs_fuzz_fail("a refused manifest still holds chunk tables", how);
 		return;
 	}
 	if (m->ndev > CS_MAX_DEVICES || (m->mode != CS_MODE_CUSTOM && m->mode != CS_MODE_DRIVER))
-		fail("a decoded manifest breaks its limits", how);
+		cs_fuzz_fail("a decoded manifest breaks its limits", how);
 	for (unsigned i = 0; i < m->ndev; i++) {
 		const struct cs_manifest_dev *d = &m->dev[i];
 
 		if (!cs_name_is_safe(d->extent) || !d->size || d->size > CS_MAX_DEVICE_BYTES ||
 		    !d->chunk_size || d->nchunks != (d->size + d->chunk_size - 1) / d->chunk_size ||
 		    !d->hash || !d->zero)
-			fail("a decoded device breaks its limits", how);
+			cs_fuzz_fail("a decoded device breaks its limits", how);
 	}
 }
 
@@ -194,19 +183,19 @@ static void check_reencode(const struct cs_manifest *m)
 	int ret;
 
 	if (!again)
-		fail("out of memory", NULL);
+		cs_fuzz_fail("out of memory", NULL);
 	ret = cs_manifest_encode(m, &buf, &len);
 	if (ret)
-		fail("a decoded manifest cannot be encoded again", strerror(-ret));
+		cs_fuzz_fail("a decoded manifest cannot be encoded again", strerror(-ret));
 	ret = cs_manifest_decode(buf, len, again, err, sizeof(err));
 	if (ret)
-		fail("a re-encoded manifest is refused", err);
+		cs_fuzz_fail("a re-encoded manifest is refused", err);
 	/* the encoder stamps the format it writes; a newer minor it read becomes its own */
 	if (again->format_major != CS_FORMAT_MAJOR || again->format_minor != CS_FORMAT_MINOR)
-		fail("the encoder did not write its own format version", NULL);
+		cs_fuzz_fail("the encoder did not write its own format version", NULL);
 	again->format_minor = m->format_minor;
 	if (diff(m, again))
-		fail("a re-encoded manifest decodes to something else", diff(m, again));
+		cs_fuzz_fail("a re-encoded manifest decodes to something else", diff(m, again));
 	cs_manifest_free(again);
 	free(again);
 	free(buf);
@@ -257,10 +246,10 @@ static void check_extents(const struct cs_manifest *m, uint64_t choice)
 	ret = cs_manifest_check_extents(ext_fd, m, err, sizeof(err));
 	if (want != 1 && ret != want) {
 		snprintf(err + strlen(err), sizeof(err) - strlen(err), " (returned %d, expected %d)", ret, want);
-		fail("cs_manifest_check_extents gave the wrong verdict", err);
+		cs_fuzz_fail("cs_manifest_check_extents gave the wrong verdict", err);
 	}
 	if (ret && !err[0])
-		fail("cs_manifest_check_extents refused without a reason", NULL);
+		cs_fuzz_fail("cs_manifest_check_extents refused without a reason", NULL);
 	for (unsigned i = 0; i < m->ndev; i++)
 		if (unlinkat(ext_fd, m->dev[i].extent, 0) && errno == EISDIR)
 			unlinkat(ext_fd, m->dev[i].extent, AT_REMOVEDIR);
@@ -287,7 +276,7 @@ int cs_fuzz_manifest_one(const uint8_t *data, size_t size)
 	uint8_t *buf;
 
 	if (!m)
-		fail("out of memory", NULL);
+		cs_fuzz_fail("out of memory", NULL);
 	work_setup();
 	ret = cs_manifest_decode(data, size, m, err, sizeof(err));
 	check_result(ret, m, err, "as given");
@@ -299,12 +288,12 @@ int cs_fuzz_manifest_one(const uint8_t *data, size_t size)
 	ret = cs_manifest_decode(buf, len, m, err, sizeof(err));
 	check_result(ret, m, err, "reframed");
 	if (write_file("cudastore-1.img", buf, len))
-		fail("cannot write the manifest file", work);
+		cs_fuzz_fail("cannot write the manifest file", work);
 	fret = cs_manifest_read(work_fd, "cudastore-1.img", f, ferr, sizeof(ferr));
 	check_result(fret, f, ferr, "read from a file");
 	if (fret != ret || (!ret && diff(m, f))) {
 		snprintf(ferr + strlen(ferr), sizeof(ferr) - strlen(ferr), " (file %d, memory %d)", fret, ret);
-		fail("cs_manifest_read and cs_manifest_decode disagree", ferr);
+		cs_fuzz_fail("cs_manifest_read and cs_manifest_decode disagree", ferr);
 	}
 	if (!ret) {
 		check_reencode(m);

@@ -24,13 +24,6 @@ extern char **environ;
 const char cs_fuzz_name[] = "options";
 static char work[64], path[96];
 
-static void fail(const char *what, const char *detail)
-{
-	fprintf(stderr, "fuzz-options: property broken: %s%s%s\n", what, detail ? ": " : "",
-		detail ? detail : "");
-	abort();
-}
-
 void cs_fuzz_cleanup(void)
 {
 	if (!work[0])
@@ -58,13 +51,9 @@ static void clean_env(void)
 
 static void setup(void)
 {
-	const char *tmp = getenv("TMPDIR");
-
 	if (work[0])
 		return;
-	snprintf(work, sizeof(work), "%s/cs-fuzz.XXXXXX", tmp && *tmp && strlen(tmp) < 40 ? tmp : "/tmp");
-	if (!mkdtemp(work))
-		fail("mkdtemp", work);
+	cs_fuzz_mkdtemp(work, sizeof(work));
 	snprintf(path, sizeof(path), "%s/cudastore.conf", work);
 	atexit(cs_fuzz_cleanup);
 	clean_env();
@@ -77,7 +66,7 @@ static void write_file(const uint8_t *data, size_t size)
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 
 	if (fd < 0 || write(fd, data, size) != (ssize_t)size)
-		fail("cannot write the config file", path);
+		cs_fuzz_fail("cannot write the config file", path);
 	close(fd);
 }
 
@@ -86,18 +75,18 @@ static void check_loaded(const struct cs_options *o)
 	char err[512] = "", buf[1024];
 
 	if (cs_options_check(o, err, sizeof(err)))
-		fail("loaded options fail their own check", err);
+		cs_fuzz_fail("loaded options fail their own check", err);
 	if (strnlen(o->libcuda, sizeof(o->libcuda)) == sizeof(o->libcuda) ||
 	    strnlen(o->libnvml, sizeof(o->libnvml)) == sizeof(o->libnvml) ||
 	    strnlen(o->helper, sizeof(o->helper)) == sizeof(o->helper))
-		fail("a path option is not terminated within its field", NULL);
+		cs_fuzz_fail("a path option is not terminated within its field", NULL);
 	if (o->ndevice_map > CS_MAX_DEVICES)
-		fail("device_map holds more pairs than it has room for", NULL);
+		cs_fuzz_fail("device_map holds more pairs than it has room for", NULL);
 	for (unsigned i = 0; i < CS_OPTION_COUNT; i++) {
 		if (cs_option_format(o, cs_option_key(i), buf, sizeof(buf)))
-			fail("a key does not format", cs_option_key(i));
+			cs_fuzz_fail("a key does not format", cs_option_key(i));
 		if (!cs_str_is_printable(buf) && (i == 0 || i > 3)) /* 1..3: paths, the file's bytes */
-			fail("a value formats to unprintable text", cs_option_key(i));
+			cs_fuzz_fail("a value formats to unprintable text", cs_option_key(i));
 	}
 }
 
@@ -108,19 +97,19 @@ int cs_fuzz_one(const uint8_t *data, size_t size)
 	int ret, ret2;
 
 	if (!a)
-		fail("out of memory", NULL);
+		cs_fuzz_fail("out of memory", NULL);
 	setup();
 	write_file(data, size);
 	ret = cs_options_load(a, err, sizeof(err));
 	if (ret > 0 || ret < -4095)
-		fail("cs_options_load returned neither 0 nor -errno", NULL);
+		cs_fuzz_fail("cs_options_load returned neither 0 nor -errno", NULL);
 	if (ret && !err[0])
-		fail("a refusal without a reason", NULL);
+		cs_fuzz_fail("a refusal without a reason", NULL);
 	if (!ret)
 		check_loaded(a);
 	ret2 = cs_options_load(b, err2, sizeof(err2));
 	if (ret2 != ret || (ret && strcmp(err, err2)) || (!ret && memcmp(a, b, sizeof(*a))))
-		fail("the same file loads differently twice", err2);
+		cs_fuzz_fail("the same file loads differently twice", err2);
 	free(a);
 	return 0;
 }

@@ -29,12 +29,6 @@
 const char cs_fuzz_name[] = "wire";
 static int sv[2] = { -1, -1 }, devnull = -1;
 
-static void fail(const char *what)
-{
-	fprintf(stderr, "fuzz-wire: property broken: %s\n", what);
-	abort();
-}
-
 void cs_fuzz_cleanup(void)
 {
 	if (sv[0] >= 0) {
@@ -50,10 +44,10 @@ static void setup(void)
 	if (sv[0] >= 0)
 		return;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
-		fail("socketpair");
+		cs_fuzz_fail("socketpair", NULL);
 	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (devnull < 0)
-		fail("open /dev/null");
+		cs_fuzz_fail("open /dev/null", NULL);
 	atexit(cs_fuzz_cleanup);
 }
 
@@ -65,7 +59,7 @@ static int lowest_free_fd(void)
 	if (fd < 0)
 		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		fail("no fd to probe with");
+		cs_fuzz_fail("no fd to probe with", NULL);
 	close(fd);
 	return fd;
 }
@@ -73,7 +67,7 @@ static int lowest_free_fd(void)
 static void send_raw(const uint8_t *buf, size_t len, bool with_fd)
 {
 	if (cs_wire_send_bytes(sv[0], buf, len, with_fd ? devnull : -1))
-		fail("sendmsg of the input");
+		cs_fuzz_fail("sendmsg of the input", NULL);
 }
 
 static void check_accepted(const struct cs_wire_msg *m, size_t sent)
@@ -82,14 +76,14 @@ static void check_accepted(const struct cs_wire_msg *m, size_t sent)
 	int fd = -1;
 
 	if (m->magic != CS_WIRE_MAGIC || m->len > CS_WIRE_DATA || HDR_LEN + m->len != sent)
-		fail("a message was accepted that breaks the framing");
+		cs_fuzz_fail("a message was accepted that breaks the framing", NULL);
 	if (m->len < CS_WIRE_DATA && m->data[m->len])
-		fail("accepted data is not terminated");
+		cs_fuzz_fail("accepted data is not terminated", NULL);
 	if (!cs_wire_type_name(m->type))
-		fail("a type without a name");
+		cs_fuzz_fail("a type without a name", NULL);
 	if (!back || cs_wire_send(sv[1], (struct cs_wire_msg *)m, -1) || cs_wire_recv(sv[0], back, &fd) ||
 	    fd != -1 || memcmp(back, m, HDR_LEN + m->len))
-		fail("an accepted message does not survive being sent again");
+		cs_fuzz_fail("an accepted message does not survive being sent again", NULL);
 	free(back);
 }
 
@@ -100,7 +94,7 @@ int cs_fuzz_one(const uint8_t *data, size_t size)
 	int before, fd = -2, ret;
 
 	if (!m)
-		fail("out of memory");
+		cs_fuzz_fail("out of memory", NULL);
 	setup();
 	if (!size) {
 		free(m);
@@ -121,17 +115,17 @@ int cs_fuzz_one(const uint8_t *data, size_t size)
 	memset(m, 0xa5, sizeof(*m));
 	ret = cs_wire_recv(sv[1], m, take_fd ? &fd : NULL);
 	if (ret && ret != -EPROTO)
-		fail("cs_wire_recv returned neither 0 nor -EPROTO");
+		cs_fuzz_fail("cs_wire_recv returned neither 0 nor -EPROTO", NULL);
 	if (take_fd && ret && fd != -1)
-		fail("a refused message handed an fd over");
+		cs_fuzz_fail("a refused message handed an fd over", NULL);
 	if (take_fd && !ret && (with_fd ? fd < 0 : fd != -1))
-		fail("an fd appeared that was not sent");
+		cs_fuzz_fail("an fd appeared that was not sent", NULL);
 	if (fd >= 0)
 		close(fd);
 	if (!ret)
 		check_accepted(m, size);
 	if (lowest_free_fd() != before)
-		fail("an fd leaked");
+		cs_fuzz_fail("an fd leaked", NULL);
 	free(m);
 	return 0;
 }

@@ -33,9 +33,12 @@
  * back to pwrite for the file.
  *
  * Stripes: a region's chunks are spread over nfiles extent files (chunk i in file i % nfiles),
- * so the writers of one region do not queue on one inode lock. Every file is reserved before
- * the first byte moves, all of them at once (one thread per file: fallocate on tmpfs allocates
- * every page under the file's lock, ~half of a one-file 32 GiB dump on the GPU host).
+ * so the writers of one region do not queue on one inode lock. Every file is reserved by a
+ * thread of its own (fallocate on tmpfs allocates every page under the file's lock, ~half of a
+ * one-file 32 GiB dump on the GPU host). On a disk all of them are reserved before the first
+ * byte moves. On a memory filesystem the reservation is a pass over memory of its own, so the
+ * free space is checked up front and the files are reserved while the copy runs; a zero chunk
+ * found before its file's reservation is done is punched by that reservation's thread.
  *
  * Buffered files (no O_DIRECT: tmpfs, ramfs, or O_DIRECT refused) are read and written in
  * ENG_PIECE pieces, each hashed right after its read / right before its write while it is still
@@ -159,21 +162,40 @@ int eng_io_create(struct eng_region *reg)
 	return 0;
 }
 
-static void *reserve_file(void *arg)
+#define ENG_RESERVE_STEP (1ull << 30) /* fallocate pieces: a failed job stops the reservation soon */
+
+static void reserve_file(struct eng_file *f)
 {
-	struct eng_file *f = arg;
+	uint64_t off, len;
 
 	f->err = 0;
-	if (f->size && fallocate(f->fd, 0, 0, (off_t)f->size))
-		f->err = -errno;
-	else if (f->size)
-		f->reserved = true;
-	return NULL;
+	for (off = 0; off < f->size && !eng_stopped(f->reg->job); off += len) {
+		len = f->size - off < ENG_RESERVE_STEP ? f->size - off : ENG_RESERVE_STEP;
+		if (fallocate(f->fd, 0, (off_t)off, (off_t)len)) {
+			f->err = -errno;
+			return;
+		}
+	}
+	f->reserved = f->size && off >= f->size;
+}
+
+static void no_space(struct eng_region *reg, unsigned long long avail)
+{
+	eng_fail(
+	    reg->job, -ENOSPC,
+	    "dump: no space for extent %s: it needs %llu bytes (in %u file%s), the filesystem has %llu free",
+	    reg->r->name, (unsigned long long)reg->r->size, reg->nfiles, reg->nfiles > 1 ? "s" : "", avail);
+}
+
+static unsigned long long free_bytes(int fd)
+{
+	struct statvfs vfs;
+
+	return fstatvfs(fd, &vfs) ? 0 : (unsigned long long)vfs.f_bavail * vfs.f_frsize;
 }
 
 static int reserve_failed(struct eng_region *reg, struct eng_file *f)
 {
-	struct statvfs vfs;
 	int ret = f->err;
 
 	if (ret == -EOPNOTSUPP || ret == -ENOSYS) {
@@ -181,15 +203,7 @@ static int reserve_failed(struct eng_region *reg, struct eng_file *f)
 		return 0;
 	}
 	if (ret == -ENOSPC) {
-		unsigned long long avail = 0;
-
-		if (!fstatvfs(f->fd, &vfs))
-			avail = (unsigned long long)vfs.f_bavail * vfs.f_frsize;
-		eng_fail(reg->job, ret,
-			 "dump: no space for extent %s: it needs %llu bytes (in %u file%s), the "
-			 "filesystem has %llu free",
-			 reg->r->name, (unsigned long long)reg->r->size, reg->nfiles,
-			 reg->nfiles > 1 ? "s" : "", avail);
+		no_space(reg, free_bytes(f->fd));
 		return ret;
 	}
 	eng_fail(reg->job, ret, "dump: cannot reserve %llu bytes for extent %s: %s",
@@ -197,22 +211,131 @@ static int reserve_failed(struct eng_region *reg, struct eng_file *f)
 	return ret;
 }
 
+/* a zero chunk's blocks given back (a hole); 0 or -errno (reported) */
+static int punch(struct eng_file *f, uint64_t off, size_t len)
+{
+	int ret;
+
+	if (!fallocate(f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len))
+		return 0;
+	ret = -errno;
+	if (ret == -EOPNOTSUPP) {
+		if (!atomic_exchange(&f->no_punch, true))
+			cs_warn("engine: %s: cannot punch holes; its zero chunks keep their reserved blocks",
+				f->name);
+		return 0;
+	}
+	eng_fail(f->reg->job, ret, "dump: punching a hole into %s at offset %llu (%zu bytes) failed: %s",
+		 f->name, (unsigned long long)off, len, strerror(-ret));
+	return ret;
+}
+
+/* the reservation ran alongside the copy: punch the zero chunks of f found before it was done */
+static void punch_found_zeros(struct eng_file *f)
+{
+	struct eng_region *reg = f->reg;
+	uint64_t idx;
+
+	for (idx = f->index; idx < reg->nchunks && !atomic_load(&f->no_punch); idx += reg->nfiles)
+		if (__atomic_load_n(&reg->r->zero[idx], __ATOMIC_RELAXED) &&
+		    punch(f, eng_file_off(reg, idx), eng_chunk_len(reg, idx)))
+			return;
+}
+
+static void *reserve_thread(void *arg)
+{
+	struct eng_file *f = arg;
+
+	reserve_file(f);
+	if (!f->reg->reserve_alongside) /* the reservation before the copy: eng_io_reserve reports */
+		return NULL;
+	if (f->err)
+		reserve_failed(f->reg, f);
+	atomic_store(&f->reserve_done, true);
+	atomic_thread_fence(memory_order_seq_cst); /* pairs with eng_io_skip's */
+	if (f->reserved && !f->err)
+		punch_found_zeros(f);
+	return NULL;
+}
+
+static void start_reserve_threads(struct eng_region *reg, unsigned from, bool started[])
+{
+	sigset_t all, old;
+	unsigned k;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old); /* the threads inherit "every signal blocked" */
+	for (k = from; k < reg->nfiles; k++)
+		started[k] = !pthread_create(&reg->files[k].tid, NULL, reserve_thread, &reg->files[k]);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 /*
- * Reserve every block of every stripe before the first byte moves, so the copy cannot hit
- * ENOSPC midway; the stripes are reserved at the same time, one thread each (see the top).
+ * On a memory filesystem (see the top) the free space is checked up front, for every region of
+ * the call together, and each stripe is then reserved by its own thread while the copy runs.
+ */
+static int reserve_alongside(struct eng_region *reg)
+{
+	struct eng_job *job = reg->job;
+	bool started[CS_MAX_STRIPES] = { false };
+	struct statvfs vfs;
+	unsigned k;
+
+	if (!fstatvfs(reg->files[0].fd, &vfs) && vfs.f_blocks) { /* ramfs: no size, no limit */
+		if (!job->memfs_claimed || job->fsid_memfs != vfs.f_fsid) {
+			job->fsid_memfs = vfs.f_fsid;
+			job->memfs_free = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+			job->memfs_claimed = 0;
+		}
+		if (job->memfs_claimed + reg->r->size > job->memfs_free) {
+			no_space(reg, job->memfs_free - job->memfs_claimed);
+			return -ENOSPC;
+		}
+		job->memfs_claimed += reg->r->size;
+	}
+	reg->reserve_alongside = true;
+	for (k = 0; k < reg->nfiles; k++)
+		atomic_store(&reg->files[k].reserve_done, false);
+	start_reserve_threads(reg, 0, started);
+	for (k = 0; k < reg->nfiles; k++) {
+		struct eng_file *f = &reg->files[k];
+
+		f->reserving = started[k];
+		if (!started[k]) /* no thread: reserve it here, before the copy */
+			reserve_thread(f);
+	}
+	return eng_stopped(job) ? -ECANCELED : 0;
+}
+
+void eng_io_reserve_join(struct eng_region *reg)
+{
+	unsigned k;
+
+	for (k = 0; k < reg->nfiles; k++) {
+		if (reg->files[k].reserving)
+			pthread_join(reg->files[k].tid, NULL);
+		reg->files[k].reserving = false;
+	}
+}
+
+/*
+ * Reserve every block of every stripe, one thread per stripe. On a disk, fallocate only books
+ * blocks: it is done before the first byte moves, so the copy cannot hit ENOSPC midway. On a
+ * memory filesystem it allocates every page, a pass over memory that cost a fifth of a dense
+ * dump into /dev/shm when it came first (performance.md): there the space is checked up front
+ * and the pages are allocated alongside the copy (reserve_alongside).
  */
 int eng_io_reserve(struct eng_region *reg)
 {
 	bool started[CS_MAX_STRIPES] = { false };
-	sigset_t all, old;
 	unsigned k;
 	int ret = 0;
 
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old); /* the threads inherit "every signal blocked" */
-	for (k = 1; k < reg->nfiles; k++)
-		started[k] = !pthread_create(&reg->files[k].tid, NULL, reserve_file, &reg->files[k]);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (reg->memfs && !reg->job->opts->map_tmpfs)
+		return reserve_alongside(reg);
+	for (k = 0; k < reg->nfiles; k++)
+		atomic_store(&reg->files[k].reserve_done, true);
+	start_reserve_threads(reg, 1, started);
 	for (k = 1; k < reg->nfiles; k++)
 		if (!started[k])
 			reserve_file(&reg->files[k]);
@@ -362,8 +485,7 @@ static bool fall_back(struct eng_file *f)
  * Read until need bytes are in (asking for want >= need); *got says how far it came. align
  * (O_DIRECT: the file's alignment, else 1): a short read goes on from the last aligned byte.
  */
-static int pread_full(int fd, char *buf, size_t want, size_t need, uint64_t off, size_t *got,
-		      uint32_t align)
+static int pread_full(int fd, char *buf, size_t want, size_t need, uint64_t off, size_t *got, uint32_t align)
 {
 	*got = 0;
 	while (*got < need) {
@@ -532,6 +654,10 @@ int eng_io_write(struct eng_thread *t, void *buf, size_t len, uint64_t idx, uint
 		direct = false;
 		ret = cs_imgdir_pwrite_full(f->fd, buf, len, off);
 	}
+	if (ret == -ENOSPC && reg->reserve_alongside) { /* the copy ran into what was not reserved yet */
+		no_space(reg, free_bytes(f->fd));
+		return ret;
+	}
 	if (ret) {
 		eng_fail(reg->job, ret, "dump: writing chunk %llu of %s (offset %llu, %zu bytes) failed: %s",
 			 (unsigned long long)idx, f->name, (unsigned long long)off, alen, strerror(-ret));
@@ -593,23 +719,15 @@ int eng_io_skip(struct eng_thread *t, size_t len, uint64_t idx)
 {
 	struct eng_region *reg = t->reg;
 	struct eng_file *f = eng_chunk_file(reg, idx);
-	uint64_t off = eng_file_off(reg, idx);
-	int ret;
 
+	if (reg->reserve_alongside) {
+		atomic_thread_fence(memory_order_seq_cst); /* the zero flag, then reserve_done */
+		if (!atomic_load(&f->reserve_done))
+			return 0; /* its reservation thread punches it when done (punch_found_zeros) */
+	}
 	if (!f->reserved || atomic_load(&f->no_punch))
 		return 0;
-	if (!fallocate(f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len))
-		return 0;
-	ret = -errno;
-	if (ret == -EOPNOTSUPP) {
-		if (!atomic_exchange(&f->no_punch, true))
-			cs_warn("engine: %s: cannot punch holes; its zero chunks keep their reserved blocks",
-				f->name);
-		return 0;
-	}
-	eng_fail(reg->job, ret, "dump: punching a hole into %s at offset %llu (%zu bytes) failed: %s",
-		 f->name, (unsigned long long)off, len, strerror(-ret));
-	return ret;
+	return punch(f, eng_file_off(reg, idx), len);
 }
 
 static int finish_file(struct eng_region *reg, struct eng_file *f)

@@ -34,7 +34,7 @@ struct cli {
 	bool keep, naive, limits;
 	int device;
 	double overlap; /* > 0: also a restore after a prefetch of this many seconds */
-	bool pool;	/* also a restore with the buffers pinned ahead (cs_pinned_pool) */
+	bool pool;	/* also a dump and a restore with the buffers pinned ahead (cs_pinned_pool) */
 	struct cs_pinned_pool *pinned_pool;
 	uint64_t prefetch_max; /* the prefetch's memory bound */
 	unsigned procs;	       /* > 1: also N engine calls at once per row (bench-procs.c) */
@@ -46,6 +46,7 @@ struct row {
 	enum bench_kind kind;
 	double dump, restore, naive_dump, naive_restore;
 	double restore_pool;			     /* --pool: the same restore with the pool's buffers */
+	double dump_pool;			     /* --pool: the same dump with the pool's buffers */
 	double dsetup, dteardown, rsetup, rteardown; /* slowest thread's, seconds */
 	double d2h, h2d, wr, rd;		     /* limits */
 	double rd_piece; /* the read limit's 256 KiB-pread pass (rd is the faster pass) */
@@ -123,6 +124,7 @@ static void usage(FILE *f)
 	    "  helper copies N processes) of SIZE/N bytes each (rounded down to 4 KiB: the row's size is\n"
 	    "  the total), opts.sharers = N, one shared pinned pool; aggregate GB/s against the storage\n"
 	    "  limit of N copies with each call's writers/readers/files (cs_engine_plan), target >= 0.8.\n"
+	    "--pool: each row also dumps and restores with buffers pinned once ahead, as the plugin does.\n"
 	    "libcuda: $CUDASTORE_LIBCUDA, else libcuda.so.1 (exit 77 if it cannot be loaded).\n",
 	    PROCS_MAX);
 }
@@ -289,20 +291,21 @@ static void print_row(const struct cli *c, const struct row *r)
 	    "\"files\":%u,\"dump_threads\":%u,\"restore_threads\":%u,\"dump_setup_s\":%.4f,"
 	    "\"dump_teardown_s\":%.4f,\"restore_setup_s\":%.4f,\"restore_teardown_s\":%.4f,"
 	    "\"restore_pool_gbps\":%.3f,\"restore_pool_ratio\":%.3f,\"storage_read_piece_gbps\":%.3f,"
-	    "\"pipeline_gbps\":%.3f}\n",
+	    "\"pipeline_gbps\":%.3f,\"dump_pool_gbps\":%.3f,\"dump_pool_ratio\":%.3f}\n",
 	    c->dir, (unsigned long long)r->size, kind_name(r->kind), c->eo.threads, c->eo.chunk_size,
 	    c->eo.pinned_max, r->direct ? "true" : "false", r->mapped ? "true" : "false", r->dump, r->restore,
 	    r->d2h, r->h2d, r->wr, r->rd, ld, lr, ratio(r->dump, ld), ratio(r->restore, lr), r->naive_dump,
 	    r->naive_restore, (unsigned long long)r->image_bytes, (unsigned long long)r->pinned,
 	    r->dropped ? "true" : "false", r->verified ? "true" : "false", r->files, r->wthreads, r->rthreads,
 	    r->dsetup, r->dteardown, r->rsetup, r->rteardown, r->restore_pool, ratio(r->restore_pool, lr),
-	    r->rd_piece, r->pipe);
+	    r->rd_piece, r->pipe, r->dump_pool, ratio(r->dump_pool, ld));
 	printf("# %s %s: dump thread setup %.3f s, teardown %.3f s; restore thread setup %.3f s, teardown "
 	       "%.3f s",
 	       size, kind_name(r->kind), r->dsetup, r->dteardown, r->rsetup, r->rteardown);
 	if (c->pool)
-		printf("; restore with the pool %.2f GB/s (%.2f of the limit %.2f)", r->restore_pool,
-		       ratio(r->restore_pool, lr), lr);
+		printf("; dump with the pool %.2f GB/s (%.2f of the limit %.2f); restore with the pool %.2f "
+		       "GB/s (%.2f of the limit %.2f)",
+		       r->dump_pool, ratio(r->dump_pool, ld), ld, r->restore_pool, ratio(r->restore_pool, lr), lr);
 	if (r->pipe > 0)
 		printf("; read + H2D alone (%u threads, no hashing) %.2f GB/s: the restore %.2f of it%s",
 		       r->rthreads, r->pipe, ratio(r->restore, r->pipe), c->pool ? ", with the pool" : "");
@@ -398,9 +401,13 @@ uint64_t bench_image_bytes(const struct bench *b, const struct cs_engine_region 
 	return sum;
 }
 
-/* --pool: drop caches, scramble, the same restore with the pool's buffers, verify */
-static int pool_restore(const struct bench *b, const struct cli *c, CUdeviceptr dev,
-			struct cs_engine_region *reg, struct row *r)
+/*
+ * --pool: the same dump with the pool's buffers (as the plugin's dump, which pins them before
+ * the process is locked), then drop caches, scramble, the same restore with the pool's buffers
+ * from that dump's extents, verify
+ */
+static int pool_row(const struct bench *b, const struct cli *c, CUdeviceptr dev, struct cs_engine_region *reg,
+		    struct row *r)
 {
 	struct cs_engine_opts eo = c->eo;
 	char err[512];
@@ -408,11 +415,20 @@ static int pool_restore(const struct bench *b, const struct cli *c, CUdeviceptr 
 	double t0;
 	int ret;
 
+	eo.pool = c->pinned_pool;
+	cs_engine_region_free_meta(reg);
+	bench_remove_extents(b, reg->name);
+	t0 = bench_now();
+	ret = cs_engine_dump(b->ops, reg, 1, &eo, err, sizeof(err));
+	r->dump_pool = (double)r->size / (bench_now() - t0) / 1e9;
+	if (ret) {
+		fprintf(stderr, "cs-bench: dump with the pool failed: %s\n", err);
+		return -1;
+	}
 	if (r->dropped)
 		bench_drop_caches();
 	if (bench_scramble(b, dev, r->size))
 		return -1;
-	eo.pool = c->pinned_pool;
 	t0 = bench_now();
 	ret = cs_engine_restore(b->ops, reg, 1, &eo, err, sizeof(err));
 	r->restore_pool = (double)r->size / (bench_now() - t0) / 1e9;
@@ -473,7 +489,7 @@ static int engine_row(const struct bench *b, const struct cli *c, CUdeviceptr de
 	r->rteardown = reg.teardown_seconds;
 	ret = bench_verify(b, dev, r->size, r->kind, &r->verified);
 	if (!ret && r->verified && c->pool)
-		ret = pool_restore(b, c, dev, &reg, r);
+		ret = pool_row(b, c, dev, &reg, r);
 	if (!ret && r->verified && c->overlap)
 		ret = overlap_row(b, c, dev, &reg, r);
 err:

@@ -1,13 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * context.h - the one plugin context: options, driver tables, and the processes we track.
+ * context.h - the plugin context: what every stage shares (options, driver tables, devices, the
+ * pool, the processes we track), and the session of the stage the helper serves: a dump's
+ * (struct cs_dump_session) or a restore's (struct cs_restore_session). A request's own
+ * arguments and results (a PAUSE's alarm, whether criu must record us) are passed to and
+ * returned by the function that serves it, never kept here.
  *
  * Lives in cudastore-helper, from criu's INIT to its BYE (or to the guardian's end). Requests
  * come one at a time on the main thread. While a batch runs (batch.h) its worker threads each
  * own one struct cs_proc and share the rest: what they change (devices.c's contexts, the pool,
- * the dump's index) is guarded by mu. The warm-up thread (warmup.h) runs only between
- * POST_FORKING and the first RESTORE, which joins it; the copy engine's threads never touch
- * the context.
+ * the dump's index) is guarded by mu. On restore, POST_FORKING starts two threads that run
+ * until the first RESTORE, which joins both before it uses the context: the warm-up thread
+ * (warmup.h) calls cuInit, retains contexts and makes the pool while the main thread serves no
+ * request that touches them; the prefetch scanner (prefetch.h) touches only its own state.
+ * Both read the restore's image set, loaded before they start and not changed after (imgset.h).
+ * The copy engine's threads never touch the context.
  */
 #ifndef CUDASTORE_CONTEXT_H
 #define CUDASTORE_CONTEXT_H
@@ -49,7 +56,7 @@ struct cs_proc {
 	bool left;		/* criu killed or stopped it after the dump: nothing to resume (watch.h) */
 	bool watched;		/* resumed because criu was seen letting it run (watch.h) */
 	struct cs_rescue *rescue;
-	unsigned ndev_plan;		     /* GPUs the process uses, from NVML (0: unknown) */
+	unsigned ndev_plan; /* GPUs the process uses, from NVML (0: unknown) */
 	CUuuid dev_plan[CS_MAX_DEVICES];
 	uint64_t bytes_plan; /* GPU memory the process uses, from NVML */
 	/* its GPU phase in the batch that ran it (batch.h) */
@@ -61,37 +68,61 @@ struct cs_proc {
 	struct cs_manifest *m; /* restore: its validated manifest while the batch runs */
 };
 
+/*
+ * An image set (imgset.h): the images' index, read once on the main thread (a restore's at
+ * POST_FORKING before the warm-up and prefetch threads start, or at the first RESTORE), then
+ * only read by every thread.
+ */
+struct cs_imgset {
+	bool loaded;   /* ix read (or found absent) */
+	bool reported; /* an absent or unusable index said once (main thread) */
+	struct cs_index_file ix;
+};
+
+/* The dump's own state: its image set as it is written (imgset.h) and its admission plan. */
+struct cs_dump_session {
+	bool batch_ran;		  /* the first CHECKPOINT ran the whole tree's (batch.h) */
+	bool imgdir_owned;	  /* stale cudastore files of an earlier dump removed (imgset.h) */
+	bool inventory_added;	  /* criu was asked to record us in its inventory */
+	struct cs_index index;	  /* this dump's id and the manifests written so far (mu) */
+	uint64_t planned_bytes;	  /* GPU memory of the processes already admitted to this dump */
+	struct cs_imgset written; /* RECOVER: what the dump whose helper died wrote, read once */
+};
+
+/* The warm-up thread (warmup.h): started at POST_FORKING, joined by the first RESTORE. */
+struct cs_warmup {
+	bool running; /* started and not joined yet */
+	pthread_t tid;
+	int dirfd;   /* the images directory, closed by the thread */
+	double done; /* cs_now() when the thread ended */
+};
+
+/* The restore's own state. */
+struct cs_restore_session {
+	bool batch_ran;	      /* the first RESTORE ran the whole tree's (batch.h) */
+	struct cs_imgset set; /* the manifests these images hold */
+	unsigned restored;    /* RESTOREs of processes these images hold (cs_pool_after_restore) */
+	struct cs_warmup warmup;
+	pid_t *not_ours; /* processes without GPU state of ours (CPU-only ones) */
+	unsigned nnot_ours;
+};
+
 struct cs_ctx {
 	enum cs_stage stage;
 	pid_t criu_pid;	    /* the criu process this helper serves (its tracees are the tree) */
-	pthread_mutex_t mu; /* a batch's workers: retained contexts, the pool, the index */
-	bool batch_ran;	    /* the first CHECKPOINT / RESTORE ran the whole tree's (batch.h) */
+	pthread_mutex_t mu; /* a batch's workers: retained contexts, the pool, the dump's index */
 	unsigned sharers;   /* copies running at once in the current batch (engine opts.sharers) */
-	bool disabled; /* no libcuda, or nothing for us to do: every hook says -ENOTSUP */
+	bool disabled;	    /* no libcuda, or nothing for us to do: every hook says -ENOTSUP */
 	struct cs_options opt;
 	struct cs_cuda_ops cuda;
 	bool cuda_loaded;
 	bool cuda_inited;		    /* cuInit called in this (criu) process */
 	int ndev;			    /* devices visible to us */
 	CUcontext retained[CS_MAX_DEVICES]; /* primary contexts we hold, by ordinal */
-	bool inventory_added;	/* criu was asked to record us in its inventory */
-	bool inventory_pending; /* ask criu to (answer to the current PAUSE) */
-	unsigned alarm_cap_ms; /* current PAUSE: ms criu's --timeout alarm leaves the lock (0: none) */
-	bool imgdir_owned; /* dump: stale cudastore files of an earlier dump removed (imgset.h) */
-	/* dump: this dump's id and the manifests written so far */
-	struct cs_index index;
-	bool index_loaded;	     /* restore: rindex read (or found absent) */
-	struct cs_index_file rindex; /* restore: the images' index */
-	uint64_t planned_bytes; /* GPU memory of the processes already admitted to this dump */
-	struct cs_pinned_pool *pool; /* pinned buffers lent to every copy (warmup.h), or NULL */
-	bool pool_failed;	     /* pinning the pool failed once: do not try again */
-	unsigned restored;	     /* restore: RESTOREs of processes these images hold */
-	bool warming;		     /* restore: the warm-up thread runs (warmup.h) */
-	pthread_t warmup;
-	int warmup_dirfd;
-	double warmup_done; /* cs_now() when the warm-up thread ended */
-	pid_t *not_ours;    /* restore: processes without GPU state of ours (CPU-only ones) */
-	unsigned nnot_ours;
+	struct cs_pinned_pool *pool;	    /* pinned buffers lent to every copy (warmup.h), or NULL */
+	bool pool_failed;		    /* pinning the pool failed once: do not try again */
+	struct cs_dump_session dump;	    /* stage DUMP / PRE_DUMP (and a RECOVER's helper) */
+	struct cs_restore_session restore;  /* stage RESTORE */
 	unsigned nproc;
 	struct cs_proc proc[CS_MAX_PROCS];
 };

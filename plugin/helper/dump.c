@@ -32,13 +32,13 @@ static bool use_custom(const struct cs_ctx *ctx)
 }
 
 /*
- * The lock's timeout: what criu's --timeout alarm leaves (hooks.c) less what this PAUSE already
- * spent since t_pause, or the lock_timeout_ms option when that is shorter; with no alarm, the
- * option, or 10 s.
+ * The lock's timeout: what criu's --timeout alarm leaves (cap ms, hooks.c) less what this PAUSE
+ * already spent since t_pause, or the lock_timeout_ms option when that is shorter; with no alarm
+ * (cap 0), the option, or 10 s.
  */
-static unsigned lock_timeout(const struct cs_ctx *ctx, double t_pause)
+static unsigned lock_timeout(const struct cs_ctx *ctx, unsigned cap, double t_pause)
 {
-	unsigned opt = ctx->opt.lock_timeout_ms, cap = ctx->alarm_cap_ms;
+	unsigned opt = ctx->opt.lock_timeout_ms;
 	double spent_ms = (cs_now() - t_pause) * 1000;
 
 	if (!cap)
@@ -47,7 +47,7 @@ static unsigned lock_timeout(const struct cs_ctx *ctx, double t_pause)
 	return opt && opt < cap ? opt : cap;
 }
 
-static int lock_process(struct cs_ctx *ctx, struct cs_proc *p, double t_pause)
+static int lock_process(struct cs_ctx *ctx, struct cs_proc *p, unsigned alarm_cap_ms, double t_pause)
 {
 	CUcheckpointLockArgs args;
 	CUprocessState st;
@@ -55,7 +55,7 @@ static int lock_process(struct cs_ctx *ctx, struct cs_proc *p, double t_pause)
 	double t0 = cs_now();
 
 	memset(&args, 0, sizeof(args));
-	args.timeoutMs = lock_timeout(ctx, t_pause);
+	args.timeoutMs = lock_timeout(ctx, alarm_cap_ms, t_pause);
 	res = ctx->cuda.CheckpointProcessLock(p->pid, &args);
 	if (res == CUDA_SUCCESS) {
 		p->phase = CS_PHASE_LOCKED;
@@ -129,7 +129,7 @@ static int prepare_copy(struct cs_ctx *ctx, struct cs_proc *p)
 	return 0;
 }
 
-int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd)
+int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd, unsigned alarm_cap_ms, bool *inventory)
 {
 	struct cs_proc *p = cs_ctx_find(ctx, pid);
 	double t_pause = cs_now();
@@ -140,11 +140,10 @@ int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd)
 	if (p) /* PAUSE can run twice for one pid (criu retries seizing) */
 		return p->phase == CS_PHASE_FAILED ? -EAGAIN : 0;
 	/* PAUSE runs for every task, first of all hooks: the dump owns the directory from here */
-	if (ctx->stage == CS_STAGE_DUMP && !ctx->imgdir_owned) {
-		ret = cs_imgset_dump_begin(ctx, dirfd);
+	if (ctx->stage == CS_STAGE_DUMP) {
+		ret = cs_imgset_dump_own(&ctx->dump, dirfd);
 		if (ret)
 			return ret;
-		ctx->imgdir_owned = true;
 	}
 	res = ctx->cuda.CheckpointProcessGetRestoreThreadId(pid, &tid);
 	if (res != CUDA_SUCCESS)
@@ -185,8 +184,8 @@ int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd)
 		p->phase = CS_PHASE_FAILED; /* not touched: the rollback finds it running */
 		return ret;
 	}
-	if (!ctx->inventory_added) /* criu records us (hooks.c): restore then needs the plugin */
-		ctx->inventory_added = ctx->inventory_pending = true;
+	if (!ctx->dump.inventory_added) /* criu records us (hooks.c): restore then needs the plugin */
+		ctx->dump.inventory_added = *inventory = true;
 	if (st == CU_PROCESS_STATE_CHECKPOINTED) {
 		p->phase = CS_PHASE_CHECKPOINTED;
 		p->mode = CS_MODE_DRIVER;
@@ -218,7 +217,7 @@ int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd)
 			return ret;
 		}
 	}
-	return lock_process(ctx, p, t_pause);
+	return lock_process(ctx, p, alarm_cap_ms, t_pause);
 }
 
 /* ---- CHECKPOINT_DEVICES ------------------------------------------------------------------- */
@@ -321,7 +320,7 @@ static int copy_out(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_v
 	int ret;
 
 	memset(regs, 0, sizeof(regs));
-	if (!ctx->imgdir_owned) /* else the dump's start removed every file of ours already */
+	if (!ctx->dump.imgdir_owned) /* else the dump's start removed every file of ours already */
 		remove_images(dirfd, p->ns_pid, CS_MAX_DEVICES);
 	for (i = 0; i < v->n; i++) {
 		struct cs_manifest_dev *d = &m->dev[i];
@@ -374,8 +373,8 @@ static void fill_header(struct cs_ctx *ctx, struct cs_proc *p, struct cs_manifes
 	m->driver_version = ctx->cuda.driver_version;
 	m->created_unix_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	snprintf(m->plugin_version, sizeof(m->plugin_version), "%s", PACKAGE_VERSION);
-	m->has_dump_id = ctx->imgdir_owned;
-	memcpy(m->dump_id, ctx->index.dump_id, sizeof(m->dump_id));
+	m->has_dump_id = ctx->dump.imgdir_owned;
+	memcpy(m->dump_id, ctx->dump.index.dump_id, sizeof(m->dump_id));
 }
 
 /*
@@ -394,7 +393,7 @@ static int write_manifest(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, cons
 		return ret;
 	}
 	pthread_mutex_lock(&ctx->mu);
-	ret = cs_imgset_dump_note(ctx, p->ns_pid);
+	ret = cs_imgset_dump_note(&ctx->dump, p->ns_pid);
 	pthread_mutex_unlock(&ctx->mu);
 	return ret;
 }
@@ -518,7 +517,7 @@ static void checkpoint_settle(struct cs_ctx *ctx, struct cs_proc **procs, unsign
 {
 	struct cs_summary_timing t = { .batch_procs = b->n, .batch_wall_s = b->wall, .batch_sum_s = b->sum };
 	unsigned i;
-	int ret = ctx->index.n ? cs_imgset_dump_flush(ctx, dirfd) : 0;
+	int ret = ctx->dump.index.n ? cs_imgset_dump_flush(&ctx->dump, dirfd) : 0;
 
 	for (i = 0; i < n; i++) {
 		struct cs_proc *p = procs[i];
@@ -573,8 +572,8 @@ int cs_dump_checkpoint(struct cs_ctx *ctx, pid_t pid, int dirfd)
 		cs_err("pid %d started using CUDA after criu paused it (cuInit race); retry the dump", pid);
 		return -EAGAIN;
 	}
-	if (!ctx->batch_ran) {
-		ctx->batch_ran = true;
+	if (!ctx->dump.batch_ran) {
+		ctx->dump.batch_ran = true;
 		checkpoint_all(ctx, dirfd);
 	}
 	return p->done ? p->result : -EPROTO;

@@ -13,7 +13,12 @@
 
 #include "context.h"
 
-int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd);
+/*
+ * alarm_cap_ms: what criu's --timeout alarm leaves this PAUSE (0: no alarm), the lock's bound.
+ * *inventory is set when criu must record the plugin in its inventory (the first CUDA process of
+ * the dump); it is left alone otherwise.
+ */
+int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd, unsigned alarm_cap_ms, bool *inventory);
 int cs_dump_checkpoint(struct cs_ctx *ctx, pid_t pid, int dirfd);
 /* leave_running: criu's decision (hooks.c); the guardian passes true to resume everything */
 void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd);

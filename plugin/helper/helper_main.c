@@ -90,13 +90,9 @@ static int load_driver(struct cs_ctx *ctx)
 /* Dump: the directory is this dump's from now on, before criu freezes anything (imgset.h). */
 static int own_imgdir(struct cs_ctx *ctx, int dirfd)
 {
-	int ret;
-
-	if (ctx->stage != CS_STAGE_DUMP || dirfd < 0 || ctx->imgdir_owned)
+	if (ctx->stage != CS_STAGE_DUMP || dirfd < 0)
 		return 0;
-	ret = cs_imgset_dump_begin(ctx, dirfd);
-	ctx->imgdir_owned = !ret;
-	return ret;
+	return cs_imgset_dump_own(&ctx->dump, dirfd);
 }
 
 static int do_init(struct helper *h, const struct cs_wire_msg *m, int fd)
@@ -115,7 +111,7 @@ static int do_init(struct helper *h, const struct cs_wire_msg *m, int fd)
 		return -ENOMEM;
 	ctx->stage = (enum cs_stage)m->arg;
 	ctx->criu_pid = m->pid;
-	ctx->warmup_dirfd = -1;
+	ctx->restore.warmup.dirfd = -1;
 	pthread_mutexattr_init(&ma);
 	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
 	pthread_mutex_init(&ctx->mu, &ma);
@@ -147,16 +143,15 @@ static void keep_dirfd(struct helper *h, int fd)
 static int dispatch(struct helper *h, const struct cs_wire_msg *m, int fd, uint32_t *flags)
 {
 	struct cs_ctx *ctx = h->ctx;
+	bool inventory = false;
 	int ret;
 
 	switch (m->type) {
 	case CS_W_PAUSE:
 		keep_dirfd(h, fd);
-		ctx->alarm_cap_ms = (unsigned)m->arg;
-		ret = cs_dump_pause(ctx, m->pid, h->dirfd);
-		if (ctx->inventory_pending)
+		ret = cs_dump_pause(ctx, m->pid, h->dirfd, (unsigned)m->arg, &inventory);
+		if (inventory)
 			*flags |= CS_WF_INVENTORY;
-		ctx->inventory_pending = false;
 		return ret;
 	case CS_W_CHECKPOINT:
 		keep_dirfd(h, fd);
@@ -167,12 +162,14 @@ static int dispatch(struct helper *h, const struct cs_wire_msg *m, int fd, uint3
 				close(fd);
 			return 0;
 		}
+		if (fd >= 0) /* read once, before the threads that read it start */
+			cs_imgset_load(&ctx->restore.set, fd);
 		if (fd >= 0 && ctx->opt.warmup) /* each takes its fd; one that does not start changes nothing */
 			cs_warmup_begin(ctx, fcntl(fd, F_DUPFD_CLOEXEC, 0));
-		cs_prefetch_begin(ctx, fd);
+		cs_prefetch_begin(&ctx->opt, &ctx->restore.set, fd);
 		return 0;
 	case CS_W_RESTORE:
-		cs_warmup_wait(ctx);
+		cs_warmup_wait(&ctx->restore.warmup);
 		ret = cs_restore_process(ctx, m->pid, fd);
 		cs_pool_after_restore(ctx);
 		if (fd >= 0)
@@ -242,7 +239,7 @@ static void release(struct helper *h)
 	cs_prefetch_end();
 	if (h->ctx) {
 		cs_dump_release(h->ctx);
-		cs_warmup_wait(h->ctx);
+		cs_warmup_wait(&h->ctx->restore.warmup);
 		cs_pool_release(h->ctx); /* before the contexts go */
 	}
 	if (h->ctx && h->ctx->cuda_loaded) {
@@ -250,7 +247,7 @@ static void release(struct helper *h)
 		cs_cuda_unload(&h->ctx->cuda);
 	}
 	if (h->ctx)
-		free(h->ctx->not_ours);
+		free(h->ctx->restore.not_ours);
 	free(h->ctx);
 	h->ctx = NULL;
 	if (h->dirfd >= 0)

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* imgset.c - the helper's bookkeeping of one dump's files: stale ones removed, the index kept (imgset.h) */
+/*
+ * imgset.c - the helper's image-set policy (imgset.h): a dump's files (stale ones removed, the
+ * index kept), and the set a restore or a recovery reads, loaded once
+ */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -14,13 +17,13 @@
 #include "imgset.h"
 #include "log.h"
 
-int cs_imgset_dump_begin(struct cs_ctx *ctx, int dirfd)
+int cs_imgset_dump_begin(struct cs_dump_session *ds, int dirfd)
 {
 	unsigned removed = 0;
 	int ret;
 
-	memset(&ctx->index, 0, sizeof(ctx->index));
-	if (getrandom(ctx->index.dump_id, sizeof(ctx->index.dump_id), 0) != sizeof(ctx->index.dump_id)) {
+	memset(&ds->index, 0, sizeof(ds->index));
+	if (getrandom(ds->index.dump_id, sizeof(ds->index.dump_id), 0) != sizeof(ds->index.dump_id)) {
 		ret = -errno;
 		cs_err("cannot draw a random dump id: %s", strerror(-ret));
 		return ret;
@@ -38,40 +41,86 @@ int cs_imgset_dump_begin(struct cs_ctx *ctx, int dirfd)
 	return 0;
 }
 
-int cs_imgset_dump_note(struct cs_ctx *ctx, pid_t ns_pid)
+int cs_imgset_dump_own(struct cs_dump_session *ds, int dirfd)
 {
-	if (cs_index_has(&ctx->index, ns_pid))
+	int ret;
+
+	if (ds->imgdir_owned)
 		return 0;
-	if (ctx->index.n >= CS_MAX_PROCS)
-		return -E2BIG;
-	ctx->index.ns_pid[ctx->index.n++] = ns_pid;
-	return 0;
-}
-
-int cs_imgset_dump_flush(struct cs_ctx *ctx, int dirfd)
-{
-	int ret = cs_index_write(dirfd, &ctx->index);
-
-	if (ret)
-		cs_err("cannot write %s (%u manifests) in the images directory: %s", CS_INDEX_NAME,
-		       ctx->index.n, strerror(-ret));
+	ret = cs_imgset_dump_begin(ds, dirfd);
+	ds->imgdir_owned = !ret;
 	return ret;
 }
 
-int cs_imgset_restore_load(struct cs_ctx *ctx, int dirfd, pid_t ns_pid, struct cs_manifest *m, char *err,
+int cs_imgset_dump_note(struct cs_dump_session *ds, pid_t ns_pid)
+{
+	if (cs_index_has(&ds->index, ns_pid))
+		return 0;
+	if (ds->index.n >= CS_MAX_PROCS)
+		return -E2BIG;
+	ds->index.ns_pid[ds->index.n++] = ns_pid;
+	return 0;
+}
+
+int cs_imgset_dump_flush(const struct cs_dump_session *ds, int dirfd)
+{
+	int ret = cs_index_write(dirfd, &ds->index);
+
+	if (ret)
+		cs_err("cannot write %s (%u manifests) in the images directory: %s", CS_INDEX_NAME,
+		       ds->index.n, strerror(-ret));
+	return ret;
+}
+
+void cs_imgset_load(struct cs_imgset *set, int dirfd)
+{
+	if (set->loaded)
+		return;
+	set->loaded = true;
+	cs_index_file_read(dirfd, &set->ix);
+}
+
+bool cs_imgset_indexed(const struct cs_imgset *set)
+{
+	return set->loaded && !set->ix.err;
+}
+
+unsigned cs_imgset_left(const struct cs_imgset *set, unsigned restored)
+{
+	return cs_imgset_indexed(set) && restored < set->ix.x.n ? set->ix.x.n - restored : 0;
+}
+
+int cs_imgset_read(const struct cs_imgset *set, int dirfd, pid_t ns_pid, struct cs_manifest *m, char *err,
+		   size_t errlen)
+{
+	return cs_index_load_manifest(dirfd, &set->ix, ns_pid, m, err, errlen);
+}
+
+/* what the restore is to know about the index, once */
+static void report(struct cs_imgset *set)
+{
+	if (set->reported)
+		return;
+	set->reported = true;
+	if (set->ix.err == -ENOENT)
+		cs_debug("no %s: images of format 1.0; every cudastore-<nspid>.img is read", CS_INDEX_NAME);
+	else if (set->ix.err)
+		cs_err("the images' index is unusable: %s. No process with a manifest can get its GPU state "
+		       "back from these images",
+		       set->ix.why);
+}
+
+int cs_imgset_restore_load(struct cs_imgset *set, int dirfd, pid_t ns_pid, struct cs_manifest *m, char *err,
 			   size_t errlen)
 {
-	if (!ctx->index_loaded) {
-		ctx->index_loaded = true;
-		cs_index_file_read(dirfd, &ctx->rindex);
-		if (ctx->rindex.err == -ENOENT)
-			cs_debug("no %s: images of format 1.0; every cudastore-<nspid>.img is read",
-				 CS_INDEX_NAME);
-		else if (ctx->rindex.err)
-			cs_err(
-			    "the images' index is unusable: %s. No process with a manifest can get its GPU "
-			    "state back from these images",
-			    ctx->rindex.why);
-	}
-	return cs_index_load_manifest(dirfd, &ctx->rindex, ns_pid, m, err, errlen);
+	cs_imgset_load(set, dirfd);
+	report(set);
+	return cs_imgset_read(set, dirfd, ns_pid, m, err, errlen);
+}
+
+int cs_imgset_recover_load(struct cs_imgset *set, int dirfd, pid_t ns_pid, struct cs_manifest *m, char *err,
+			   size_t errlen)
+{
+	cs_imgset_load(set, dirfd);
+	return cs_index_load_manifest_as(dirfd, &set->ix, CS_INDEX_DUMPING, ns_pid, m, err, errlen);
 }

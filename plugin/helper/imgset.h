@@ -15,7 +15,15 @@
  * copied in after the dump (an older checkpoint merged into the directory) are not acted on.
  * Images without an index (format 1.0, before this) are read as before.
  *
- * Restore: restore.c decides about a restored process that has no manifest (no_manifest()).
+ * Restore: the image set (struct cs_imgset) is the index, read once by cs_imgset_load() on the
+ * main thread: at POST_FORKING before the warm-up and the prefetch threads start (they only read
+ * it), or at the first RESTORE. Every question "which manifests do these images hold, and is
+ * this one of them" is answered from it, by the restore, the warm-up and the prefetch alike,
+ * with the rules of cs_index_load_manifest (imgindex.h). restore.c decides about a restored
+ * process that has no manifest (no_manifest()).
+ *
+ * Recover: a fresh helper taking over a dump whose helper died reads what that dump wrote with
+ * the same rules, for a dump that did not finish (CS_INDEX_DUMPING).
  */
 #ifndef CUDASTORE_IMGSET_H
 #define CUDASTORE_IMGSET_H
@@ -27,19 +35,39 @@
 
 /*
  * Dump, first PAUSE: remove stale files of ours (not directories) from dirfd and draw this dump's
- * random dump_id (ctx->index). 0 or -errno (logged).
+ * random dump_id (ds->index). 0 or -errno (logged).
  */
-int cs_imgset_dump_begin(struct cs_ctx *ctx, int dirfd);
+int cs_imgset_dump_begin(struct cs_dump_session *ds, int dirfd);
+/* Dump: cs_imgset_dump_begin unless it ran already (ds->imgdir_owned). 0 or -errno (logged). */
+int cs_imgset_dump_own(struct cs_dump_session *ds, int dirfd);
 /* Dump: the manifest of ns_pid is written: list it in the index (memory; callers serialise). */
-int cs_imgset_dump_note(struct cs_ctx *ctx, pid_t ns_pid);
+int cs_imgset_dump_note(struct cs_dump_session *ds, pid_t ns_pid);
 /* Dump: write cudastore-index.img with every manifest noted so far (atomic rewrite). */
-int cs_imgset_dump_flush(struct cs_ctx *ctx, int dirfd);
+int cs_imgset_dump_flush(const struct cs_dump_session *ds, int dirfd);
 
+/* Restore: read the index of the images in dirfd into set, once (later calls do nothing). */
+void cs_imgset_load(struct cs_imgset *set, int dirfd);
+/* A usable index lists the manifests (set->ix.x); false for format 1.0 images or an unusable one. */
+bool cs_imgset_indexed(const struct cs_imgset *set);
+/* Processes the index lists that are not among the restored ones yet (0 without a usable index). */
+unsigned cs_imgset_left(const struct cs_imgset *set, unsigned restored);
 /*
- * Restore: cs_index_load_manifest (imgindex.h) with the index read once into ctx->rindex
- * (logged when unusable).
+ * The manifest of ns_pid, by the restore's rules against the loaded set: cs_index_load_manifest
+ * (imgindex.h), its answers included. Logs nothing: any thread may call it.
  */
-int cs_imgset_restore_load(struct cs_ctx *ctx, int dirfd, pid_t ns_pid, struct cs_manifest *m, char *err,
+int cs_imgset_read(const struct cs_imgset *set, int dirfd, pid_t ns_pid, struct cs_manifest *m, char *err,
+		   size_t errlen);
+/*
+ * RESTORE, on the main thread: cs_imgset_read with the set loaded first if it is not yet; an
+ * unusable index is logged as an error the first time.
+ */
+int cs_imgset_restore_load(struct cs_imgset *set, int dirfd, pid_t ns_pid, struct cs_manifest *m, char *err,
+			   size_t errlen);
+/*
+ * RECOVER: the manifest of ns_pid that a dump which did not finish wrote (CS_INDEX_DUMPING), with
+ * the set (that dump's index) loaded first if it is not yet.
+ */
+int cs_imgset_recover_load(struct cs_imgset *set, int dirfd, pid_t ns_pid, struct cs_manifest *m, char *err,
 			   size_t errlen);
 
 #endif /* CUDASTORE_IMGSET_H */

@@ -140,7 +140,7 @@ int cs_plan_check_ipc(struct cs_ctx *ctx, struct cs_proc *p)
 
 int cs_plan_check_space(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
 {
-	uint64_t avail = 0, need = ctx->planned_bytes + p->bytes_plan;
+	uint64_t avail = 0, need = ctx->dump.planned_bytes + p->bytes_plan;
 	int ret;
 
 	if (!ctx->opt.space_check || !p->bytes_plan)
@@ -152,7 +152,7 @@ int cs_plan_check_space(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
 	}
 	/* images of processes admitted earlier are not written yet: count them against avail */
 	if (avail >= need) {
-		ctx->planned_bytes = need;
+		ctx->dump.planned_bytes = need;
 		return 0;
 	}
 	cs_err("pid %d uses %.2f GiB of GPU memory (%.2f GiB with the processes before it) but the "

@@ -2,10 +2,9 @@
 /*
  * prefetch.c - the helper's restore prefetch (contract in prefetch.h).
  *
- * The scanner thread reads the manifests a restore would read - those cudastore-index.img lists
- * with its dump_id, or every "cudastore-<nspid>.img" of format 1.0 images without an index
- * (imgset.h) - with the same validation a restore uses (cs_manifest_read,
- * cs_index_check_manifest, cs_manifest_check_extents), collects the devices of the custom-mode ones and
+ * The scanner thread reads the manifests a restore would read - those the restore's image set
+ * lists, or every "cudastore-<nspid>.img" of format 1.0 images without an index (imgset.h) - with
+ * the restore's own rules (cs_imgset_read), collects the devices of the custom-mode ones and
  * starts the engine's prefetch over them, bounded by the prefetch_mb option and by half of the memory
  * available now. Every failure here is logged at debug level and only means "no prefetch": the RESTORE
  * request reads and checks everything itself, as it always did.
@@ -36,21 +35,22 @@ static struct {
 	bool started;
 	bool scanning; /* tid not joined yet */
 	int dirfd;
+	const struct cs_imgset *set; /* loaded before the scanner starts, only read */
 	unsigned threads;
 	uint64_t max_bytes;
 	struct cs_prefetch *pf;
 } st = { .dirfd = -1 };
 
-/* "cudastore-<nspid>.img", exactly as cs_name_manifest() writes it */
-static bool is_manifest_name(const char *name)
+/* the ns pid of "cudastore-<nspid>.img", exactly as cs_name_manifest() writes it, or 0 */
+static pid_t manifest_ns_pid(const char *name)
 {
 	char again[CS_NAME_MAX];
 	int nspid;
 
 	if (sscanf(name, "cudastore-%d.img", &nspid) != 1 || nspid <= 0)
-		return false;
+		return 0;
 	cs_name_manifest(again, nspid);
-	return !strcmp(again, name);
+	return strcmp(again, name) ? 0 : nspid;
 }
 
 static unsigned add_regions(struct cs_manifest *m, struct cs_engine_region *regs, unsigned n)
@@ -63,18 +63,16 @@ static unsigned add_regions(struct cs_manifest *m, struct cs_engine_region *regs
 	return n;
 }
 
-/* read, validate and keep the manifest name (idx: the dump's index, or NULL for 1.0 images) */
-static void take_manifest(const struct cs_index *idx, const char *name, struct cs_manifest *ms, unsigned *nm,
-			  struct cs_engine_region *regs, unsigned *nr)
+/* read, validate (the restore's rules) and keep the manifest of ns_pid */
+static void take_manifest(pid_t ns_pid, struct cs_manifest *ms, unsigned *nm, struct cs_engine_region *regs,
+			  unsigned *nr)
 {
 	struct cs_manifest *m = &ms[*nm];
-	char err[512];
+	char err[512], name[CS_NAME_MAX];
 
-	if (cs_manifest_read(st.dirfd, name, m, err, sizeof(err)) ||
-	    cs_index_check_manifest(idx, m, name, err, sizeof(err)) ||
-	    cs_manifest_check_extents(st.dirfd, m, err, sizeof(err))) {
+	if (cs_imgset_read(st.set, st.dirfd, ns_pid, m, err, sizeof(err))) {
+		cs_name_manifest(name, ns_pid);
 		cs_debug("prefetch: skipping %s: %s", name, err);
-		cs_manifest_free(m);
 		return;
 	}
 	(*nm)++;
@@ -84,24 +82,19 @@ static void take_manifest(const struct cs_index *idx, const char *name, struct c
 
 static void scan(struct cs_manifest *ms, unsigned *nm, struct cs_engine_region *regs, unsigned *nr)
 {
-	struct cs_index *idx = calloc(1, sizeof(*idx));
-	char err[512] = "", name[CS_NAME_MAX];
+	const struct cs_index_file *ix = &st.set->ix;
 	struct dirent *e;
+	pid_t ns_pid;
 	DIR *d;
-	int fd, ret;
+	int fd;
 
-	ret = idx ? cs_index_read(st.dirfd, idx, err, sizeof(err)) : -ENOMEM;
-	if (!ret) { /* format 1.1+: exactly the manifests of this dump */
-		for (unsigned i = 0; i < idx->n && *nm < PF_MAX_MANIFESTS; i++) {
-			cs_name_manifest(name, idx->ns_pid[i]);
-			take_manifest(idx, name, ms, nm, regs, nr);
-		}
-		free(idx);
+	if (cs_imgset_indexed(st.set)) { /* format 1.1+: exactly the manifests of this dump */
+		for (unsigned i = 0; i < ix->x.n && *nm < PF_MAX_MANIFESTS; i++)
+			take_manifest(ix->x.ns_pid[i], ms, nm, regs, nr);
 		return;
 	}
-	free(idx);
-	if (ret != -ENOENT) { /* the restore will say what is wrong with the index */
-		cs_debug("prefetch: no usable index: %s", err);
+	if (ix->err != -ENOENT) { /* the restore will say what is wrong with the index */
+		cs_debug("prefetch: no usable index: %s", ix->why);
 		return;
 	}
 	fd = openat(st.dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* 1.0: every manifest */
@@ -112,9 +105,11 @@ static void scan(struct cs_manifest *ms, unsigned *nm, struct cs_engine_region *
 		cs_debug("prefetch: cannot list the images directory: %s", strerror(errno));
 		return;
 	}
-	while ((e = readdir(d)) && *nm < PF_MAX_MANIFESTS)
-		if (is_manifest_name(e->d_name))
-			take_manifest(NULL, e->d_name, ms, nm, regs, nr);
+	while ((e = readdir(d)) && *nm < PF_MAX_MANIFESTS) {
+		ns_pid = manifest_ns_pid(e->d_name);
+		if (ns_pid)
+			take_manifest(ns_pid, ms, nm, regs, nr);
+	}
 	closedir(d);
 }
 
@@ -148,20 +143,21 @@ out:
 	return NULL;
 }
 
-int cs_prefetch_begin(const struct cs_ctx *ctx, int dirfd)
+int cs_prefetch_begin(const struct cs_options *opt, const struct cs_imgset *set, int dirfd)
 {
 	uint64_t avail = cs_procfs_mem_available() / 2;
 	sigset_t all, old;
 	int ret;
 
-	if (st.started || dirfd < 0 || !cs_opt_prefetch_on(&ctx->opt)) {
+	if (st.started || dirfd < 0 || !set->loaded || !cs_opt_prefetch_on(opt)) {
 		if (dirfd >= 0)
 			close(dirfd);
 		return st.started ? -EALREADY : 0;
 	}
 	st.dirfd = dirfd;
-	st.threads = ctx->opt.threads;
-	st.max_bytes = ctx->opt.prefetch_max;
+	st.set = set;
+	st.threads = opt->threads;
+	st.max_bytes = opt->prefetch_max;
 	if (avail && avail < st.max_bytes)
 		st.max_bytes = avail;
 	sigfillset(&all);

@@ -22,25 +22,19 @@ static void end_process(pid_t pid, const char *why)
 	kill(pid, SIGKILL);
 }
 
-/* The manifest the dead helper completed for pid, validated as a restore would; 0 or -errno. */
-static int dead_helpers_manifest(pid_t pid, int dirfd, struct cs_manifest *m)
+/*
+ * The manifest the dead helper completed for pid, validated as a restore would (for a dump that
+ * did not finish: imgset.h); 0 or -errno, -ENOENT when none was written.
+ */
+static int dead_helpers_manifest(struct cs_ctx *ctx, pid_t pid, int dirfd, struct cs_manifest *m)
 {
-	struct cs_index *idx = calloc(1, sizeof(*idx));
-	char name[CS_NAME_MAX], err[512];
+	char err[1024];
 	int ret;
 
-	if (!idx)
-		return -ENOMEM;
-	cs_name_manifest(name, cs_procfs_ns_pid(pid));
-	ret = cs_manifest_read(dirfd, name, m, err, sizeof(err));
-	if (!ret && !cs_index_read(dirfd, idx, err, sizeof(err)))
-		ret = cs_index_check_manifest(idx, m, name, err, sizeof(err));
-	if (!ret)
-		ret = cs_manifest_check_extents(dirfd, m, err, sizeof(err));
+	ret = cs_imgset_recover_load(&ctx->dump.written, dirfd, cs_procfs_ns_pid(pid), m, err, sizeof(err));
 	if (ret)
 		cs_err("pid %d: the dump's images cannot give its GPU memory back: %s", pid,
 		       ret == -ENOENT ? "no manifest was written" : err);
-	free(idx);
 	return ret;
 }
 
@@ -54,7 +48,7 @@ static int restore_checkpointed(struct cs_ctx *ctx, pid_t pid, int dirfd)
 
 	if (!m)
 		return -ENOMEM;
-	ret = dead_helpers_manifest(pid, dirfd, m);
+	ret = dead_helpers_manifest(ctx, pid, dirfd, m);
 	if (!ret && m->mode == CS_MODE_DRIVER)
 		ret = cs_restore_driver(ctx, pid, false);
 	else if (!ret)

@@ -313,14 +313,14 @@ static int no_manifest(struct cs_ctx *ctx, pid_t pid, const char *name)
 	return -ENOENT;
 }
 
-static int load_images(struct cs_ctx *ctx, pid_t pid, int dirfd, struct cs_manifest *m)
+static int load_images(struct cs_restore_session *rs, pid_t pid, int dirfd, struct cs_manifest *m)
 {
 	char name[CS_NAME_MAX], err[1024], safe[1024];
 	pid_t ns_pid = cs_procfs_ns_pid(pid);
 	int ret;
 
 	/* only the manifests of the dump that wrote these images, as cudastore verify checks */
-	ret = cs_imgset_restore_load(ctx, dirfd, ns_pid, m, err, sizeof(err));
+	ret = cs_imgset_restore_load(&rs->set, dirfd, ns_pid, m, err, sizeof(err));
 	if (ret == -ENOTSUP)
 		cs_info("%s", cs_str_escape(err, safe, sizeof(safe)));
 	if (ret == -ENOTSUP || ret == -ENOENT)
@@ -342,9 +342,9 @@ static int restore_prepare(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
 	p->m = calloc(1, sizeof(*p->m));
 	if (!p->m)
 		return -ENOMEM;
-	ret = load_images(ctx, p->pid, dirfd, p->m);
+	ret = load_images(&ctx->restore, p->pid, dirfd, p->m);
 	if (ret != -ENOTSUP)
-		ctx->restored++; /* one of the processes the images hold (cs_pool_after_restore) */
+		ctx->restore.restored++; /* one of the processes the images hold (cs_pool_after_restore) */
 	if (ret == -ENOTSUP) {
 		/* no manifest: a CUDA process the driver reports checkpointed must not run (imgset.h) */
 		cs_name_manifest(name, p->ns_pid);
@@ -437,25 +437,25 @@ static unsigned restored_tree(struct cs_ctx *ctx, pid_t pid, pid_t *tree, unsign
 }
 
 /* pid has no GPU state of ours (decided once: later RESTOREs of it answer at once) */
-static bool not_ours(const struct cs_ctx *ctx, pid_t pid)
+static bool not_ours(const struct cs_restore_session *rs, pid_t pid)
 {
-	for (unsigned i = 0; i < ctx->nnot_ours; i++)
-		if (ctx->not_ours[i] == pid)
+	for (unsigned i = 0; i < rs->nnot_ours; i++)
+		if (rs->not_ours[i] == pid)
 			return true;
 	return false;
 }
 
-static void note_not_ours(struct cs_ctx *ctx, pid_t pid)
+static void note_not_ours(struct cs_restore_session *rs, pid_t pid)
 {
 	pid_t *more;
 
-	if (ctx->nnot_ours % 64 == 0) {
-		more = realloc(ctx->not_ours, (ctx->nnot_ours + 64) * sizeof(*more));
+	if (rs->nnot_ours % 64 == 0) {
+		more = realloc(rs->not_ours, (rs->nnot_ours + 64) * sizeof(*more));
 		if (!more)
 			return; /* asked again later: the same answer, one more driver call */
-		ctx->not_ours = more;
+		rs->not_ours = more;
 	}
-	ctx->not_ours[ctx->nnot_ours++] = pid;
+	rs->not_ours[rs->nnot_ours++] = pid;
 }
 
 /*
@@ -471,7 +471,7 @@ static struct cs_proc *prepare_one(struct cs_ctx *ctx, pid_t pid, int dirfd, int
 	tmp.ns_pid = cs_procfs_ns_pid(pid);
 	*result = restore_prepare(ctx, &tmp, dirfd);
 	if (*result == -ENOTSUP) {
-		note_not_ours(ctx, pid);
+		note_not_ours(&ctx->restore, pid);
 		cs_manifest_free(tmp.m);
 		free(tmp.m);
 		return NULL;
@@ -505,7 +505,7 @@ static void restore_all(struct cs_ctx *ctx, const pid_t *tree, unsigned n, int d
 
 	cs_prefetch_take(); /* settles a prefetch once, before the workers share it */
 	for (i = 0; i < n; i++) {
-		if (cs_ctx_find(ctx, tree[i]) || not_ours(ctx, tree[i]))
+		if (cs_ctx_find(ctx, tree[i]) || not_ours(&ctx->restore, tree[i]))
 			continue;
 		p = prepare_one(ctx, tree[i], dirfd, &ret);
 		if (p && !ret)
@@ -532,8 +532,8 @@ int cs_restore_process(struct cs_ctx *ctx, pid_t pid, int dirfd)
 	struct cs_proc *p;
 	unsigned n = 1;
 
-	if (!ctx->batch_ran) { /* the first RESTORE: every process criu restores */
-		ctx->batch_ran = true;
+	if (!ctx->restore.batch_ran) { /* the first RESTORE: every process criu restores */
+		ctx->restore.batch_ran = true;
 		tree = calloc(CS_MAX_TREE, sizeof(*tree));
 		n = tree ? restored_tree(ctx, pid, tree, CS_MAX_TREE) : 1;
 		if (!tree)
@@ -542,7 +542,7 @@ int cs_restore_process(struct cs_ctx *ctx, pid_t pid, int dirfd)
 	restore_all(ctx, tree, n, dirfd);
 	if (tree != &one)
 		free(tree);
-	if (not_ours(ctx, pid))
+	if (not_ours(&ctx->restore, pid))
 		return -ENOTSUP;
 	p = cs_ctx_find(ctx, pid);
 	return p && p->done ? p->result : -EPROTO;

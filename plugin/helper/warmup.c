@@ -11,6 +11,7 @@
 #include "engine.h"
 #include "imgdir.h"
 #include "imgindex.h"
+#include "imgset.h"
 #include "log.h"
 #include "manifest.h"
 #include "stats.h"
@@ -120,19 +121,10 @@ void cs_pool_after_restore(struct cs_ctx *ctx)
 {
 	if (!ctx->pool)
 		return;
-	if (ctx->index_loaded && !ctx->rindex.err && ctx->restored < ctx->rindex.x.n)
+	if (cs_imgset_left(&ctx->restore.set, ctx->restore.restored))
 		return; /* the index lists processes still to come: keep it for them */
 	cs_pool_release(ctx);
 	cs_debug("pinned pool released: no process of these images is left to restore");
-}
-
-/* the index of the images in dirfd: the manifests this restore reads; 0 or -errno */
-static int read_index(int dirfd, struct cs_index *idx)
-{
-	char err[256];
-	int ret = cs_index_read(dirfd, idx, err, sizeof(err)); /* format 1.0 images have none */
-
-	return !ret && !idx->n ? -ENOENT : ret;
 }
 
 /* retain the GPUs manifest m is restored onto, into dest[]; 0 or -ENODEV */
@@ -180,27 +172,26 @@ static void plan_manifest(struct cs_ctx *ctx, const struct cs_manifest *m, struc
 }
 
 /*
- * Every CustomStorage manifest the index lists: their destination GPUs retained, and the pool for
- * restoring them at once (the processes on one GPU share its pinned bound, batch.h).
+ * Every CustomStorage manifest the restore's index lists (none for format 1.0 images): their
+ * destination GPUs retained, and the pool for restoring them at once (the processes on one GPU
+ * share its pinned bound, batch.h).
  */
 static void warm_tree(struct cs_ctx *ctx, int dirfd)
 {
-	struct cs_index *idx = calloc(1, sizeof(*idx));
+	const struct cs_imgset *set = &ctx->restore.set;
 	struct cs_manifest *m = calloc(1, sizeof(*m));
 	struct tree_plan t = { 0 };
-	char name[CS_NAME_MAX], err[256];
 	CUcontext cu = NULL;
 	unsigned i, n = 0;
+	char err[512];
 
-	if (!idx || !m || read_index(dirfd, idx))
+	if (!m || !cs_imgset_indexed(set) || !set->ix.x.n)
 		goto out;
-	for (i = 0; i < idx->n; i++) {
-		cs_name_manifest(name, idx->ns_pid[i]);
-		if (cs_manifest_read(dirfd, name, m, err, sizeof(err)))
+	for (i = 0; i < set->ix.x.n; i++) {
+		if (cs_imgset_read(set, dirfd, set->ix.x.ns_pid[i], m, err, sizeof(err)))
 			continue; /* the restore says why */
 		plan_manifest(ctx, m, &t);
 		cs_manifest_free(m);
-		memset(m, 0, sizeof(*m));
 	}
 	for (i = 0; i < CS_MAX_DEVICES; i++) {
 		if (!t.gpu[i].size)
@@ -213,13 +204,13 @@ static void warm_tree(struct cs_ctx *ctx, int dirfd)
 		pool_for_gpus(ctx, cu, t.gpu, n);
 	cs_debug("warm-up: %u CustomStorage process(es) on %u GPU(s)", t.processes, n);
 out:
-	free(idx);
 	free(m);
 }
 
 static void *warmup_main(void *arg)
 {
 	struct cs_ctx *ctx = arg;
+	struct cs_warmup *w = &ctx->restore.warmup;
 	double t0 = cs_now();
 	unsigned contexts = 0;
 	CUresult res;
@@ -234,54 +225,55 @@ static void *warmup_main(void *arg)
 	if (cs_dev_init(ctx))
 		goto out;
 	if (ctx->cuda.has_custom_storage)
-		warm_tree(ctx, ctx->warmup_dirfd);
+		warm_tree(ctx, w->dirfd);
 	for (int i = 0; i < ctx->ndev; i++)
 		contexts += ctx->retained[i] != NULL;
 	cs_info("warm-up while CRIU restores: cuInit%s%s in %.3f s", contexts ? ", GPU contexts" : "",
 		ctx->pool ? ", pinned pool" : "", cs_now() - t0);
 out:
-	close(ctx->warmup_dirfd);
-	ctx->warmup_dirfd = -1;
-	ctx->warmup_done = cs_now();
+	close(w->dirfd);
+	w->dirfd = -1;
+	w->done = cs_now();
 	return NULL;
 }
 
 int cs_warmup_begin(struct cs_ctx *ctx, int dirfd)
 {
+	struct cs_warmup *w = &ctx->restore.warmup;
 	sigset_t all, old;
 	int ret;
 
 	if (dirfd < 0)
 		return -EBADF;
-	if (ctx->warming || ctx->cuda_inited) {
+	if (w->running || ctx->cuda_inited) {
 		close(dirfd);
 		return -EALREADY;
 	}
-	ctx->warmup_dirfd = dirfd;
+	w->dirfd = dirfd;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old); /* no signal handler runs on its thread */
-	ret = pthread_create(&ctx->warmup, NULL, warmup_main, ctx);
+	ret = pthread_create(&w->tid, NULL, warmup_main, ctx);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret) {
 		cs_debug("warm-up: cannot start a thread: %s", strerror(ret));
 		close(dirfd);
-		ctx->warmup_dirfd = -1;
+		w->dirfd = -1;
 		return -ret;
 	}
-	ctx->warming = true;
+	w->running = true;
 	return 0;
 }
 
-void cs_warmup_wait(struct cs_ctx *ctx)
+void cs_warmup_wait(struct cs_warmup *w)
 {
 	double t0 = cs_now();
 
-	if (!ctx->warming)
+	if (!w->running)
 		return;
-	pthread_join(ctx->warmup, NULL);
-	ctx->warming = false;
-	if (ctx->warmup_done > t0)
-		cs_info("warm-up: the GPU phase waited %.3f s for it", ctx->warmup_done - t0);
+	pthread_join(w->tid, NULL);
+	w->running = false;
+	if (w->done > t0)
+		cs_info("warm-up: the GPU phase waited %.3f s for it", w->done - t0);
 	else
-		cs_info("warm-up: done %.3f s before the GPU phase began", t0 - ctx->warmup_done);
+		cs_info("warm-up: done %.3f s before the GPU phase began", t0 - w->done);
 }

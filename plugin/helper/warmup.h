@@ -4,7 +4,8 @@
  * files, and the helper's pinned pool.
  *
  * At POST_FORKING (CRIU >= 4.2) the helper starts one background thread that calls cuInit, and,
- * when the images hold CustomStorage manifests and the driver has CustomStorage, retains the
+ * when the restore's image set (imgset.h, loaded before the thread starts) lists CustomStorage
+ * manifests and the driver has CustomStorage, retains the
  * primary context of each GPU any of them is restored onto and pins the copy engine's buffers
  * (the pool) for restoring the whole tree at once: per destination GPU, what its processes
  * hold, at most pinned_mb. All of it would otherwise open the GPU phase at RESUME_DEVICES_LATE. A warm-up
@@ -22,10 +23,13 @@
 #include "context.h"
 #include "engine.h"
 
-/* Start the warm-up over the images in dirfd (taken: closed by the warm-up). 0 or -errno. */
+/*
+ * Start the warm-up (ctx->restore.warmup) over the images in dirfd (taken: closed by the
+ * warm-up), whose set ctx->restore.set is loaded. 0 or -errno.
+ */
 int cs_warmup_begin(struct cs_ctx *ctx, int dirfd);
 /* Wait for a started warm-up to end; a no-op otherwise. */
-void cs_warmup_wait(struct cs_ctx *ctx);
+void cs_warmup_wait(struct cs_warmup *w);
 /*
  * The pool for a copy of regs: made now (with regs[0].ctx current, enough chunk buffers for every
  * region, at most pinned_mb per region) when there is none yet; NULL if it cannot be made (logged

@@ -238,23 +238,31 @@ static int not_listed(int dirfd, const char *name, pid_t ns_pid, char *err, size
 		       name, CS_INDEX_NAME, ns_pid);
 }
 
-static int check_loaded(int dirfd, const struct cs_index_file *ix, pid_t ns_pid, const struct cs_manifest *m,
-			const char *name, char *err, size_t errlen)
+/* the index has a say: it is usable, or the images must be complete (cs_index_rules) */
+static bool index_consulted(const struct cs_index_file *ix, enum cs_index_rules rules)
 {
-	if (ix->err && ix->err != -ENOENT)
+	return !ix->err || rules == CS_INDEX_COMPLETE;
+}
+
+static int check_loaded(int dirfd, const struct cs_index_file *ix, enum cs_index_rules rules, pid_t ns_pid,
+			const struct cs_manifest *m, const char *name, char *err, size_t errlen)
+{
+	bool consulted = index_consulted(ix, rules);
+
+	if (consulted && ix->err && ix->err != -ENOENT)
 		return cs_fail(ix->err, err, errlen,
 			       "the images' index is unusable, so no manifest can be trusted: %s", ix->why);
 	if (check_ns_pid(m, name, ns_pid, err, errlen))
 		return -EBADMSG;
-	if (cs_index_check_manifest(ix->err ? NULL : &ix->x, m, name, err, errlen))
+	if (consulted && cs_index_check_manifest(ix->err ? NULL : &ix->x, m, name, err, errlen))
 		return -EBADMSG;
 	if (m->mode == CS_MODE_CUSTOM)
 		return cs_manifest_check_extents(dirfd, m, err, errlen);
 	return 0;
 }
 
-int cs_index_load_manifest(int dirfd, const struct cs_index_file *ix, pid_t ns_pid, struct cs_manifest *m,
-			   char *err, size_t errlen)
+int cs_index_load_manifest_as(int dirfd, const struct cs_index_file *ix, enum cs_index_rules rules,
+			      pid_t ns_pid, struct cs_manifest *m, char *err, size_t errlen)
 {
 	char name[CS_NAME_MAX];
 	int ret;
@@ -265,9 +273,15 @@ int cs_index_load_manifest(int dirfd, const struct cs_index_file *ix, pid_t ns_p
 	ret = cs_manifest_read(dirfd, name, m, err, errlen);
 	if (ret)
 		return ret;
-	ret = check_loaded(dirfd, ix, ns_pid, m, name, err, errlen);
+	ret = check_loaded(dirfd, ix, rules, ns_pid, m, name, err, errlen);
 	if (ret)
 		cs_manifest_free(m);
 	/* -ENOENT says "no manifest": a missing extent is incomplete images instead */
 	return ret == -ENOENT ? -EBADMSG : ret;
+}
+
+int cs_index_load_manifest(int dirfd, const struct cs_index_file *ix, pid_t ns_pid, struct cs_manifest *m,
+			   char *err, size_t errlen)
+{
+	return cs_index_load_manifest_as(dirfd, ix, CS_INDEX_COMPLETE, ns_pid, m, err, errlen);
 }

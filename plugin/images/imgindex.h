@@ -63,6 +63,19 @@ void cs_index_file_read(int dirfd, struct cs_index_file *f);
  */
 int cs_index_load_manifest(int dirfd, const struct cs_index_file *ix, pid_t ns_pid, struct cs_manifest *m,
 			   char *err, size_t errlen);
+/* Which images cs_index_load_manifest_as() judges. */
+enum cs_index_rules {
+	CS_INDEX_COMPLETE, /* a finished dump's (a restore, cudastore verify): every rule above */
+	/*
+	 * A dump that did not finish (its helper died): its index is written only after every
+	 * manifest, so an index that is absent or unusable is not consulted (the manifest may carry
+	 * a dump_id all the same); a usable one applies as above.
+	 */
+	CS_INDEX_DUMPING,
+};
+/* cs_index_load_manifest under the given rules (it is CS_INDEX_COMPLETE). */
+int cs_index_load_manifest_as(int dirfd, const struct cs_index_file *ix, enum cs_index_rules rules,
+			      pid_t ns_pid, struct cs_manifest *m, char *err, size_t errlen);
 /*
  * The rule itself (unit-tested): with an index (idx), the manifest must carry its dump_id; with
  * no index file (idx NULL), it must be a format 1.0 manifest (no dump_id): a 1.1 dump always

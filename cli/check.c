@@ -221,14 +221,6 @@ static struct proc *proc_of(struct report *r, int pid)
 	return &r->proc[r->nproc++];
 }
 
-static const char *state_name(CUprocessState s)
-{
-	static const char *names[] = { "running", "locked",	   "checkpointed",
-				       "failed",  "checkpointing", "restoring" };
-
-	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
-}
-
 /* GPU memory per GPU and per process, from NVML (the plugin's plan.c uses the same calls) */
 static void check_nvml(struct report *r)
 {
@@ -290,7 +282,7 @@ out:
 		r->proc[i].state = "?";
 		if (r->cuda_ok && r->cuda.has_checkpoint &&
 		    r->cuda.CheckpointProcessGetState(r->proc[i].pid, &st) == CUDA_SUCCESS)
-			r->proc[i].state = state_name(st);
+			r->proc[i].state = cs_cuda_state_name(st);
 	}
 }
 

@@ -220,6 +220,22 @@ const char *cs_cuda_errname(const struct cs_cuda_ops *ops, CUresult res)
 	}
 }
 
+const char *cs_cuda_state_name(CUprocessState state)
+{
+	static const char *const names[] = {
+		[CU_PROCESS_STATE_RUNNING] = "running",
+		[CU_PROCESS_STATE_LOCKED] = "locked",
+		[CU_PROCESS_STATE_CHECKPOINTED] = "checkpointed",
+		[CU_PROCESS_STATE_FAILED] = "failed",
+		[CU_PROCESS_STATE_CHECKPOINTING] = "checkpointing",
+		[CU_PROCESS_STATE_RESTORING] = "restoring",
+	};
+
+	if ((unsigned)state >= sizeof(names) / sizeof(names[0]) || !names[state])
+		return "unknown";
+	return names[state];
+}
+
 #define NVML_SYM(field, name)                                                                                \
 	{                                                                                                    \
 		name, offsetof(struct cs_nvml_ops, field)                                                    \

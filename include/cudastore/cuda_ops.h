@@ -90,6 +90,9 @@ void cs_cuda_unload(struct cs_cuda_ops *ops);
 
 /* "CUDA_ERROR_X (text)" for logs; never NULL; thread-safe (static strings only). */
 const char *cs_cuda_errname(const struct cs_cuda_ops *ops, CUresult res);
+/* A process's checkpoint state in lower case ("running", "locked", "checkpointed", ...), as logs and
+ * `cudastore check` print it; "unknown" for a value the driver API does not define. Never NULL. */
+const char *cs_cuda_state_name(CUprocessState state);
 
 /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (41 bytes with the NUL) */
 #define CS_UUID_STRLEN 41

@@ -270,14 +270,6 @@ int cs_restore_unlock(struct cs_ctx *ctx, pid_t pid)
 	return cs_gpuop_expect_state(ctx, pid, CU_PROCESS_STATE_RUNNING, "unlock");
 }
 
-static const char *proc_state_name(CUprocessState s)
-{
-	static const char *names[] = { "RUNNING", "LOCKED",	   "CHECKPOINTED",
-				       "FAILED",  "CHECKPOINTING", "RESTORING" };
-
-	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "in an unknown state";
-}
-
 /*
  * No manifest for a restored process: CRIU's alone if it is not a CUDA process or the driver
  * says RUNNING; otherwise its GPU state was dumped and its manifest is gone: it must not run.
@@ -309,7 +301,7 @@ static int no_manifest(struct cs_ctx *ctx, pid_t pid, const char *name)
 		       "but its manifest %s is missing from the images directory (deleted, or images "
 		       "incomplete): its GPU state cannot be restored. Restore from a complete copy of the "
 		       "images",
-		       pid, proc_state_name(st), name);
+		       pid, cs_cuda_state_name(st), name);
 	return -ENOENT;
 }
 

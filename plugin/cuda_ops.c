@@ -141,7 +141,7 @@ int cs_cuda_load(struct cs_cuda_ops *ops, const char *path, char *err, size_t er
 
 	memset(ops, 0, sizeof(*ops));
 	if (!path)
-		path = getenv("CUDASTORE_LIBCUDA");
+		path = getenv(CS_LIBCUDA_ENV);
 	if (!path || !*path)
 		path = "libcuda.so.1";
 	snprintf(ops->path, sizeof(ops->path), "%s", path);
@@ -262,7 +262,7 @@ int cs_nvml_load(struct cs_nvml_ops *ops, const char *path, char *err, size_t er
 
 	memset(ops, 0, sizeof(*ops));
 	if (!path)
-		path = getenv("CUDASTORE_LIBNVML");
+		path = getenv(CS_LIBNVML_ENV);
 	if (!path || !*path)
 		path = "libnvidia-ml.so.1";
 	ops->lib = open_lib("libnvml", path, &ret, err, errlen);

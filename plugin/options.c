@@ -407,8 +407,8 @@ static const struct {
 	const char *env, *key;
 } env_keys[] = {
 	{ "CUDASTORE_MODE", "mode" },
-	{ "CUDASTORE_LIBCUDA", "libcuda" },
-	{ "CUDASTORE_LIBNVML", "libnvml" },
+	{ CS_LIBCUDA_ENV, "libcuda" },
+	{ CS_LIBNVML_ENV, "libnvml" },
 	{ "CUDASTORE_HELPER", "helper" },
 	{ "CUDASTORE_CHUNK_MB", "chunk_mb" },
 	{ "CUDASTORE_THREADS", "threads" },

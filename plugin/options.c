@@ -686,7 +686,7 @@ int cs_options_check(const struct cs_options *o, char *err, size_t len)
 }
 
 /* Not an error: the engine runs as many copy threads as the pinned bound has chunk buffers. */
-static void note_threads(const struct cs_options *o)
+static void note_copy_threads_capped(const struct cs_options *o)
 {
 	uint64_t bufs = o->pinned_max / o->chunk_size;
 
@@ -727,7 +727,7 @@ int cs_options_load(struct cs_options *o, char *err, size_t len)
 	if (!ret)
 		ret = cs_options_check(o, err, len);
 	if (!ret)
-		note_threads(o);
+		note_copy_threads_capped(o);
 	return ret;
 }
 

@@ -152,7 +152,7 @@ static int copy_from_extents(struct cs_ctx *ctx, pid_t pid, const struct cs_gpu_
 	cs_gpuop_engine_opts(ctx, &eo);
 	eo.progress_arg = (void *)(long)pid;
 	eo.prefetch = cs_prefetch_take(); /* read and verified at POST_FORKING, or NULL */
-	eo.pool = cs_pool_for_copy(ctx, regs, v->n); /* pinned ahead (warmup.h) or now */
+	eo.pool = cs_pool_get_for_regions(ctx, regs, v->n); /* pinned ahead (warmup.h) or now */
 	ret = cs_engine_restore(&ctx->cuda, regs, v->n, &eo, err, sizeof(err));
 	if (ret)
 		cs_err("pid %d: copying the images into the GPU failed: %s", pid, err);

@@ -118,7 +118,7 @@ static int resolve(get_proc_fn gpa, const char *name, int version, void **out)
 	return 0;
 }
 
-/* CustomStorage needs a 13.4 driver *and* the new entry point (cuda-custom-storage-api.md §3) */
+/* CustomStorage needs a 13.4 driver *and* cuCheckpointOperationComplete at its 13.4 ABI */
 static void detect_custom_storage(struct cs_cuda_ops *ops, get_proc_fn gpa)
 {
 	void *fn = NULL;

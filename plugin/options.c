@@ -432,8 +432,9 @@ static const struct {
 
 /*
  * CUDASTORE_* variables that are not options but are legitimately set around criu: the config
- * file's name, the driver emulator's settings (read by the emulated libcuda inside criu during
- * make check), and those of the build and test scripts (docs/usage.md, "ENVIRONMENT").
+ * file's name, the driver emulator's settings (read by the emulated libcuda that cudastore-helper
+ * loads during make check), and those of the build and test scripts (docs/usage.md,
+ * "ENVIRONMENT").
  */
 static const char *const env_allowed[] = {
 	"CUDASTORE_CONFIG", /* this file: the config file */

@@ -475,9 +475,10 @@ static void region_close(struct eng_region *reg, bool failed)
 }
 
 /*
- * Engine threads run inside criu (or the caller) with every signal blocked: a signal meant for
- * the process must never run a handler on them nor interrupt a copy. The mask is inherited
- * from the creating thread, so it is set around pthread_create and put back after.
+ * Engine threads run in cudastore-helper (or the command, a benchmark) with every signal
+ * blocked: a signal meant for the process must never run a handler on them nor interrupt a
+ * copy. The mask is inherited from the creating thread, so it is set around pthread_create
+ * and put back after.
  */
 static int start_blocked(pthread_t *tid, void *(*fn)(void *), void *arg)
 {

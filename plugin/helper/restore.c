@@ -223,7 +223,7 @@ int cs_restore_driver(struct cs_ctx *ctx, pid_t pid, bool use_map)
 	unsigned i;
 	CUresult res;
 
-	/* restore needs persistence mode or cuInit in the caller (api doc §1.5) */
+	/* the driver restores only with persistence mode on or cuInit done in the calling process */
 	if (cs_dev_init(ctx))
 		cs_warn("pid %d: cuInit failed in cudastore-helper; trying the driver-managed restore anyway",
 			pid);
@@ -252,7 +252,7 @@ static void kill_target(struct cs_ctx *ctx, pid_t pid, CUcheckpointOperationHand
 	       "memory. The images were not modified: fix the cause and restore again",
 	       pid, why);
 	kill(pid, SIGKILL);
-	/* release the driver's mappings in criu; the dead target may reject it (api doc §1.9) */
+	/* release the driver's mappings in this process; the dead target may reject it */
 	if (pending && ctx->cuda.CheckpointOperationComplete)
 		ctx->cuda.CheckpointOperationComplete(pending);
 }

@@ -188,7 +188,7 @@ int bench_pcie(const struct bench *b, CUdeviceptr dev, uint64_t size, bool d2h, 
 	for (int round = 0; round < 2; round++) { /* round 0 warms up */
 		uint64_t bytes = round ? total : (total < n * PCIE_COPY ? total : n * PCIE_COPY);
 
-		t0 = bench_now();
+		t0 = cs_now();
 		for (off = 0, i = 0; off < bytes; off += len, i = (i + 1) % n) {
 			len = bytes - off < PCIE_COPY ? bytes - off : PCIE_COPY;
 			if (cuda_check(b,
@@ -200,7 +200,7 @@ int bench_pcie(const struct bench *b, CUdeviceptr dev, uint64_t size, bool d2h, 
 		for (i = 0; i < n; i++)
 			if (cuda_check(b, ops->StreamSynchronize(s[i]), "cuStreamSynchronize"))
 				goto out;
-		*gbps = (double)bytes / (bench_now() - t0) / 1e9;
+		*gbps = (double)bytes / (cs_now() - t0) / 1e9;
 	}
 	ret = 0;
 out:
@@ -218,7 +218,7 @@ out:
 static int naive_dump(const struct bench *b, CUdeviceptr dev, uint64_t size, void *buf, double *gbps)
 {
 	uint64_t off, len;
-	double t0 = bench_now();
+	double t0 = cs_now();
 	bool direct;
 	int fd = bench_open(b, NAIVE_NAME, true, &direct);
 
@@ -235,7 +235,7 @@ static int naive_dump(const struct bench *b, CUdeviceptr dev, uint64_t size, voi
 	}
 	if (fdatasync(fd))
 		goto err;
-	*gbps = (double)size / (bench_now() - t0) / 1e9;
+	*gbps = (double)size / (cs_now() - t0) / 1e9;
 	close(fd);
 	return 0;
 err:
@@ -246,7 +246,7 @@ err:
 static int naive_restore(const struct bench *b, CUdeviceptr dev, uint64_t size, void *buf, double *gbps)
 {
 	uint64_t off, len;
-	double t0 = bench_now();
+	double t0 = cs_now();
 	bool direct;
 	int fd = bench_open(b, NAIVE_NAME, false, &direct);
 
@@ -261,7 +261,7 @@ static int naive_restore(const struct bench *b, CUdeviceptr dev, uint64_t size, 
 		if (cuda_check(b, b->ops->MemcpyHtoD(dev + off, buf, len), "cuMemcpyHtoD"))
 			goto err;
 	}
-	*gbps = (double)size / (bench_now() - t0) / 1e9;
+	*gbps = (double)size / (cs_now() - t0) / 1e9;
 	close(fd);
 	return 0;
 err:

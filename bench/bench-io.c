@@ -17,7 +17,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/statfs.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -25,14 +24,6 @@
 
 #define RAW_NAME  "cs-bench-raw%u.%u.tmp" /* copy, file */
 #define RAW_FILES 32
-
-double bench_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 bool bench_dir_is_disk(int dirfd)
 {
@@ -237,7 +228,7 @@ static int raw_pass(const struct bench *b, struct raw *ws, unsigned nw, uint64_t
 		ret = -1;
 		goto out;
 	}
-	t0 = bench_now();
+	t0 = cs_now();
 	/* reserve and map inside the timer: the engine's dump pays for both too */
 	for (i = 0; i < nw; i++)
 		raw_prepare(b, &ws[i], size, write);
@@ -246,7 +237,7 @@ static int raw_pass(const struct bench *b, struct raw *ws, unsigned nw, uint64_t
 		if (raw_finish(b, &ws[i], size))
 			ret = -1;
 	if (!ret)
-		*gbps = (double)size * nw / (bench_now() - t0) / 1e9;
+		*gbps = (double)size * nw / (cs_now() - t0) / 1e9;
 out:
 	for (i = 0; t && i < nw * per; i++)
 		free(t[i].buf);

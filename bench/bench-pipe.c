@@ -128,13 +128,13 @@ int bench_pipeline(const struct bench *b, CUdeviceptr dev, const struct cs_engin
 	if (!reg->nchunks || pipe_open(&j))
 		return -1;
 	made = pipe_threads(&j, t, n ? n : 1);
-	t0 = bench_now();
+	t0 = cs_now();
 	for (i = 0; i < made; i++)
 		if (pthread_create(&t[i].tid, NULL, pipe_worker, &t[i]))
 			break;
 	for (unsigned k = 0; k < i; k++)
 		pthread_join(t[k].tid, NULL);
-	*gbps = (double)reg->size / (bench_now() - t0) / 1e9;
+	*gbps = (double)reg->size / (cs_now() - t0) / 1e9;
 	for (i = 0; i < made; i++) {
 		b->ops->StreamDestroy(t[i].stream);
 		b->ops->MemFreeHost(t[i].buf);

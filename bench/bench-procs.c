@@ -87,12 +87,12 @@ static void *copy_main(void *arg)
 	pthread_rwlock_rdlock(cp->go);
 	pthread_rwlock_unlock(cp->go);
 	ops->CtxSetCurrent(cp->b.ctx);
-	t0 = bench_now();
+	t0 = cs_now();
 	if (cp->dump)
 		cp->ret = cs_engine_dump(ops, &cp->reg, 1, cp->eo, cp->err, sizeof(cp->err));
 	else
 		cp->ret = cs_engine_restore(ops, &cp->reg, 1, cp->eo, cp->err, sizeof(cp->err));
-	cp->seconds = bench_now() - t0;
+	cp->seconds = cs_now() - t0;
 	return NULL;
 }
 
@@ -113,11 +113,11 @@ static int procs_phase(struct proc_copy *cp, unsigned n, bool dump, double *wall
 		if (pthread_create(&cp[started].tid, NULL, copy_main, &cp[started]))
 			break;
 	}
-	t0 = bench_now();
+	t0 = cs_now();
 	pthread_rwlock_unlock(&go);
 	for (i = 0; i < started; i++)
 		pthread_join(cp[i].tid, NULL);
-	*wall = bench_now() - t0;
+	*wall = cs_now() - t0;
 	*sum = 0;
 	for (i = 0; i < n; i++) {
 		*sum += cp[i].seconds;

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clock.h"
 #include "cudastore/cuda_ops.h"
 #include "engine.h"
 
@@ -30,8 +31,6 @@ struct bench {
 	bool map_tmpfs; /* the engine dumps into tmpfs through a shared mapping: measure that way */
 	uint64_t seed;	/* fill/verify pattern seed (bench-gpu.c); 0 but for the copies of --procs */
 };
-
-double bench_now(void);
 
 /* bench-gpu.c: all 0 or -1 with a message on stderr */
 int bench_fill(const struct bench *b, CUdeviceptr dev, uint64_t size, enum bench_kind kind);

@@ -335,7 +335,7 @@ static int overlap_row(const struct bench *b, const struct cli *c, CUdeviceptr d
 
 	if (bench_scramble(b, dev, r->size))
 		return -1;
-	t0 = bench_now();
+	t0 = cs_now();
 	ret = cs_prefetch_start(&pf, reg, 1, c->eo.threads, c->prefetch_max, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "cs-bench: prefetch failed: %s\n", err);
@@ -346,10 +346,10 @@ static int overlap_row(const struct bench *b, const struct cli *c, CUdeviceptr d
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
 	cs_prefetch_settle(pf);
-	t0 = bench_now();
+	t0 = cs_now();
 	eo.prefetch = pf;
 	ret = cs_engine_restore(b->ops, reg, 1, &eo, err, sizeof(err));
-	t_after = bench_now() - t0;
+	t_after = cs_now() - t0;
 	cs_prefetch_get_stats(pf, &ps);
 	cs_prefetch_free(pf);
 	if (ret) {
@@ -418,9 +418,9 @@ static int pool_row(const struct bench *b, const struct cli *c, CUdeviceptr dev,
 	eo.pool = c->pinned_pool;
 	cs_engine_region_free_meta(reg);
 	bench_remove_extents(b, reg->name);
-	t0 = bench_now();
+	t0 = cs_now();
 	ret = cs_engine_dump(b->ops, reg, 1, &eo, err, sizeof(err));
-	r->dump_pool = (double)r->size / (bench_now() - t0) / 1e9;
+	r->dump_pool = (double)r->size / (cs_now() - t0) / 1e9;
 	if (ret) {
 		fprintf(stderr, "cs-bench: dump with the pool failed: %s\n", err);
 		return -1;
@@ -429,9 +429,9 @@ static int pool_row(const struct bench *b, const struct cli *c, CUdeviceptr dev,
 		bench_drop_caches();
 	if (bench_scramble(b, dev, r->size))
 		return -1;
-	t0 = bench_now();
+	t0 = cs_now();
 	ret = cs_engine_restore(b->ops, reg, 1, &eo, err, sizeof(err));
-	r->restore_pool = (double)r->size / (bench_now() - t0) / 1e9;
+	r->restore_pool = (double)r->size / (cs_now() - t0) / 1e9;
 	if (ret) {
 		fprintf(stderr, "cs-bench: restore with the pool failed: %s\n", err);
 		return -1;
@@ -456,9 +456,9 @@ static int engine_row(const struct bench *b, const struct cli *c, CUdeviceptr de
 		 kind_name(r->kind));
 	reg.name = name;
 	bench_remove_extents(b, name);
-	t0 = bench_now();
+	t0 = cs_now();
 	ret = cs_engine_dump(b->ops, &reg, 1, &c->eo, err, sizeof(err));
-	r->dump = (double)r->size / (bench_now() - t0) / 1e9;
+	r->dump = (double)r->size / (cs_now() - t0) / 1e9;
 	if (ret) {
 		fprintf(stderr, "cs-bench: engine dump failed: %s\n", err);
 		return -1;
@@ -476,9 +476,9 @@ static int engine_row(const struct bench *b, const struct cli *c, CUdeviceptr de
 	r->dropped = bench_dir_is_disk(b->dirfd) && bench_drop_caches();
 	if (bench_scramble(b, dev, r->size))
 		goto err;
-	t0 = bench_now();
+	t0 = cs_now();
 	ret = cs_engine_restore(b->ops, &reg, 1, &c->eo, err, sizeof(err));
-	r->restore = (double)r->size / (bench_now() - t0) / 1e9;
+	r->restore = (double)r->size / (cs_now() - t0) / 1e9;
 	if (ret) {
 		fprintf(stderr, "cs-bench: engine restore failed: %s\n", err);
 		goto err;

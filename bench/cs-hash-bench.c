@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "engine_priv.h"
 
@@ -26,14 +25,6 @@ struct arg {
 	unsigned rounds;
 	uint64_t sink;
 };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void *worker(void *p)
 {
@@ -62,7 +53,7 @@ static double run(enum method m, unsigned threads, size_t chunk, unsigned rounds
 {
 	struct arg a[64];
 	pthread_t t[64];
-	double t0 = now();
+	double t0 = cs_now();
 	unsigned i;
 
 	for (i = 0; i < threads; i++) {
@@ -71,7 +62,7 @@ static double run(enum method m, unsigned threads, size_t chunk, unsigned rounds
 	}
 	for (i = 0; i < threads; i++)
 		pthread_join(t[i], NULL);
-	return (double)chunk * rounds * threads / (now() - t0) / 1e9;
+	return (double)chunk * rounds * threads / (cs_now() - t0) / 1e9;
 }
 
 int main(int argc, char **argv)

@@ -10,18 +10,10 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "wire.h"
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void echo_server(int sock)
 {
@@ -52,11 +44,11 @@ static double wire_rounds(long n)
 		echo_server(sv[1]);
 	}
 	close(sv[1]);
-	t0 = now();
+	t0 = cs_now();
 	for (i = 0; i < n; i++)
 		if (cs_wire_send_simple(sv[0], CS_W_PAUSE, 1, 1000, 0, 0, dir) || cs_wire_recv(sv[0], &m, NULL))
 			exit(1);
-	t0 = now() - t0;
+	t0 = cs_now() - t0;
 	cs_wire_send_simple(sv[0], CS_W_BYE, 0, 0, 0, 0, -1);
 	wait(NULL);
 	return t0 / n;
@@ -77,13 +69,13 @@ static double pipe_rounds(long n)
 				break;
 		_exit(0);
 	}
-	t0 = now();
+	t0 = cs_now();
 	for (i = 0; i < n; i++) {
 		c = 1;
 		if (write(a[1], &c, 1) != 1 || read(b[0], &c, 1) != 1)
 			exit(1);
 	}
-	t0 = now() - t0;
+	t0 = cs_now() - t0;
 	c = 0;
 	if (write(a[1], &c, 1) != 1)
 		exit(1);

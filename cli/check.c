@@ -24,6 +24,7 @@
 #include "criu-plugin.h"
 
 #include "cli.h"
+#include "criu_version.h"
 #include "helper_path.h"
 #include "imgdir.h"
 #include "manifest.h"
@@ -221,14 +222,6 @@ static struct proc *proc_of(struct report *r, int pid)
 	return &r->proc[r->nproc++];
 }
 
-static const char *state_name(CUprocessState s)
-{
-	static const char *names[] = { "running", "locked",	   "checkpointed",
-				       "failed",  "checkpointing", "restoring" };
-
-	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
-}
-
 /* GPU memory per GPU and per process, from NVML (the plugin's plan.c uses the same calls) */
 static void check_nvml(struct report *r)
 {
@@ -290,7 +283,7 @@ out:
 		r->proc[i].state = "?";
 		if (r->cuda_ok && r->cuda.has_checkpoint &&
 		    r->cuda.CheckpointProcessGetState(r->proc[i].pid, &st) == CUDA_SUCCESS)
-			r->proc[i].state = state_name(st);
+			r->proc[i].state = cs_cuda_state_name(st);
 	}
 }
 
@@ -323,10 +316,10 @@ static bool find_criu(struct report *r, const char *given)
 }
 
 /*
- * "criu ARG" with its stdout (and stderr when both is set, else /dev/null) read into out, whose
- * end is kept when it says more than fits; its exit status, or -1 when it could not run.
+ * "criu ARG" with its stdout and stderr read into out, whose end is kept when it says more than
+ * fits; its exit status, or -1 when it could not run.
  */
-static int run_criu(const struct report *r, const char *arg, bool both, char *out, size_t len)
+static int run_criu(const struct report *r, const char *arg, char *out, size_t len)
 {
 	ssize_t n, got = 0;
 	int p[2], status;
@@ -342,11 +335,8 @@ static int run_criu(const struct report *r, const char *arg, bool both, char *ou
 		return -1;
 	}
 	if (!pid) {
-		int err = both ? p[1] : open("/dev/null", O_RDWR);
-
 		dup2(p[1], STDOUT_FILENO);
-		if (err >= 0)
-			dup2(err, STDERR_FILENO);
+		dup2(p[1], STDERR_FILENO);
 		execl(r->criu, "criu", arg, (char *)NULL);
 		_exit(127);
 	}
@@ -364,16 +354,9 @@ static int run_criu(const struct report *r, const char *arg, bool both, char *ou
 /* "criu --version" -> "Version: 4.2.1" */
 static void criu_version(struct report *r)
 {
-	char out[1024], *v;
-
-	run_criu(r, "--version", false, out, sizeof(out));
-	v = strstr(out, "Version: ");
-	if (!v)
+	if (cs_criu_version(r->criu, r->criu_version, sizeof(r->criu_version)))
 		return;
-	v += 9;
-	v[strcspn(v, "\n ")] = '\0';
-	snprintf(r->criu_version, sizeof(r->criu_version), "%s", v);
-	if (sscanf(v, "%d.%d", &r->criu_major, &r->criu_minor) < 1)
+	if (sscanf(r->criu_version, "%d.%d", &r->criu_major, &r->criu_minor) < 1)
 		r->criu_major = 0;
 }
 
@@ -399,7 +382,7 @@ static void criu_check(struct report *r)
 	if (geteuid())
 		return;
 	r->criu_check_run = true;
-	r->criu_check_ok = run_criu(r, "check", true, out, sizeof(out)) == 0;
+	r->criu_check_ok = run_criu(r, "check", out, sizeof(out)) == 0;
 	last_line(out, r->criu_check_out, sizeof(r->criu_check_out));
 	if (!r->criu_check_ok)
 		problem(r,

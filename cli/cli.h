@@ -91,7 +91,6 @@ struct cli_progress {
 void cli_progress_begin(struct cli_progress *p, uint64_t total);
 void cli_progress_update(struct cli_progress *p, uint64_t done, const char *what);
 void cli_progress_end(struct cli_progress *p);
-double cli_now(void);
 
 /* ---- arguments (args.c) ---- */
 /* The message for getopt_long's '?' or ':' (unknown option, missing argument); CLI_USAGE */

@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "clock.h"
 #include "log.h"
 #include "strsafe.h"
 
@@ -112,25 +112,17 @@ const char *cli_bytes(uint64_t b, char *buf, size_t len)
 	return buf;
 }
 
-double cli_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 void cli_progress_begin(struct cli_progress *p, uint64_t total)
 {
 	p->on = isatty(STDERR_FILENO) && total;
 	p->total = total;
-	p->t0 = cli_now();
+	p->t0 = cs_now();
 }
 
 void cli_progress_update(struct cli_progress *p, uint64_t done, const char *what)
 {
 	char bar[41];
-	double s = cli_now() - p->t0;
+	double s = cs_now() - p->t0;
 	unsigned i, fill;
 
 	if (!p->on)

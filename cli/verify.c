@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "clock.h"
 #include "engine.h"
 #include "imgindex.h"
 #include "manifest.h"
@@ -100,7 +101,7 @@ static int verify_extents(int dirfd, const struct cs_manifest *m, const struct c
 	struct cs_engine_opts eo;
 	struct cs_cuda_ops ops;
 	struct vprog vp;
-	double t0 = cli_now();
+	double t0 = cs_now();
 	unsigned i;
 	uint64_t c;
 	int ret = 0;
@@ -132,7 +133,7 @@ static int verify_extents(int dirfd, const struct cs_manifest *m, const struct c
 	}
 	cli_progress_end(&vp.bar);
 	pthread_mutex_destroy(&vp.lock);
-	r->seconds = cli_now() - t0;
+	r->seconds = cs_now() - t0;
 	if (ret && !strncmp(r->err, "restore: ", 9))
 		memmove(r->err, r->err + 9, strlen(r->err + 9) + 1);
 	return ret;

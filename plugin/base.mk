@@ -5,6 +5,8 @@ libcsbase_a_CPPFLAGS = $(CS_DEFS) $(CS_BASE_INC)
 libcsbase_a_SOURCES = \
 	include/cudastore/cuda_api.h \
 	include/cudastore/cuda_ops.h \
+	plugin/clock.c plugin/clock.h \
+	plugin/criu_version.c plugin/criu_version.h \
 	plugin/cuda_ops.c \
 	plugin/errmsg.h \
 	plugin/helper_path.c plugin/helper_path.h \

@@ -118,7 +118,7 @@ static int resolve(get_proc_fn gpa, const char *name, int version, void **out)
 	return 0;
 }
 
-/* CustomStorage needs a 13.4 driver *and* the new entry point (cuda-custom-storage-api.md §3) */
+/* CustomStorage needs a 13.4 driver *and* cuCheckpointOperationComplete at its 13.4 ABI */
 static void detect_custom_storage(struct cs_cuda_ops *ops, get_proc_fn gpa)
 {
 	void *fn = NULL;
@@ -141,7 +141,7 @@ int cs_cuda_load(struct cs_cuda_ops *ops, const char *path, char *err, size_t er
 
 	memset(ops, 0, sizeof(*ops));
 	if (!path)
-		path = getenv("CUDASTORE_LIBCUDA");
+		path = getenv(CS_LIBCUDA_ENV);
 	if (!path || !*path)
 		path = "libcuda.so.1";
 	snprintf(ops->path, sizeof(ops->path), "%s", path);
@@ -220,6 +220,22 @@ const char *cs_cuda_errname(const struct cs_cuda_ops *ops, CUresult res)
 	}
 }
 
+const char *cs_cuda_state_name(CUprocessState state)
+{
+	static const char *const names[] = {
+		[CU_PROCESS_STATE_RUNNING] = "running",
+		[CU_PROCESS_STATE_LOCKED] = "locked",
+		[CU_PROCESS_STATE_CHECKPOINTED] = "checkpointed",
+		[CU_PROCESS_STATE_FAILED] = "failed",
+		[CU_PROCESS_STATE_CHECKPOINTING] = "checkpointing",
+		[CU_PROCESS_STATE_RESTORING] = "restoring",
+	};
+
+	if ((unsigned)state >= sizeof(names) / sizeof(names[0]) || !names[state])
+		return "unknown";
+	return names[state];
+}
+
 #define NVML_SYM(field, name)                                                                                \
 	{                                                                                                    \
 		name, offsetof(struct cs_nvml_ops, field)                                                    \
@@ -246,7 +262,7 @@ int cs_nvml_load(struct cs_nvml_ops *ops, const char *path, char *err, size_t er
 
 	memset(ops, 0, sizeof(*ops));
 	if (!path)
-		path = getenv("CUDASTORE_LIBNVML");
+		path = getenv(CS_LIBNVML_ENV);
 	if (!path || !*path)
 		path = "libnvidia-ml.so.1";
 	ops->lib = open_lib("libnvml", path, &ret, err, errlen);

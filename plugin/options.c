@@ -407,8 +407,8 @@ static const struct {
 	const char *env, *key;
 } env_keys[] = {
 	{ "CUDASTORE_MODE", "mode" },
-	{ "CUDASTORE_LIBCUDA", "libcuda" },
-	{ "CUDASTORE_LIBNVML", "libnvml" },
+	{ CS_LIBCUDA_ENV, "libcuda" },
+	{ CS_LIBNVML_ENV, "libnvml" },
 	{ "CUDASTORE_HELPER", "helper" },
 	{ "CUDASTORE_CHUNK_MB", "chunk_mb" },
 	{ "CUDASTORE_THREADS", "threads" },
@@ -432,8 +432,9 @@ static const struct {
 
 /*
  * CUDASTORE_* variables that are not options but are legitimately set around criu: the config
- * file's name, the driver emulator's settings (read by the emulated libcuda inside criu during
- * make check), and those of the build and test scripts (docs/usage.md, "ENVIRONMENT").
+ * file's name, the driver emulator's settings (read by the emulated libcuda that cudastore-helper
+ * loads during make check), and those of the build and test scripts (docs/usage.md,
+ * "ENVIRONMENT").
  */
 static const char *const env_allowed[] = {
 	"CUDASTORE_CONFIG", /* this file: the config file */
@@ -686,7 +687,7 @@ int cs_options_check(const struct cs_options *o, char *err, size_t len)
 }
 
 /* Not an error: the engine runs as many copy threads as the pinned bound has chunk buffers. */
-static void note_threads(const struct cs_options *o)
+static void note_copy_threads_capped(const struct cs_options *o)
 {
 	uint64_t bufs = o->pinned_max / o->chunk_size;
 
@@ -727,7 +728,7 @@ int cs_options_load(struct cs_options *o, char *err, size_t len)
 	if (!ret)
 		ret = cs_options_check(o, err, len);
 	if (!ret)
-		note_threads(o);
+		note_copy_threads_capped(o);
 	return ret;
 }
 

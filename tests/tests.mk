@@ -122,7 +122,8 @@ EXTRA_DIST += tests/gpu/run-gpu-suite.sh tests/gpu/run-runc-gpu.sh
 
 # plugin core unit tests (no CRIU, no GPU)
 CORE_TESTS = tests/core/test-options-env-and-file tests/core/test-device-plan-restore \
-	tests/core/test-criu-opts tests/core/test-isolate-cgroup-lines
+	tests/core/test-criu-opts tests/core/test-isolate-cgroup-lines \
+	tests/core/test-base-clock-state-criu-version
 check_PROGRAMS += $(CORE_TESTS)
 TESTS += $(CORE_TESTS)
 CORE_TEST_LIBS = $(CS_ALL_LIBS) $(PROTOBUF_C_LIBS) -ldl -lpthread
@@ -138,6 +139,9 @@ tests_core_test_criu_opts_LDADD = $(CORE_TEST_LIBS)
 tests_core_test_isolate_cgroup_lines_SOURCES = tests/core/test-isolate-cgroup-lines.c tests/log-stderr.c
 tests_core_test_isolate_cgroup_lines_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_core_test_isolate_cgroup_lines_LDADD = $(CORE_TEST_LIBS)
+tests_core_test_base_clock_state_criu_version_SOURCES = tests/core/test-base-clock-state-criu-version.c tests/log-stderr.c tests/tap.h
+tests_core_test_base_clock_state_criu_version_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+tests_core_test_base_clock_state_criu_version_LDADD = $(CORE_TEST_LIBS)
 
 # the plugin's hook count follows the criu that loads it (hooks.c): as criu 4.0/4.1 and as 4.2
 MAXHOOK_TESTS = tests/core/test-plugin-max-hooks-41 tests/core/test-plugin-max-hooks-42

@@ -80,6 +80,15 @@ struct cs_cuda_ops {
 };
 
 /*
+ * The variables that name the libraries: the libcuda and libnvml options' (options.c reads them
+ * with every other option); cs_cuda_load and cs_nvml_load read them too, for the tools and tests
+ * that load no options. The helper and the command pass the option's value, which holds the
+ * variable's already (the helper's environment does not carry it).
+ */
+#define CS_LIBCUDA_ENV "CUDASTORE_LIBCUDA"
+#define CS_LIBNVML_ENV "CUDASTORE_LIBNVML"
+
+/*
  * Load libcuda: path NULL means $CUDASTORE_LIBCUDA if set, else "libcuda.so.1" (which
  * honours LD_LIBRARY_PATH). Returns 0, or -errno with a message in err (ENOENT: library
  * not found; ENOSYS: a required entry point is missing; EPROTO: driver call failed).
@@ -90,6 +99,9 @@ void cs_cuda_unload(struct cs_cuda_ops *ops);
 
 /* "CUDA_ERROR_X (text)" for logs; never NULL; thread-safe (static strings only). */
 const char *cs_cuda_errname(const struct cs_cuda_ops *ops, CUresult res);
+/* A process's checkpoint state in lower case ("running", "locked", "checkpointed", ...), as logs and
+ * `cudastore check` print it; "unknown" for a value the driver API does not define. Never NULL. */
+const char *cs_cuda_state_name(CUprocessState state);
 
 /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (41 bytes with the NUL) */
 #define CS_UUID_STRLEN 41

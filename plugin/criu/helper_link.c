@@ -13,10 +13,10 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "helper_link.h"
+#include "clock.h"
 #include "helper_path.h"
 #include "log.h"
 #include "wire.h"
@@ -33,14 +33,6 @@ static int find_helper(const struct cs_options *o, char *path, size_t len, char 
 				   : NULL; /* criu may have changed directory since it loaded us */
 
 	return cs_helper_path(o, self, path, len, err, errlen);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* In the helper-to-be, after fork: a clean process for exec (fds, signals, session, environment). */
@@ -201,14 +193,14 @@ unsigned cs_link_op_timeout_ms(const struct cs_options *o)
 static int serve(struct cs_link *l, struct cs_wire_msg *m, uint32_t *flags, unsigned timeout_ms)
 {
 	struct pollfd pfd = { .fd = l->sock, .events = POLLIN };
-	uint64_t end = timeout_ms ? now_ns() + (uint64_t)timeout_ms * 1000000ull : 0;
+	uint64_t end = timeout_ms ? cs_now_ns() + (uint64_t)timeout_ms * 1000000ull : 0;
 	int ret;
 
 	for (;;) {
 		ret = poll(&pfd, 1, WATCH_INTERVAL_MS);
 		if (ret < 0 && errno != EINTR)
 			return -errno;
-		if (end && now_ns() > end)
+		if (end && cs_now_ns() > end)
 			return -ETIMEDOUT;
 		if (ret <= 0) {
 			watch_rthreads(l);
@@ -287,7 +279,7 @@ int cs_link_start(struct cs_link *l, int stage, const struct cs_options *o, int 
 {
 	char path[PATH_MAX], err[512], **env;
 	struct cs_wire_msg *m;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = cs_now_ns();
 	uint32_t flags = 0;
 	int ret;
 
@@ -328,8 +320,7 @@ int cs_link_start(struct cs_link *l, int stage, const struct cs_options *o, int 
 		return ret < 0 ? ret : -EIO;
 	}
 	*disabled = flags & CS_WF_DISABLED;
-	cs_info("%s running as pid %d, ready in %.1f ms", path, l->helper,
-		(now_ns() - t0) / 1e6);
+	cs_info("%s running as pid %d, ready in %.1f ms", path, l->helper, (cs_now_ns() - t0) / 1e6);
 	return 0;
 }
 

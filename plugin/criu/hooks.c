@@ -69,7 +69,7 @@ struct cs_plugin {
 static struct cs_plugin *pl;
 
 /* criu must stay single-threaded (setns into a container's mount namespace): say so per hook */
-static void note_threads(const char *where)
+static void log_criu_thread_count(const char *where)
 {
 	struct dirent *e;
 	DIR *d = opendir("/proc/self/task");
@@ -134,7 +134,7 @@ static int cudastore_init(int stage)
 		return -1;
 	pl->stage = stage;
 	pl->link.sock = -1;
-	note_threads("init");
+	log_criu_thread_count("init");
 	if (cs_options_load(&pl->opt, err, sizeof(err))) {
 		cs_err("bad configuration: %s", err);
 		goto err_free;
@@ -240,7 +240,7 @@ static void cudastore_exit(int stage, int ret)
 {
 	if (!pl)
 		return;
-	note_threads("exit");
+	log_criu_thread_count("exit");
 	/*
 	 * The images dir is still open in exit(DUMP), already closed in exit(RESTORE). Without a
 	 * PAUSE the helper touched nothing and criu's final state does not matter (nor can its
@@ -289,7 +289,7 @@ static int cudastore_pause_devices(int pid)
 		return cs_freezer_check_late(pid, pl->freeze_cgroup);
 	if (cs_criu_refuse_unsupported(pid, criu_get_image_dir()))
 		return -EINVAL;
-	note_threads("pause");
+	log_criu_thread_count("pause");
 	if (pl->recovered)
 		return -EIO; /* the dump's helper died: it fails */
 	pl->paused = true;
@@ -318,7 +318,7 @@ static int cudastore_checkpoint_devices(int pid)
 		return -ENOTSUP;
 	if (pl->freezer)
 		return cs_freezer_check_late(pid, pl->freeze_cgroup);
-	note_threads("checkpoint");
+	log_criu_thread_count("checkpoint");
 	if (pl->recovered)
 		return -EIO;
 	ret = cs_link_call(&pl->link, CS_W_CHECKPOINT, pid, 0, 0, criu_get_image_dir(), NULL,
@@ -368,7 +368,7 @@ static int cudastore_resume_devices_late(int pid)
 
 	if (!pl || pl->disabled || pl->stage != CR_PLUGIN_STAGE__RESTORE)
 		return -ENOTSUP;
-	note_threads("resume");
+	log_criu_thread_count("resume");
 	if (pl->tree_ended)
 		return -ECANCELED;
 	ret = cs_link_call(&pl->link, CS_W_RESTORE, pid, 0, 0, criu_get_image_dir(), NULL,

@@ -162,7 +162,7 @@ static void region_finish(struct eng_region *reg)
 	eng_io_reserve_join(reg);
 	if (reg->job->dump && !eng_stopped(reg->job))
 		eng_io_finish_dump(reg);
-	reg->r->seconds = (double)(eng_now_ns() - reg->t0_ns) / 1e9;
+	reg->r->seconds = (double)(cs_now_ns() - reg->t0_ns) / 1e9;
 	reg->r->setup_seconds = (double)atomic_load(&reg->setup_ns) / 1e9;
 	reg->r->teardown_seconds = (double)atomic_load(&reg->teardown_ns) / 1e9;
 }
@@ -170,7 +170,7 @@ static void region_finish(struct eng_region *reg)
 /* *slowest = max(*slowest, now - t0) */
 static void note_slowest(atomic_uint_fast64_t *slowest, uint64_t t0)
 {
-	uint64_t d = eng_now_ns() - t0, cur = atomic_load(slowest);
+	uint64_t d = cs_now_ns() - t0, cur = atomic_load(slowest);
 
 	while (d > cur && !atomic_compare_exchange_weak(slowest, &cur, d))
 		;
@@ -180,7 +180,7 @@ static void *thread_main(void *arg)
 {
 	struct eng_thread *t = arg;
 	struct eng_region *reg = t->reg;
-	uint64_t t0 = eng_now_ns();
+	uint64_t t0 = cs_now_ns();
 	int ret = thread_setup(t);
 
 	note_slowest(&reg->setup_ns, t0);
@@ -190,7 +190,7 @@ static void *thread_main(void *arg)
 		else
 			eng_restore_loop(t);
 	}
-	t0 = eng_now_ns();
+	t0 = cs_now_ns();
 	thread_teardown(t);
 	note_slowest(&reg->teardown_ns, t0);
 	if (atomic_fetch_sub(&reg->live, 1) == 1)
@@ -477,9 +477,10 @@ static void region_close(struct eng_region *reg, bool failed)
 }
 
 /*
- * Engine threads run inside criu (or the caller) with every signal blocked: a signal meant for
- * the process must never run a handler on them nor interrupt a copy. The mask is inherited
- * from the creating thread, so it is set around pthread_create and put back after.
+ * Engine threads run in cudastore-helper (or the command, a benchmark) with every signal
+ * blocked: a signal meant for the process must never run a handler on them nor interrupt a
+ * copy. The mask is inherited from the creating thread, so it is set around pthread_create
+ * and put back after.
  */
 static int start_blocked(pthread_t *tid, void *(*fn)(void *), void *arg)
 {
@@ -501,7 +502,7 @@ static void start_threads(struct eng_region *regs, unsigned n)
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		regs[i].t0_ns = eng_now_ns();
+		regs[i].t0_ns = cs_now_ns();
 		atomic_store(&regs[i].live, regs[i].nthreads);
 	}
 	for (i = 0; i < n; i++) {

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <time.h>
 
 #include "engine_priv.h"
 #include "errmsg.h"
@@ -17,14 +16,6 @@
 bool eng_chunk_size_ok(uint64_t c)
 {
 	return c >= CS_CHUNK_MIN && c <= CS_CHUNK_MAX && !(c & (c - 1));
-}
-
-uint64_t eng_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* Record err if it is the first one (its message goes to the caller), stop everybody. */
@@ -86,7 +77,7 @@ void eng_progress(struct eng_region *reg, uint64_t bytes)
 
 	if (!o->progress)
 		return;
-	now = eng_now_ns();
+	now = cs_now_ns();
 	last = atomic_load(&reg->last_progress_ns);
 	/* exactly one thread sees done == size; elsewhere at most one report per interval */
 	if (done != reg->r->size && (now - last < ENG_PROGRESS_NS ||

@@ -79,7 +79,7 @@ int cs_pinned_pool_create(struct cs_pinned_pool **out, const struct cs_cuda_ops 
 			  size_t buf_size, unsigned nbufs, char *err, size_t errlen)
 {
 	struct cs_pinned_pool *p;
-	uint64_t t0 = eng_now_ns();
+	uint64_t t0 = cs_now_ns();
 	CUresult res;
 
 	*out = NULL;
@@ -107,7 +107,7 @@ int cs_pinned_pool_create(struct cs_pinned_pool **out, const struct cs_cuda_ops 
 		cs_pinned_pool_destroy(p);
 		return res == CUDA_ERROR_OUT_OF_MEMORY ? -ENOMEM : -EIO;
 	}
-	p->seconds = (double)(eng_now_ns() - t0) / 1e9;
+	p->seconds = (double)(cs_now_ns() - t0) / 1e9;
 	*out = p;
 	return 0;
 

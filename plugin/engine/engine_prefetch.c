@@ -185,7 +185,7 @@ static void *pf_main(void *arg)
 			pf_one(pf, p, i);
 	}
 	if (atomic_fetch_sub(&pf->live, 1) == 1)
-		atomic_store(&pf->t1_ns, eng_now_ns());
+		atomic_store(&pf->t1_ns, cs_now_ns());
 	return NULL;
 }
 
@@ -273,7 +273,7 @@ static int pf_threads(struct cs_prefetch *pf, unsigned threads)
 	if (i < threads) /* those never started will not count down */
 		atomic_fetch_sub(&pf->live, threads - i);
 	if (!i)
-		atomic_store(&pf->t1_ns, eng_now_ns());
+		atomic_store(&pf->t1_ns, cs_now_ns());
 	return i ? 0 : -EAGAIN;
 }
 
@@ -292,7 +292,7 @@ int cs_prefetch_start(struct cs_prefetch **out, const struct cs_engine_region *r
 	pf = calloc(1, sizeof(*pf));
 	if (!pf)
 		return cs_fail(-ENOMEM, err, errlen, "prefetch: out of memory");
-	pf->t0_ns = eng_now_ns();
+	pf->t0_ns = cs_now_ns();
 	pf->r = calloc(n, sizeof(*pf->r));
 	if (!pf->r) {
 		ret = cs_fail(-ENOMEM, err, errlen, "prefetch: out of memory");
@@ -376,7 +376,7 @@ void cs_prefetch_get_stats(struct cs_prefetch *pf, struct cs_prefetch_stats *st)
 	st->taken_bytes = atomic_load(&pf->taken_bytes);
 	st->bad_chunks = atomic_load(&pf->bad_chunks);
 	st->full = atomic_load(&pf->full);
-	st->seconds = (double)((t1 ? t1 : eng_now_ns()) - pf->t0_ns) / 1e9;
+	st->seconds = (double)((t1 ? t1 : cs_now_ns()) - pf->t0_ns) / 1e9;
 }
 
 /* ---- used by the restore (engine.c, engine_restore.c) ---------------------------------------- */

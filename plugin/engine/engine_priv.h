@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "clock.h"
 #include "engine.h"
 
 #define ENG_ALIGN 4096u /* largest O_DIRECT alignment served; pinned buffers are page-aligned */
@@ -112,7 +113,6 @@ struct eng_thread {
 };
 
 /* engine_job.c */
-uint64_t eng_now_ns(void);
 bool eng_chunk_size_ok(uint64_t c);
 void eng_fail(struct eng_job *job, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int eng_cuda_fail(struct eng_region *reg, CUresult res, const char *call, uint64_t chunk);

@@ -116,7 +116,7 @@ struct cs_ctx {
 	struct cs_options opt;
 	struct cs_cuda_ops cuda;
 	bool cuda_loaded;
-	bool cuda_inited;		    /* cuInit called in this (criu) process */
+	bool cuda_inited;		    /* cuInit called in this (helper) process */
 	int ndev;			    /* devices visible to us */
 	CUcontext retained[CS_MAX_DEVICES]; /* primary contexts we hold, by ordinal */
 	struct cs_pinned_pool *pool;	    /* pinned buffers lent to every copy (warmup.h), or NULL */

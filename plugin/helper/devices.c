@@ -140,7 +140,7 @@ int cs_dev_of_stream(struct cs_ctx *ctx, CUstream stream)
 	for (i = 0; i < ctx->ndev; i++)
 		if (ctx->retained[i] && ctx->retained[i] == sctx)
 			return i;
-	/* not one of ours: ask the context itself (api doc §4) */
+	/* not one of ours: ask the context itself which GPU it is on */
 	if (cu->CtxSetCurrent(sctx) == CUDA_SUCCESS && cu->CtxGetDevice(&dev) == CUDA_SUCCESS && dev >= 0 &&
 	    dev < ctx->ndev && ctx->retained[dev])
 		return dev;

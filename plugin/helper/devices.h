@@ -5,7 +5,8 @@
  * The CustomStorage calls need the caller to have called cuInit and retained the primary
  * context of every GPU the target uses (else CUDA_ERROR_INVALID_CONTEXT). We retain only
  * those GPUs, so other tenants' GPUs get no context from us, and keep the references until
- * the plugin exits (releasing them early can fault a restored target: api doc §1.9).
+ * the helper exits (releasing them early can fault a restored target: the driver maps its
+ * memory through them until the operation is complete).
  */
 #ifndef CUDASTORE_DEVICES_H
 #define CUDASTORE_DEVICES_H

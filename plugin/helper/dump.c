@@ -123,7 +123,7 @@ static int prepare_copy(struct cs_ctx *ctx, struct cs_proc *p)
 		       p->pid);
 		return ret;
 	}
-	cs_pool_for_plan(ctx, p->ndev_plan, p->bytes_plan);
+	cs_pool_make_from_plan(ctx, p->ndev_plan, p->bytes_plan);
 	cs_debug("pid %d: GPU contexts and pinned buffers ready in %.3f s, before the lock", p->pid,
 		 cs_now() - t0);
 	return 0;
@@ -339,7 +339,7 @@ static int copy_out(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_v
 	m->ndev = v->n;
 	cs_gpuop_engine_opts(ctx, &eo);
 	eo.progress_arg = (void *)(long)p->pid;
-	eo.pool = cs_pool_for_copy(ctx, regs, v->n); /* kept for the next process */
+	eo.pool = cs_pool_get_for_regions(ctx, regs, v->n); /* kept for the next process */
 	ret = cs_engine_dump(&ctx->cuda, regs, v->n, &eo, err, sizeof(err));
 	if (ret) {
 		cs_err("pid %d: writing GPU memory to the images failed: %s", p->pid, err);

@@ -109,14 +109,6 @@ void cs_gpuop_engine_opts(struct cs_ctx *ctx, struct cs_engine_opts *eo)
 	eo->sharers = ctx->sharers; /* copies of other processes running at once (batch.h) */
 }
 
-static const char *state_name(CUprocessState s)
-{
-	static const char *names[] = { "running", "locked",	   "checkpointed",
-				       "failed",  "checkpointing", "restoring" };
-
-	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
-}
-
 int cs_gpuop_expect_state(struct cs_ctx *ctx, pid_t pid, CUprocessState want, const char *after)
 {
 	CUprocessState st = CU_PROCESS_STATE_FAILED;
@@ -129,7 +121,7 @@ int cs_gpuop_expect_state(struct cs_ctx *ctx, pid_t pid, CUprocessState want, co
 		cs_err("pid %d: cannot read its CUDA state after %s: %s", pid, after,
 		       cs_cuda_errname(&ctx->cuda, res));
 	else
-		cs_err("pid %d: CUDA state is %s after %s, expected %s", pid, state_name(st), after,
-		       state_name(want));
+		cs_err("pid %d: CUDA state is %s after %s, expected %s", pid, cs_cuda_state_name(st), after,
+		       cs_cuda_state_name(want));
 	return -EPROTO;
 }

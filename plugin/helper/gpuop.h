@@ -2,7 +2,7 @@
 /*
  * gpuop.h - what a CustomStorage checkpoint/restore call hands back, made safe to use.
  *
- * The driver returns one entry per GPU in no particular order (api doc §4). cs_gpuop_collect()
+ * The driver returns one entry per GPU, in no particular order. cs_gpuop_collect()
  * copies the entries out of the driver-owned struct (it is invalid after Complete), checks
  * them (non-NULL, sizes > 0 and bounded, count bounded, no GPU twice), identifies each entry's
  * GPU by its stream's primary context, and sorts them by ordinal.

@@ -152,7 +152,7 @@ static int copy_from_extents(struct cs_ctx *ctx, pid_t pid, const struct cs_gpu_
 	cs_gpuop_engine_opts(ctx, &eo);
 	eo.progress_arg = (void *)(long)pid;
 	eo.prefetch = cs_prefetch_take(); /* read and verified at POST_FORKING, or NULL */
-	eo.pool = cs_pool_for_copy(ctx, regs, v->n); /* pinned ahead (warmup.h) or now */
+	eo.pool = cs_pool_get_for_regions(ctx, regs, v->n); /* pinned ahead (warmup.h) or now */
 	ret = cs_engine_restore(&ctx->cuda, regs, v->n, &eo, err, sizeof(err));
 	if (ret)
 		cs_err("pid %d: copying the images into the GPU failed: %s", pid, err);
@@ -223,7 +223,7 @@ int cs_restore_driver(struct cs_ctx *ctx, pid_t pid, bool use_map)
 	unsigned i;
 	CUresult res;
 
-	/* restore needs persistence mode or cuInit in the caller (api doc §1.5) */
+	/* the driver restores only with persistence mode on or cuInit done in the calling process */
 	if (cs_dev_init(ctx))
 		cs_warn("pid %d: cuInit failed in cudastore-helper; trying the driver-managed restore anyway",
 			pid);
@@ -252,7 +252,7 @@ static void kill_target(struct cs_ctx *ctx, pid_t pid, CUcheckpointOperationHand
 	       "memory. The images were not modified: fix the cause and restore again",
 	       pid, why);
 	kill(pid, SIGKILL);
-	/* release the driver's mappings in criu; the dead target may reject it (api doc §1.9) */
+	/* release the driver's mappings in this process; the dead target may reject it */
 	if (pending && ctx->cuda.CheckpointOperationComplete)
 		ctx->cuda.CheckpointOperationComplete(pending);
 }
@@ -268,14 +268,6 @@ int cs_restore_unlock(struct cs_ctx *ctx, pid_t pid)
 		cs_warn("pid %d: cuCheckpointProcessUnlock returned %s; checking its state", pid,
 			cs_cuda_errname(&ctx->cuda, res));
 	return cs_gpuop_expect_state(ctx, pid, CU_PROCESS_STATE_RUNNING, "unlock");
-}
-
-static const char *proc_state_name(CUprocessState s)
-{
-	static const char *names[] = { "RUNNING", "LOCKED",	   "CHECKPOINTED",
-				       "FAILED",  "CHECKPOINTING", "RESTORING" };
-
-	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "in an unknown state";
 }
 
 /*
@@ -309,7 +301,7 @@ static int no_manifest(struct cs_ctx *ctx, pid_t pid, const char *name)
 		       "but its manifest %s is missing from the images directory (deleted, or images "
 		       "incomplete): its GPU state cannot be restored. Restore from a complete copy of the "
 		       "images",
-		       pid, proc_state_name(st), name);
+		       pid, cs_cuda_state_name(st), name);
 	return -ENOENT;
 }
 

@@ -1,17 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* stats.c - phase timing and the one log line per phase */
-#include <time.h>
-
 #include "log.h"
 #include "stats.h"
-
-double cs_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 void cs_stats_begin(struct cs_stats *s)
 {

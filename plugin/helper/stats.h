@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "clock.h" /* cs_now(), which the phases are timed with */
+
 #define CS_MAX_PHASES 16
 
 struct cs_phase {
@@ -21,7 +23,6 @@ struct cs_stats {
 	double t0; /* start of the current phase */
 };
 
-double cs_now(void);
 void cs_stats_begin(struct cs_stats *s);
 /* Close the current phase: logs "pid P: NAME: BYTES in S s (X GB/s)" at info level. */
 void cs_stats_end(struct cs_stats *s, int pid, const char *name, uint64_t bytes);

@@ -52,8 +52,8 @@ static struct cs_pinned_pool *pool_make(struct cs_ctx *ctx, CUcontext cu, unsign
 	return ctx->pool;
 }
 
-/* the copies of a batch (batch.h) ask at the same time: the first makes it */
-static struct cs_pinned_pool *pool_for(struct cs_ctx *ctx, CUcontext cu, unsigned n, uint32_t size)
+/* the helper's one pool, made by its first caller: the copies of a batch (batch.h) ask at once */
+static struct cs_pinned_pool *pool_get_or_make(struct cs_ctx *ctx, CUcontext cu, unsigned n, uint32_t size)
 {
 	struct cs_pinned_pool *pool;
 
@@ -70,8 +70,8 @@ struct gpu_copy {
 };
 
 /* the pool for copying n GPUs at once: buffers of their largest chunk, enough for each GPU */
-static struct cs_pinned_pool *pool_for_gpus(struct cs_ctx *ctx, CUcontext cu, const struct gpu_copy *g,
-					    unsigned n)
+static struct cs_pinned_pool *pool_get_for_gpus(struct cs_ctx *ctx, CUcontext cu, const struct gpu_copy *g,
+						unsigned n)
 {
 	uint32_t chunk = 0;
 	unsigned nbufs = 0, i;
@@ -81,10 +81,11 @@ static struct cs_pinned_pool *pool_for_gpus(struct cs_ctx *ctx, CUcontext cu, co
 			chunk = g[i].chunk;
 	for (i = 0; chunk && i < n; i++)
 		nbufs += bufs_for(ctx, g[i].size, chunk);
-	return pool_for(ctx, cu, nbufs, chunk);
+	return pool_get_or_make(ctx, cu, nbufs, chunk);
 }
 
-struct cs_pinned_pool *cs_pool_for_copy(struct cs_ctx *ctx, const struct cs_engine_region *regs, unsigned n)
+struct cs_pinned_pool *cs_pool_get_for_regions(struct cs_ctx *ctx, const struct cs_engine_region *regs,
+					       unsigned n)
 {
 	struct gpu_copy g[CS_MAX_DEVICES];
 	unsigned i;
@@ -95,10 +96,10 @@ struct cs_pinned_pool *cs_pool_for_copy(struct cs_ctx *ctx, const struct cs_engi
 	for (i = 0; i < n; i++)
 		g[i] = (struct gpu_copy){ regs[i].size,
 					  regs[i].chunk_size ? regs[i].chunk_size : ctx->opt.chunk_size };
-	return pool_for_gpus(ctx, regs[0].ctx, g, n);
+	return pool_get_for_gpus(ctx, regs[0].ctx, g, n);
 }
 
-struct cs_pinned_pool *cs_pool_for_plan(struct cs_ctx *ctx, unsigned ndev, uint64_t bytes)
+struct cs_pinned_pool *cs_pool_make_from_plan(struct cs_ctx *ctx, unsigned ndev, uint64_t bytes)
 {
 	uint64_t cap = (uint64_t)ndev * ctx->opt.pinned_max, want = bytes < cap ? bytes : cap;
 	CUcontext cu = NULL;
@@ -107,8 +108,8 @@ struct cs_pinned_pool *cs_pool_for_plan(struct cs_ctx *ctx, unsigned ndev, uint6
 		cu = ctx->retained[i];
 	if (!cu || !want || !ctx->opt.chunk_size)
 		return ctx->pool;
-	return pool_for(ctx, cu, (unsigned)((want + ctx->opt.chunk_size - 1) / ctx->opt.chunk_size),
-			ctx->opt.chunk_size);
+	return pool_get_or_make(ctx, cu, (unsigned)((want + ctx->opt.chunk_size - 1) / ctx->opt.chunk_size),
+				ctx->opt.chunk_size);
 }
 
 void cs_pool_release(struct cs_ctx *ctx)
@@ -201,7 +202,7 @@ static void warm_tree(struct cs_ctx *ctx, int dirfd)
 		t.gpu[n++] = t.gpu[i];
 	}
 	if (cu)
-		pool_for_gpus(ctx, cu, t.gpu, n);
+		pool_get_for_gpus(ctx, cu, t.gpu, n);
 	cs_debug("warm-up: %u CustomStorage process(es) on %u GPU(s)", t.processes, n);
 out:
 	free(m);

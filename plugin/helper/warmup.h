@@ -35,13 +35,14 @@ void cs_warmup_wait(struct cs_warmup *w);
  * region, at most pinned_mb per region) when there is none yet; NULL if it cannot be made (logged
  * once: the copy then pins its own buffers).
  */
-struct cs_pinned_pool *cs_pool_for_copy(struct cs_ctx *ctx, const struct cs_engine_region *regs, unsigned n);
+struct cs_pinned_pool *cs_pool_get_for_regions(struct cs_ctx *ctx, const struct cs_engine_region *regs,
+					       unsigned n);
 /*
  * Dump, PAUSE, before the lock (the process still runs): the pool for a process NVML says uses
  * bytes on ndev GPUs (at most pinned_mb per GPU), made with a retained context current. Nothing
  * when the plan is unknown (bytes 0) or no context is retained: the copy makes it then.
  */
-struct cs_pinned_pool *cs_pool_for_plan(struct cs_ctx *ctx, unsigned ndev, uint64_t bytes);
+struct cs_pinned_pool *cs_pool_make_from_plan(struct cs_ctx *ctx, unsigned ndev, uint64_t bytes);
 /*
  * Restore, after each RESTORE: free the pool once every process the images' index lists has been
  * restored (after each RESTORE without an index). Without -d, criu and so the helper live as long

@@ -57,7 +57,7 @@ set_config() {
 	printf '%s\n' "# config of ${0##*/}" "$@" >"$CONFIG"
 }
 
-# use the driver emulator for both the workload and the plugin (inside criu)
+# use the driver emulator for both the workload and the plugin (its cudastore-helper)
 use_emulator() {
 	EMU=$top_builddir/tests/emu/lib
 	[ -e "$EMU/libcuda.so.1" ] || bail "driver emulator not built ($EMU/libcuda.so.1)"

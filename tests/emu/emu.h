@@ -7,7 +7,7 @@
  *    fixed virtual address per device ordinal (so device pointers survive restore, like UVA);
  *    cuInit starts a driver thread ("cs-emu-driver") that serves checkpoint requests on the
  *    abstract unix socket "\0cudastore-emu.<pid>";
- *  - the caller (the plugin inside criu): the cuCheckpoint* functions talk to the target's
+ *  - the caller (cudastore-helper): the cuCheckpoint* functions talk to the target's
  *    driver thread, one short connection per request (emu_proto.c).
  * Only symbols marked EMU_API are exported; the libraries are built -fvisibility=hidden.
  * All configuration comes from CUDASTORE_EMU_* variables (emu_config.c, docs/testing.md).

@@ -7,7 +7,7 @@
  * (slept while inside the gate, so a delayed call keeps a Lock waiting), the call itself,
  * gate exit, trace line with the begin and end times and the target the call concerns.
  *
- * Lock semantics (cuda-custom-storage-api.md 1.3): new calls are held as soon as a Lock
+ * Lock semantics (the driver's): new calls are held as soon as a Lock
  * starts; the Lock then waits for the calls already inside. If its timeout expires first,
  * the held calls are released again and the process stays RUNNING.
  */

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * emu_driver.c - the application's driver thread and its checkpoint state machine
- * (cuda-custom-storage-api.md 1.8):
+ * emu_driver.c - the application's driver thread and its checkpoint state machine:
  *
  *   RUNNING -lock-> LOCKED -checkpoint(cs)-> CHECKPOINTING -complete-> CHECKPOINTED
  *   CHECKPOINTED -restore(cs)-> RESTORING -complete-> LOCKED -unlock-> RUNNING

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * emu_procaddr.c - cuGetProcAddress with the documented version rules
- * (cuda-custom-storage-api.md section 3):
+ * emu_procaddr.c - cuGetProcAddress with the driver's documented version rules:
  *   requested version > driver version       -> CUDA_ERROR_INVALID_VALUE
  *   unknown name (or newer than the driver)  -> CUDA_SUCCESS, NULL, SYMBOL_NOT_FOUND
  *   known, but only in ABIs newer than asked -> CUDA_SUCCESS, NULL, VERSION_NOT_SUFFICIENT

@@ -8,7 +8,7 @@ check_LIBRARIES += tests/engine/libenginetest.a
 tests_engine_libenginetest_a_SOURCES = \
 	plugin/engine/engine.c plugin/engine/engine_job.c plugin/engine/engine_chunk.c plugin/engine/engine_hash_avx2.c plugin/engine/engine_io.c plugin/engine/engine_dump.c \
 	plugin/engine/engine_pool.c \
-	plugin/engine/engine_restore.c plugin/engine/engine_prefetch.c plugin/cuda_ops.c plugin/trust.c plugin/uuid.c plugin/images/imgdir.c tests/log-stderr.c \
+	plugin/engine/engine_restore.c plugin/engine/engine_prefetch.c plugin/clock.c plugin/cuda_ops.c plugin/trust.c plugin/uuid.c plugin/images/imgdir.c tests/log-stderr.c \
 	tests/engine/fake-cuda.c tests/engine/fake-cuda.h \
 	tests/engine/engine-test.c tests/engine/engine-test.h
 tests_engine_libenginetest_a_CFLAGS = $(AM_CFLAGS) $(ENGINE_TEST_SAN)

@@ -67,11 +67,7 @@ int cs_imgset_restore_load(struct cs_ctx *ctx, int dirfd, pid_t ns_pid, struct c
 		if (ctx->rindex.err == -ENOENT)
 			cs_debug("no %s: images of format 1.0; every cudastore-<nspid>.img is read",
 				 CS_INDEX_NAME);
-		else if (ctx->rindex.err)
-			cs_err(
-			    "the images' index is unusable: %s. No process with a manifest can get its GPU "
-			    "state back from these images",
-			    ctx->rindex.why);
+		/* an unusable index fails each manifest's load below, with its reason in err */
 	}
 	return cs_index_load_manifest(dirfd, &ctx->rindex, ns_pid, m, err, errlen);
 }

@@ -36,8 +36,8 @@ int cs_imgset_dump_note(struct cs_ctx *ctx, pid_t ns_pid);
 int cs_imgset_dump_flush(struct cs_ctx *ctx, int dirfd);
 
 /*
- * Restore: cs_index_load_manifest (imgindex.h) with the index read once into ctx->rindex
- * (logged when unusable).
+ * Restore: cs_index_load_manifest (imgindex.h) with the index read once into ctx->rindex; an
+ * unusable index fails every manifest's load, saying why in err (not logged here).
  */
 int cs_imgset_restore_load(struct cs_ctx *ctx, int dirfd, pid_t ns_pid, struct cs_manifest *m, char *err,
 			   size_t errlen);

@@ -28,6 +28,9 @@ dist_check_SCRIPTS += tests/test-plugin-exports-one-symbol.sh
 # no module includes a header from a layer above its own (docs/design.md, "Module map")
 TESTS += tests/test-layers-include-only-below.sh
 dist_check_SCRIPTS += tests/test-layers-include-only-below.sh
+# the images and engine layers return errors and never log (docs/design.md, "Module map")
+TESTS += tests/test-images-and-engine-never-log.sh
+dist_check_SCRIPTS += tests/test-images-and-engine-never-log.sh
 
 E2E_GPU_TESTS = \
 	tests/e2e/test-custom-1gpu-1mib.sh \

@@ -21,6 +21,7 @@
 
 #include "bench.h"
 #include "engine.h"
+#include "log.h"
 
 #define MAX_SIZES 16
 #define PROCS_MAX 32 /* --procs */
@@ -162,6 +163,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 	c->naive = c->limits = true;
 	c->prefetch_max = CS_PREFETCH_MAX_DEF;
 	cs_engine_opts_default(&c->eo);
+	c->eo.note = cs_log_text;
 	parse_list(sizes_def, c, true);
 	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (o) {

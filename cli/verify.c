@@ -21,6 +21,7 @@
 #include "clock.h"
 #include "engine.h"
 #include "imgindex.h"
+#include "log.h"
 #include "manifest.h"
 #include "options.h"
 
@@ -122,6 +123,7 @@ static int verify_extents(int dirfd, const struct cs_manifest *m, const struct c
 	eo.direct_io = o->direct_io;
 	eo.skip_zero = o->skip_zero;
 	eo.progress = on_progress;
+	eo.note = cs_log_text; /* shown with -v */
 	eo.progress_arg = &vp;
 	cli_hostops(&ops);
 	cli_progress_begin(&vp.bar, m->total_bytes);

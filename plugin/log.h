@@ -22,4 +22,12 @@ void cs_log_line(unsigned int loglevel, const char *format, ...) __attribute__((
 #define cs_info(fmt, ...)  cs_log_line(CS_LOG_INFO, "cudastore: " fmt "\n", ##__VA_ARGS__)
 #define cs_debug(fmt, ...) cs_log_line(CS_LOG_DEBUG, "cudastore: " fmt "\n", ##__VA_ARGS__)
 
+/* A line made elsewhere (a copy engine note, engine.h), logged as the macros above would. */
+static inline void cs_log_text(unsigned int loglevel, const char *line)
+{
+	const char *kind = loglevel == CS_LOG_ERROR ? "Error: " : loglevel == CS_LOG_WARN ? "Warn: " : "";
+
+	cs_log_line(loglevel, "%scudastore: %s\n", kind, line);
+}
+
 #endif /* CUDASTORE_LOG_H */

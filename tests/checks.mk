@@ -1,8 +1,9 @@
 # fragment: see Makefile.am. Continuous checks (docs/testing.md, "Continuous checks"); included
-# right after tests.mk, before the emulator and engine tests, so that these long tests start
+# right after tests.mk, before the module and emulator tests, so that these long tests start
 # early under make -j.
 # ----- ASan + UBSan: a second build tree ($(top_builddir)/sanitizers) runs these tests -----
-SANITIZER_TESTS = $(FUZZ_REPLAYS) $(CS_UNIT_TESTS) $(CORE_TESTS) $(ENGINE_TESTS) tests/engine/test-bench-fake.sh \
+SANITIZER_TESTS = $(FUZZ_REPLAYS) $(BASE_UNIT_TESTS) $(IMAGES_UNIT_TESTS) $(ENGINE_TESTS) $(HELPER_UNIT_TESTS) \
+	$(CRIU_UNIT_TESTS) tests/engine/test-bench-fake.sh \
 	$(EMU_TESTS) tests/emu/test-emu-criu.sh $(SANITIZER_E2E_TESTS)
 # e2e scenarios through real criu with the sanitized cudastore-helper, emulator and workload; criu
 # loads the uninstrumented plugin .so of the tree that runs test-sanitizers.sh (CS_TEST_PLUGIN_SO):

@@ -1,8 +1,9 @@
 #!/bin/bash
-# test-sanitizers.sh - the unit, core, engine and emulator tests and a set of e2e scenarios
-# through real criu (SANITIZER_TESTS and SANITIZER_E2E_TESTS in tests/checks.mk) built with
-# AddressSanitizer + UndefinedBehaviorSanitizer and run through their own `make check`, in a second
-# build tree under this one ($top_builddir/sanitizers). Passes only if every one of those tests
+# test-sanitizers.sh - the modules' unit tests (tests/base, images, engine, helper, criu), the fuzz
+# replays, the emulator tests and a set of e2e scenarios through real criu (SANITIZER_TESTS and
+# SANITIZER_E2E_TESTS in tests/checks.mk) built with AddressSanitizer + UndefinedBehaviorSanitizer
+# and run through their own `make check`, in a second build tree under this one
+# ($top_builddir/sanitizers). Passes only if every one of those tests
 # passes and no process wrote a sanitizer report.
 #
 # The second tree is configured from a `make distdir` copy of the sources, since automake refuses a

@@ -1,4 +1,9 @@
-# end-to-end tests through real CRIU, and tests of the plugin core
+# fragment: see Makefile.am. The tests of no one module: end to end through real CRIU (tests/e2e),
+# the documentation against the code (tests/docs), and the tree-wide checks (tests/*.sh). Each
+# module's own tests are in the fragment of its folder (tests/MODULE/MODULE-tests.mk).
+
+# what a test program that reaches every layer links
+UNIT_TEST_LIBS = $(CS_ALL_LIBS) $(PROTOBUF_C_LIBS) -ldl -lpthread
 
 # the config file every test reads unless it names its own (AM_TESTS_ENVIRONMENT; e2e tests write
 # one per test in lib.sh): a stray /etc/cudastore/cudastore.conf never changes what the suite does
@@ -28,6 +33,9 @@ dist_check_SCRIPTS += tests/test-plugin-exports-one-symbol.sh
 # no module includes a header from a layer above its own (docs/design.md, "Module map")
 TESTS += tests/test-layers-include-only-below.sh
 dist_check_SCRIPTS += tests/test-layers-include-only-below.sh
+# the images and engine layers return errors and never log (docs/design.md, "Module map")
+TESTS += tests/test-images-and-engine-never-log.sh
+dist_check_SCRIPTS += tests/test-images-and-engine-never-log.sh
 
 E2E_GPU_TESTS = \
 	tests/e2e/test-custom-1gpu-1mib.sh \
@@ -120,73 +128,16 @@ tests_gpu_cuda_checkpoint_standin_SOURCES = tests/gpu/cuda-checkpoint-standin.c
 tests_gpu_cuda_checkpoint_standin_LDADD = $(CS_ALL_LIBS) -ldl -lpthread
 EXTRA_DIST += tests/gpu/run-gpu-suite.sh tests/gpu/run-runc-gpu.sh
 
-# plugin core unit tests (no CRIU, no GPU)
-CORE_TESTS = tests/core/test-options-env-and-file tests/core/test-device-plan-restore \
-	tests/core/test-criu-opts tests/core/test-isolate-cgroup-lines \
-	tests/core/test-base-clock-state-criu-version
-check_PROGRAMS += $(CORE_TESTS)
-TESTS += $(CORE_TESTS)
-CORE_TEST_LIBS = $(CS_ALL_LIBS) $(PROTOBUF_C_LIBS) -ldl -lpthread
-tests_core_test_options_env_and_file_SOURCES = tests/core/test-options-env-and-file.c tests/log-stderr.c tests/tap.h
-tests_core_test_options_env_and_file_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
-tests_core_test_options_env_and_file_LDADD = $(CORE_TEST_LIBS)
-tests_core_test_device_plan_restore_SOURCES = tests/core/test-device-plan-restore.c tests/log-stderr.c
-tests_core_test_device_plan_restore_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
-tests_core_test_device_plan_restore_LDADD = $(CORE_TEST_LIBS)
-tests_core_test_criu_opts_SOURCES = tests/core/test-criu-opts.c tests/log-stderr.c
-tests_core_test_criu_opts_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
-tests_core_test_criu_opts_LDADD = $(CORE_TEST_LIBS)
-tests_core_test_isolate_cgroup_lines_SOURCES = tests/core/test-isolate-cgroup-lines.c tests/log-stderr.c
-tests_core_test_isolate_cgroup_lines_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
-tests_core_test_isolate_cgroup_lines_LDADD = $(CORE_TEST_LIBS)
-tests_core_test_base_clock_state_criu_version_SOURCES = tests/core/test-base-clock-state-criu-version.c tests/log-stderr.c tests/tap.h
-tests_core_test_base_clock_state_criu_version_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
-tests_core_test_base_clock_state_criu_version_LDADD = $(CORE_TEST_LIBS)
-
-# the plugin's hook count follows the criu that loads it (hooks.c): as criu 4.0/4.1 and as 4.2
-MAXHOOK_TESTS = tests/core/test-plugin-max-hooks-41 tests/core/test-plugin-max-hooks-42
-check_PROGRAMS += $(MAXHOOK_TESTS)
-TESTS += $(MAXHOOK_TESTS)
-tests_core_test_plugin_max_hooks_41_SOURCES = tests/core/test-plugin-max-hooks.c tests/tap.h
-tests_core_test_plugin_max_hooks_41_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
-tests_core_test_plugin_max_hooks_41_LDFLAGS = -rdynamic
-tests_core_test_plugin_max_hooks_41_LDADD = -ldl
-tests_core_test_plugin_max_hooks_42_SOURCES = tests/core/test-plugin-max-hooks.c tests/tap.h
-tests_core_test_plugin_max_hooks_42_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -DCS_AS_CRIU_42
-tests_core_test_plugin_max_hooks_42_LDFLAGS = -rdynamic
-tests_core_test_plugin_max_hooks_42_LDADD = -ldl
-
-# our CUDA declarations against NVIDIA's cuda.h, when configure found one
-if HAVE_CUDA_H
-check_PROGRAMS += tests/core/test-cuda-abi-matches-cuda-h
-TESTS += tests/core/test-cuda-abi-matches-cuda-h
-tests_core_test_cuda_abi_matches_cuda_h_SOURCES = tests/core/test-cuda-abi-matches-cuda-h.c \
-	tests/core/cuda-abi-ours.c tests/core/cuda-abi.h
-tests_core_test_cuda_abi_matches_cuda_h_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/tests/core
-tests_core_test_cuda_abi_matches_cuda_h_LDADD = tests/core/libcudah.a
-check_LIBRARIES += tests/core/libcudah.a
-tests_core_libcudah_a_SOURCES = tests/core/cuda-abi-cuda-h.c
-tests_core_libcudah_a_CPPFLAGS = $(CUDA_H_CFLAGS) -I$(top_srcdir)/tests/core
-endif
-
 # the documentation against the code: the man pages and the example list exactly the option table
 check_PROGRAMS += tests/docs/cs-option-keys
 tests_docs_cs_option_keys_SOURCES = tests/docs/cs-option-keys.c tests/log-stderr.c
-tests_docs_cs_option_keys_LDADD = $(CORE_TEST_LIBS)
+tests_docs_cs_option_keys_LDADD = $(UNIT_TEST_LIBS)
 DOC_TESTS = tests/docs/test-man-lists-every-option.sh tests/test-install-under-prefix.sh
 TESTS += $(DOC_TESTS)
 dist_check_SCRIPTS += $(DOC_TESTS)
 
-# what root runs and opens: the helper's start, its environment, files planted in the images dir
-TRUST_CORE_TESTS = tests/core/test-helper-spawn-when-child-reaped tests/core/test-trust-path-and-option-paths
-check_PROGRAMS += $(TRUST_CORE_TESTS)
-TESTS += $(TRUST_CORE_TESTS)
-tests_core_test_helper_spawn_when_child_reaped_SOURCES = tests/core/test-helper-spawn-when-child-reaped.c tests/log-stderr.c
-tests_core_test_helper_spawn_when_child_reaped_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
-tests_core_test_helper_spawn_when_child_reaped_LDADD = $(CORE_TEST_LIBS)
-tests_core_test_trust_path_and_option_paths_SOURCES = tests/core/test-trust-path-and-option-paths.c tests/log-stderr.c
-tests_core_test_trust_path_and_option_paths_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
-tests_core_test_trust_path_and_option_paths_LDADD = $(CORE_TEST_LIBS)
+# what root runs: the helper's environment, a FIFO as log, untrusted files (tests/base and
+# tests/criu hold the unit tests of the same)
 E2E_TRUST_TESTS = \
 	tests/e2e/test-guardian-fifo-as-log-does-not-block.sh \
 	tests/e2e/test-untrusted-helper-or-libcuda-refused.sh \

@@ -7,7 +7,7 @@
  * documentation; the checkpoint argument structs use the 13.4 layouts, which are
  * binary-compatible with 13.0 when the new fields are zero (docs/design.md, "Driver ABI").
  * Every size and offset the driver relies on is pinned by a _Static_assert below; when a
- * real cuda.h is available at build time, tests/core/test-cuda-abi-matches-cuda-h compares them.
+ * real cuda.h is available at build time, tests/base/test-cuda-abi-matches-cuda-h compares them.
  */
 #ifndef CUDASTORE_CUDA_API_H
 #define CUDASTORE_CUDA_API_H

@@ -79,7 +79,7 @@ int cs_criu_leave_running(const struct cs_options *o, int dirfd);
  */
 int cs_criu_refuse_unsupported(int pid, int dirfd);
 
-/* Testing hooks (tests/core): validate a layout against a fake options block. */
+/* Testing hooks (tests/criu): validate a layout against a fake options block. */
 int cs_criu_layout_check(const struct cs_criu_layout *l, const unsigned char *base, pid_t pid, int dirfd,
 			 char *why, size_t whylen);
 /* Parse a criu argv (NUL-separated, as /proc/self/cmdline) into v; false if not a criu dump. */

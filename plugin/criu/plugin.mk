@@ -1,6 +1,6 @@
 # fragment: see Makefile.am
 # ===== libcscriu.a and the plugin .so: inside criu (sees criu and base only) ====================
-# criu_opts.c in a library of its own so that tests/core/test-criu-opts links it too
+# criu_opts.c in a library of its own so that tests/criu/test-criu-opts links it too
 noinst_LIBRARIES += libcscriu.a
 libcscriu_a_CPPFLAGS = $(CS_DEFS) $(CS_CRIU_INC)
 libcscriu_a_SOURCES = plugin/criu/criu_opts.c plugin/criu/criu_opts.h

@@ -26,7 +26,6 @@
 #include "engine_priv.h"
 #include "manifest.h"
 #include "imgdir.h"
-#include "log.h"
 
 #define ENG_THREADS_MAX 32u
 #define ENG_PINNED_MAX	(16ull << 30)
@@ -304,9 +303,10 @@ static int region_plan(struct eng_region *reg)
 		 * a local tuning option and must never make good images unrestorable: use one
 		 * chunk-sized buffer (one copy thread) for this region instead (engine.h).
 		 */
-		cs_warn("engine: %s: the images use %u-byte chunks, more than the pinned bound of %zu bytes "
-			"(pinned_mb); restoring this GPU with one %zu-byte pinned buffer",
-			reg->r->name, reg->chunk, pinned_max, reg->buf_size);
+		eng_note(reg->job, CS_ENGINE_NOTE_WARN,
+			 "engine: %s: the images use %u-byte chunks, more than the pinned bound of %zu bytes "
+			 "(pinned_mb); restoring this GPU with one %zu-byte pinned buffer",
+			 reg->r->name, reg->chunk, pinned_max, reg->buf_size);
 		pinned_max = reg->buf_size;
 	}
 	plan_counts(o, pinned_max, reg->nchunks, reg->buf_size, reg->job->dump, reg->memfs, &nthreads,
@@ -456,8 +456,9 @@ static void region_close(struct eng_region *reg, bool failed)
 			int ret = cs_imgdir_remove(r->dirfd, f->name);
 
 			if (ret)
-				cs_warn("engine: cannot remove the incomplete extent %s: %s", f->name,
-					strerror(-ret));
+				eng_note(reg->job, CS_ENGINE_NOTE_WARN,
+					 "engine: cannot remove the incomplete extent %s: %s", f->name,
+					 strerror(-ret));
 		}
 	}
 	if (failed && reg->job->dump) {
@@ -530,7 +531,7 @@ static void join_threads(struct eng_region *regs, unsigned n)
 				pthread_join(regs[i].threads[j].tid, NULL);
 }
 
-static void log_region(const struct eng_region *reg)
+static void note_region(const struct eng_region *reg)
 {
 	const struct cs_engine_region *r = reg->r;
 	double s = r->seconds > 0 ? r->seconds : 1e-9;
@@ -544,17 +545,18 @@ static void log_region(const struct eng_region *reg)
 			 (unsigned long long)r->prefetched_bytes);
 	for (i = 0; r->zero && i < r->nchunks; i++)
 		zero += r->zero[i] != 0;
-	cs_info("%s region %u (%s): %llu bytes in %.3f s (%.2f GB/s); %llu chunks, %llu zero; %llu bytes in "
-		"%u file%s; %s I/O; %u threads, %llu pinned bytes%s; thread setup %.3f s, teardown %.3f s%s",
-		reg->job->dump ? "dumped" : "restored", reg->index, r->name, (unsigned long long)r->size,
-		r->seconds, (double)r->size / s / 1e9, (unsigned long long)reg->nchunks,
-		(unsigned long long)zero, (unsigned long long)r->stored_bytes, reg->nfiles,
-		reg->nfiles > 1 ? "s" : "",
-		r->used_mapping	    ? "mapped (tmpfs)"
-		: r->used_direct_io ? "O_DIRECT"
-				    : "buffered",
-		reg->nthreads, (unsigned long long)r->pinned_bytes, pool, r->setup_seconds,
-		r->teardown_seconds, pf);
+	eng_note(reg->job, CS_ENGINE_NOTE_INFO,
+		 "%s region %u (%s): %llu bytes in %.3f s (%.2f GB/s); %llu chunks, %llu zero; %llu bytes in "
+		 "%u file%s; %s I/O; %u threads, %llu pinned bytes%s; thread setup %.3f s, teardown %.3f s%s",
+		 reg->job->dump ? "dumped" : "restored", reg->index, r->name, (unsigned long long)r->size,
+		 r->seconds, (double)r->size / s / 1e9, (unsigned long long)reg->nchunks,
+		 (unsigned long long)zero, (unsigned long long)r->stored_bytes, reg->nfiles,
+		 reg->nfiles > 1 ? "s" : "",
+		 r->used_mapping     ? "mapped (tmpfs)"
+		 : r->used_direct_io ? "O_DIRECT"
+				     : "buffered",
+		 reg->nthreads, (unsigned long long)r->pinned_bytes, pool, r->setup_seconds,
+		 r->teardown_seconds, pf);
 }
 
 static int run(const struct cs_cuda_ops *ops, struct cs_engine_region *regions, unsigned n,
@@ -599,7 +601,7 @@ static int run(const struct cs_cuda_ops *ops, struct cs_engine_region *regions, 
 	for (i = 0; i < ready; i++) {
 		region_close(&regs[i], job.err != 0);
 		if (!job.err)
-			log_region(&regs[i]);
+			note_region(&regs[i]);
 	}
 	ret = job.err;
 	pthread_mutex_destroy(&job.lock);

@@ -36,6 +36,11 @@
 struct cs_prefetch;
 struct cs_pinned_pool;
 
+/* The weight of a note (cs_engine_opts.note): the numbers of log.h's CS_LOG_WARN, _INFO, _DEBUG. */
+#define CS_ENGINE_NOTE_WARN  2
+#define CS_ENGINE_NOTE_INFO  3
+#define CS_ENGINE_NOTE_DEBUG 4
+
 struct cs_engine_opts {
 	uint32_t chunk_size; /* power of two in [CHUNK_MIN, CHUNK_MAX] */
 	unsigned threads;    /* copy threads (= streams) per device, 1..32; restore may use more: one
@@ -51,6 +56,14 @@ struct cs_engine_opts {
 	/* called from engine threads at most every ~0.5 s per region; may be NULL */
 	void (*progress)(void *arg, unsigned region, uint64_t done, uint64_t total);
 	void *progress_arg;
+	/*
+	 * The engine never logs. What it notices on the way (a file falling back to buffered I/O,
+	 * images whose chunks exceed the pinned bound, an incomplete extent it cannot remove, a
+	 * second failure after the first) and each region's summary after a successful copy come
+	 * here as one line, without prefix or newline, for the caller to log at level (a
+	 * CS_ENGINE_NOTE_*). Called from any engine thread during the call; may be NULL.
+	 */
+	void (*note)(unsigned level, const char *line);
 	/* restore: chunks already read and verified by cs_prefetch_start() (settled), or NULL */
 	struct cs_prefetch *prefetch;
 	/* pinned buffers made ahead (cs_pinned_pool_create), lent to the copy threads; or NULL */

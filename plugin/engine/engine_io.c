@@ -60,7 +60,6 @@
 
 #include "engine_priv.h"
 #include "imgdir.h"
-#include "log.h"
 
 static uint64_t align_up(uint64_t v, uint32_t align)
 {
@@ -78,7 +77,7 @@ static int set_direct(int fd, bool on)
 }
 
 /* O_DIRECT alignment of the open file (see the top); 0: use buffered I/O for it. */
-static uint32_t dio_align(int fd, const char *name)
+static uint32_t dio_align(const struct eng_job *job, int fd, const char *name)
 {
 	struct statx stx;
 
@@ -86,15 +85,17 @@ static uint32_t dio_align(int fd, const char *name)
 	if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) || !(stx.stx_mask & STATX_DIOALIGN))
 		return ENG_ALIGN; /* not reported (older kernel or filesystem) */
 	if (!stx.stx_dio_offset_align) {
-		cs_info("engine: %s: the filesystem does not support O_DIRECT for it; using buffered I/O",
-			name);
+		eng_note(job, CS_ENGINE_NOTE_INFO,
+			 "engine: %s: the filesystem does not support O_DIRECT for it; using buffered I/O",
+			 name);
 		return 0;
 	}
 	if (stx.stx_dio_offset_align > ENG_ALIGN || stx.stx_dio_mem_align > ENG_ALIGN ||
 	    (stx.stx_dio_offset_align & (stx.stx_dio_offset_align - 1))) {
-		cs_info("engine: %s: O_DIRECT needs %u-byte offsets and %u-byte buffers here, more than "
-			"the %u bytes the engine aligns to; using buffered I/O",
-			name, stx.stx_dio_offset_align, stx.stx_dio_mem_align, ENG_ALIGN);
+		eng_note(job, CS_ENGINE_NOTE_INFO,
+			 "engine: %s: O_DIRECT needs %u-byte offsets and %u-byte buffers here, more than "
+			 "the %u bytes the engine aligns to; using buffered I/O",
+			 name, stx.stx_dio_offset_align, stx.stx_dio_mem_align, ENG_ALIGN);
 		return 0;
 	}
 	return stx.stx_dio_offset_align;
@@ -110,7 +111,7 @@ static int try_direct(struct eng_file *f, const char *what)
 	 * piece by piece (see the top), is the same copy with one memory pass less */
 	if (!reg->job->opts->direct_io || reg->memfs)
 		return 0;
-	f->align = dio_align(f->fd, f->name);
+	f->align = dio_align(reg->job, f->fd, f->name);
 	if (!f->align)
 		return 0;
 	ret = set_direct(f->fd, true);
@@ -119,8 +120,9 @@ static int try_direct(struct eng_file *f, const char *what)
 		return 0;
 	}
 	if (ret == -EINVAL) {
-		cs_info("engine: %s: the filesystem refuses O_DIRECT; using buffered I/O for this file",
-			f->name);
+		eng_note(reg->job, CS_ENGINE_NOTE_INFO,
+			 "engine: %s: the filesystem refuses O_DIRECT; using buffered I/O for this file",
+			 f->name);
 		return 0;
 	}
 	eng_fail(reg->job, ret, "%s: cannot enable O_DIRECT on %s: %s", what, f->name, strerror(-ret));
@@ -199,7 +201,8 @@ static int reserve_failed(struct eng_region *reg, struct eng_file *f)
 	int ret = f->err;
 
 	if (ret == -EOPNOTSUPP || ret == -ENOSYS) {
-		cs_debug("engine: %s: fallocate not supported; space is not reserved in advance", f->name);
+		eng_note(reg->job, CS_ENGINE_NOTE_DEBUG,
+			 "engine: %s: fallocate not supported; space is not reserved in advance", f->name);
 		return 0;
 	}
 	if (ret == -ENOSPC) {
@@ -221,8 +224,8 @@ static int punch(struct eng_file *f, uint64_t off, size_t len)
 	ret = -errno;
 	if (ret == -EOPNOTSUPP) {
 		if (!atomic_exchange(&f->no_punch, true))
-			cs_warn("engine: %s: cannot punch holes; its zero chunks keep their reserved blocks",
-				f->name);
+			eng_note(f->reg->job, CS_ENGINE_NOTE_WARN,
+				 "engine: %s: cannot punch holes; its zero chunks keep their reserved blocks", f->name);
 		return 0;
 	}
 	eng_fail(f->reg->job, ret, "dump: punching a hole into %s at offset %llu (%zu bytes) failed: %s",
@@ -365,15 +368,17 @@ void eng_io_map(struct eng_region *reg)
 			return;
 		p = mmap(NULL, f->size, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd, 0);
 		if (p == MAP_FAILED) {
-			cs_info("engine: %s: cannot map the tmpfs file (%s); writing it with pwrite", f->name,
-				strerror(errno));
+			eng_note(reg->job, CS_ENGINE_NOTE_INFO,
+				 "engine: %s: cannot map the tmpfs file (%s); writing it with pwrite",
+				 f->name, strerror(errno));
 			continue;
 		}
 		f->map = p;
 		reg->r->used_mapping = true;
 	}
 	if (reg->r->used_mapping)
-		cs_debug("engine: %s: tmpfs: writing through shared mappings", reg->r->name);
+		eng_note(reg->job, CS_ENGINE_NOTE_DEBUG, "engine: %s: tmpfs: writing through shared mappings",
+			 reg->r->name);
 }
 
 void eng_io_unmap(struct eng_region *reg)
@@ -415,8 +420,9 @@ static void map_give_up(struct eng_file *f, int err)
 	if (!atomic_load(&f->map_off)) {
 		atomic_store(&f->map_off, true);
 		reg->r->used_mapping = false;
-		cs_info("engine: %s: process_vm_writev is not allowed here (%s); writing with pwrite",
-			f->name, strerror(-err));
+		eng_note(reg->job, CS_ENGINE_NOTE_INFO,
+			 "engine: %s: process_vm_writev is not allowed here (%s); writing with pwrite",
+			 f->name, strerror(-err));
 	}
 	pthread_mutex_unlock(&reg->lock);
 }
@@ -473,8 +479,9 @@ static bool fall_back(struct eng_file *f)
 		retry = true; /* another thread switched already */
 	} else if (!atomic_load(&f->direct_ok) && !set_direct(f->fd, false)) {
 		atomic_store(&f->direct, false);
-		cs_info("engine: %s: O_DIRECT %s refused with EINVAL; using buffered I/O for this file",
-			f->name, reg->job->dump ? "write" : "read");
+		eng_note(reg->job, CS_ENGINE_NOTE_INFO,
+			 "engine: %s: O_DIRECT %s refused with EINVAL; using buffered I/O for this file",
+			 f->name, reg->job->dump ? "write" : "read");
 		retry = true;
 	}
 	pthread_mutex_unlock(&reg->lock);

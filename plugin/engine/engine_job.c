@@ -9,13 +9,26 @@
 
 #include "engine_priv.h"
 #include "errmsg.h"
-#include "log.h"
 
 #define ENG_PROGRESS_NS 500000000ull
 
 bool eng_chunk_size_ok(uint64_t c)
 {
 	return c >= CS_CHUNK_MIN && c <= CS_CHUNK_MAX && !(c & (c - 1));
+}
+
+/* One line for the caller to log, when it asked for them (cs_engine_opts.note). */
+void eng_note(const struct eng_job *job, unsigned level, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	if (!job->opts->note)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	job->opts->note(level, line);
 }
 
 /* Record err if it is the first one (its message goes to the caller), stop everybody. */
@@ -33,7 +46,7 @@ void eng_fail(struct eng_job *job, int err, const char *fmt, ...)
 		job->err = err;
 		cs_seterr(job->errbuf, job->errlen, "%s", msg);
 	} else {
-		cs_debug("engine: also failed after the first error: %s", msg);
+		eng_note(job, CS_ENGINE_NOTE_DEBUG, "engine: also failed after the first error: %s", msg);
 	}
 	atomic_store(&job->stop, true);
 	pthread_mutex_unlock(&job->lock);

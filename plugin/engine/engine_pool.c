@@ -15,7 +15,6 @@
 
 #include "engine_priv.h"
 #include "errmsg.h"
-#include "log.h"
 
 #define POOL_PIN_THREADS 16 /* buffers pinned in parallel when the pool is made */
 

@@ -36,7 +36,6 @@
 #include "engine_priv.h"
 #include "errmsg.h"
 #include "imgdir.h"
-#include "log.h"
 
 #define PF_THREADS_MAX 32u
 

@@ -115,6 +115,8 @@ struct eng_thread {
 /* engine_job.c */
 bool eng_chunk_size_ok(uint64_t c);
 void eng_fail(struct eng_job *job, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void eng_note(const struct eng_job *job, unsigned level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 int eng_cuda_fail(struct eng_region *reg, CUresult res, const char *call, uint64_t chunk);
 bool eng_stopped(const struct eng_job *job);
 bool eng_claim(struct eng_region *reg, uint64_t *idx);

@@ -383,13 +383,13 @@ static void fill_header(struct cs_ctx *ctx, struct cs_proc *p, struct cs_manifes
  */
 static int write_manifest(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, const struct cs_manifest *m)
 {
-	char name[CS_NAME_MAX];
+	char name[CS_NAME_MAX], err[512];
 	int ret;
 
 	cs_name_manifest(name, p->ns_pid);
-	ret = cs_manifest_write(dirfd, name, m);
+	ret = cs_manifest_write(dirfd, name, m, err, sizeof(err));
 	if (ret) {
-		cs_err("pid %d: writing manifest %s failed: %s", p->pid, name, strerror(-ret));
+		cs_err("pid %d: writing manifest %s failed: %s", p->pid, name, err);
 		return ret;
 	}
 	pthread_mutex_lock(&ctx->mu);

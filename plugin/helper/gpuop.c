@@ -10,6 +10,10 @@
 #include "test_hooks.h"
 #include "log.h"
 
+_Static_assert(CS_ENGINE_NOTE_WARN == CS_LOG_WARN && CS_ENGINE_NOTE_INFO == CS_LOG_INFO &&
+		   CS_ENGINE_NOTE_DEBUG == CS_LOG_DEBUG,
+	       "the engine's notes are logged at their own level");
+
 static int cmp_region(const void *a, const void *b)
 {
 	const struct cs_gpu_region *x = a, *y = b;
@@ -106,6 +110,7 @@ void cs_gpuop_engine_opts(struct cs_ctx *ctx, struct cs_engine_opts *eo)
 	 * non-zero chunks will take space, so nothing is reserved at full size either */
 	eo->no_reserve = !ctx->opt.space_check;
 	eo->progress = progress;
+	eo->note = cs_log_text;	    /* into this helper's log, as criu relays it */
 	eo->sharers = ctx->sharers; /* copies of other processes running at once (batch.h) */
 }
 

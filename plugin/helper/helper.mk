@@ -27,9 +27,4 @@ HELPER_SOURCES = plugin/helper/helper_main.c plugin/helper/relay.c plugin/helper
 cudastore_helper_SOURCES = $(HELPER_SOURCES) plugin/helper/test_hooks_none.c
 cudastore_helper_CPPFLAGS = $(CS_DEFS) $(CS_HELPER_INC)
 cudastore_helper_LDADD = $(CS_HELPER_LIBS) $(PROTOBUF_C_LIBS) $(JSON_C_LIBS) -lpthread -ldl
-# the same helper with the test hooks, for make check only (tests/e2e/lib.sh installs it as
-# cudastore-helper beside the test's plugin); never installed
-check_PROGRAMS += cudastore-helper-test
-cudastore_helper_test_SOURCES = $(HELPER_SOURCES) plugin/helper/test_hooks.c
-cudastore_helper_test_CPPFLAGS = $(cudastore_helper_CPPFLAGS)
-cudastore_helper_test_LDADD = $(cudastore_helper_LDADD)
+# its test build with the test hooks, cudastore-helper-test: tests/helper/helper-tests.mk

@@ -104,10 +104,7 @@ static void report(struct cs_imgset *set)
 	set->reported = true;
 	if (set->ix.err == -ENOENT)
 		cs_debug("no %s: images of format 1.0; every cudastore-<nspid>.img is read", CS_INDEX_NAME);
-	else if (set->ix.err)
-		cs_err("the images' index is unusable: %s. No process with a manifest can get its GPU state "
-		       "back from these images",
-		       set->ix.why);
+	/* an unusable index fails each manifest's load, with its reason in err: the caller logs it */
 }
 
 int cs_imgset_restore_load(struct cs_imgset *set, int dirfd, pid_t ns_pid, struct cs_manifest *m, char *err,

@@ -53,7 +53,8 @@ bool cs_imgset_indexed(const struct cs_imgset *set);
 unsigned cs_imgset_left(const struct cs_imgset *set, unsigned restored);
 /*
  * The manifest of ns_pid, by the restore's rules against the loaded set: cs_index_load_manifest
- * (imgindex.h), its answers included. Logs nothing: any thread may call it.
+ * (imgindex.h), its answers included: an unusable index fails every manifest's load, saying why
+ * in err. Logs nothing: any thread may call it.
  */
 int cs_imgset_read(const struct cs_imgset *set, int dirfd, pid_t ns_pid, struct cs_manifest *m, char *err,
 		   size_t errlen);

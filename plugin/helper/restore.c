@@ -224,9 +224,8 @@ int cs_restore_driver(struct cs_ctx *ctx, pid_t pid, bool use_map)
 	CUresult res;
 
 	/* the driver restores only with persistence mode on or cuInit done in the calling process */
-	if (cs_dev_init(ctx))
-		cs_warn("pid %d: cuInit failed in cudastore-helper; trying the driver-managed restore anyway",
-			pid);
+	if (cs_dev_init(ctx)) /* it logged why */
+		cs_warn("pid %d: trying the driver-managed restore without cuInit", pid);
 	memset(&args, 0, sizeof(args));
 	for (i = 0; use_map && i < ctx->opt.ndevice_map; i++) {
 		pairs[i].oldUuid = ctx->opt.device_map[i].from;

@@ -21,7 +21,6 @@
 #include "cudastore.pb-c.h"
 #include "cudastore/cuda_ops.h"
 #include "imgframe.h"
-#include "log.h"
 #include "manifest.h"
 #include "strsafe.h"
 
@@ -582,36 +581,35 @@ int cs_manifest_decode(const void *buf, size_t len, struct cs_manifest *m, char 
 /* ===== files ================================================================================== */
 
 /* Encodes, then decodes the result so that a dump never writes what a restore would refuse. */
-int cs_manifest_write(int dirfd, const char *name, const struct cs_manifest *m)
+int cs_manifest_write(int dirfd, const char *name, const struct cs_manifest *m, char *err, size_t errlen)
 {
 	struct cs_manifest *check;
-	char err[512];
+	char why[512];
 	size_t len;
 	void *buf;
 	int ret;
 
 	ret = cs_manifest_encode(m, &buf, &len);
-	if (ret) {
-		cs_err("cannot encode manifest %s (%u devices): %s", name, m->ndev, strerror(-ret));
-		return ret;
-	}
+	if (ret)
+		return cs_fail(ret, err, errlen, "cannot encode manifest %s (%u devices): %s", name, m->ndev,
+			       strerror(-ret));
 	check = malloc(sizeof(*check));
 	if (!check) {
-		ret = -ENOMEM;
+		ret = cs_fail(-ENOMEM, err, errlen, "out of memory checking manifest %s", name);
 		goto err_free;
 	}
-	ret = cs_manifest_decode(buf, len, check, err, sizeof(err));
+	ret = cs_manifest_decode(buf, len, check, why, sizeof(why));
 	cs_manifest_free(check);
 	free(check);
 	if (ret) {
-		cs_err("refusing to write manifest %s that restore would reject: %s", name, err);
-		ret = -EINVAL;
+		ret = cs_fail(-EINVAL, err, errlen,
+			      "refusing to write manifest %s that restore would reject: %s", name, why);
 		goto err_free;
 	}
 	ret = cs_imgdir_write_atomic(dirfd, name, buf, len);
 	if (ret)
-		cs_err("cannot write manifest %s (%zu bytes) in the images directory: %s", name, len,
-		       strerror(-ret));
+		cs_seterr(err, errlen, "cannot write manifest %s (%zu bytes) in the images directory: %s",
+			  name, len, strerror(-ret));
 err_free:
 	free(buf);
 	return ret;

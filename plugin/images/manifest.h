@@ -82,8 +82,8 @@ struct cs_manifest {
 int cs_manifest_encode(const struct cs_manifest *m, void **buf, size_t *len);
 /* Parse and validate; on error returns -errno and explains in err. m is zeroed first. */
 int cs_manifest_decode(const void *buf, size_t len, struct cs_manifest *m, char *err, size_t errlen);
-/* encode + cs_imgdir_write_atomic (0600) */
-int cs_manifest_write(int dirfd, const char *name, const struct cs_manifest *m);
+/* encode, check it decodes, cs_imgdir_write_atomic (0600); on error -errno and why in err */
+int cs_manifest_write(int dirfd, const char *name, const struct cs_manifest *m, char *err, size_t errlen);
 /* cs_imgdir_read_all (bounded) + decode */
 int cs_manifest_read(int dirfd, const char *name, struct cs_manifest *m, char *err, size_t errlen);
 /* Every extent file (each stripe) exists as a regular file of exactly its size (no links followed). */

@@ -54,7 +54,7 @@ static int make_dev(int dirfd, int nspid, unsigned i, uint32_t chunk, uint64_t s
 int main(int argc, char **argv)
 {
 	struct cs_manifest *m = calloc(1, sizeof(*m));
-	char name[CS_NAME_MAX];
+	char name[CS_NAME_MAX], err[512] = "";
 	uint32_t chunk;
 	uint64_t size;
 	void *zeros;
@@ -94,7 +94,9 @@ int main(int argc, char **argv)
 			ret = cs_index_write(dirfd, &x);
 	}
 	if (!ret)
-		ret = cs_manifest_write(dirfd, name, m);
+		ret = cs_manifest_write(dirfd, name, m, err, sizeof(err));
+	if (err[0])
+		fprintf(stderr, "cs-sparse-images: %s\n", err);
 	cs_manifest_free(m);
 	free(m);
 	free(zeros);

@@ -75,8 +75,8 @@ static void roundtrip_file(int dirfd)
 	unit_sample(a, 4);
 	cs_name_manifest(name, a->ns_pid);
 	tap_ok(!strcmp(name, "cudastore-4242.img"), "manifest name is %s", name);
-	ret = cs_manifest_write(dirfd, name, a);
-	tap_ok(ret == 0, "cs_manifest_write %s: %d", name, ret);
+	ret = cs_manifest_write(dirfd, name, a, err, sizeof(err));
+	tap_ok(ret == 0, "cs_manifest_write %s: %d %s", name, ret, err);
 	memset(&st, 0, sizeof(st));
 	ret = fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW);
 	tap_ok(ret == 0 && (st.st_mode & 07777) == 0600, "manifest file mode is 0600 (found %o)",
@@ -91,7 +91,7 @@ static void roundtrip_file(int dirfd)
 	/* rewrite over the existing file (atomic replace), then read again */
 	a->created_unix_ns++;
 	cs_manifest_free(b);
-	ret = cs_manifest_write(dirfd, name, a);
+	ret = cs_manifest_write(dirfd, name, a, err, sizeof(err));
 	tap_ok(ret == 0 && cs_manifest_read(dirfd, name, b, err, sizeof(err)) == 0 &&
 		   b->created_unix_ns == a->created_unix_ns,
 	       "rewriting replaces the manifest");
@@ -111,7 +111,7 @@ static void roundtrip_driver_mode(int dirfd)
 
 	unit_sample(a, 0);
 	a->mode = CS_MODE_DRIVER;
-	ret = cs_manifest_write(dirfd, "cudastore-7.img", a);
+	ret = cs_manifest_write(dirfd, "cudastore-7.img", a, err, sizeof(err));
 	tap_ok(ret == 0, "driver-mode manifest with no devices is written: %d", ret);
 	ret = cs_manifest_read(dirfd, "cudastore-7.img", b, err, sizeof(err));
 	tap_ok(ret == 0 && unit_manifest_equal(a, b, why, sizeof(why)), "driver-mode round trip: %d %s %s",
@@ -124,11 +124,13 @@ static void roundtrip_driver_mode(int dirfd)
 static void write_refuses_invalid(int dirfd)
 {
 	struct cs_manifest *a = calloc(1, sizeof(*a));
+	char err[512] = "";
 
 	unit_sample(a, 2);
 	memcpy(a->dev[1].uuid.bytes, a->dev[0].uuid.bytes, 16);
-	tap_ok(cs_manifest_write(dirfd, "cudastore-9.img", a) == -EINVAL,
-	       "write refuses an invalid manifest");
+	tap_ok(cs_manifest_write(dirfd, "cudastore-9.img", a, err, sizeof(err)) == -EINVAL &&
+		   strstr(err, "refusing to write manifest cudastore-9.img that restore would reject: "),
+	       "write refuses an invalid manifest, saying why: %s", err);
 	tap_ok(faccessat(dirfd, "cudastore-9.img", F_OK, AT_SYMLINK_NOFOLLOW) < 0, "and leaves no file");
 	cs_manifest_free(a);
 	free(a);

@@ -1,0 +1,42 @@
+# fragment: see Makefile.am
+# ===== tests/base: the shared layer (plugin/*.c, include/cudastore/): no CRIU, no GPU ==========
+# options from defaults, file and environment; a full LOG record on the wire (also under ASan +
+# UBSan: checks.mk)
+BASE_UNIT_TESTS = tests/base/test-options-env-and-file tests/base/test-wire-full-log-record-terminated
+check_PROGRAMS += $(BASE_UNIT_TESTS)
+TESTS += $(BASE_UNIT_TESTS)
+tests_base_test_options_env_and_file_SOURCES = tests/base/test-options-env-and-file.c tests/log-stderr.c tests/tap.h
+tests_base_test_options_env_and_file_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+tests_base_test_options_env_and_file_LDADD = $(UNIT_TEST_LIBS)
+tests_base_test_wire_full_log_record_terminated_SOURCES = tests/base/test-wire-full-log-record-terminated.c \
+	tests/tap.h tests/log-stderr.c
+tests_base_test_wire_full_log_record_terminated_LDADD = $(UNIT_TEST_LIBS)
+
+# the base layer's small shared pieces: the clock, CUDA state names, criu's version
+check_PROGRAMS += tests/base/test-base-clock-state-criu-version
+TESTS += tests/base/test-base-clock-state-criu-version
+tests_base_test_base_clock_state_criu_version_SOURCES = tests/base/test-base-clock-state-criu-version.c \
+	tests/log-stderr.c tests/tap.h
+tests_base_test_base_clock_state_criu_version_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+tests_base_test_base_clock_state_criu_version_LDADD = $(UNIT_TEST_LIBS)
+
+# what root runs and opens: the trust walk and the paths options name
+BASE_TRUST_TESTS = tests/base/test-trust-path-and-option-paths
+check_PROGRAMS += $(BASE_TRUST_TESTS)
+TESTS += $(BASE_TRUST_TESTS)
+tests_base_test_trust_path_and_option_paths_SOURCES = tests/base/test-trust-path-and-option-paths.c tests/log-stderr.c
+tests_base_test_trust_path_and_option_paths_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+tests_base_test_trust_path_and_option_paths_LDADD = $(UNIT_TEST_LIBS)
+
+# our CUDA declarations (include/cudastore/cuda_api.h) against NVIDIA's cuda.h, when configure found one
+if HAVE_CUDA_H
+check_PROGRAMS += tests/base/test-cuda-abi-matches-cuda-h
+TESTS += tests/base/test-cuda-abi-matches-cuda-h
+tests_base_test_cuda_abi_matches_cuda_h_SOURCES = tests/base/test-cuda-abi-matches-cuda-h.c \
+	tests/base/cuda-abi-ours.c tests/base/cuda-abi.h
+tests_base_test_cuda_abi_matches_cuda_h_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/tests/base
+tests_base_test_cuda_abi_matches_cuda_h_LDADD = tests/base/libcudah.a
+check_LIBRARIES += tests/base/libcudah.a
+tests_base_libcudah_a_SOURCES = tests/base/cuda-abi-cuda-h.c
+tests_base_libcudah_a_CPPFLAGS = $(CUDA_H_CFLAGS) -I$(top_srcdir)/tests/base
+endif

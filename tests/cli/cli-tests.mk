@@ -1,0 +1,18 @@
+# fragment: see Makefile.am
+# ===== tests/cli: the cudastore command (cli/) ==================================================
+# usage without root; the rest through real CRIU on the driver emulator
+CLI_TESTS = \
+	tests/cli/test-cli-usage.sh \
+	tests/cli/test-cli-json-errors-and-options-anywhere.sh \
+	tests/cli/test-cli-config-file-mistakes.sh \
+	tests/cli/test-cli-archives-and-cpu-only-images.sh \
+	tests/e2e/test-cli-verify-agrees-with-restore.sh \
+	tests/e2e/test-cli-verify-refuses-what-restore-refuses.sh \
+	tests/e2e/test-cli-check-on-emulated-13.0-and-13.4.sh \
+	tests/cli/test-cli-verify-memory-bounded.sh
+TESTS += $(CLI_TESTS)
+dist_check_SCRIPTS += $(CLI_TESTS)
+# a tiny images directory that claims much GPU memory (test-cli-verify-memory-bounded.sh)
+check_PROGRAMS += tests/cli/cs-sparse-images
+tests_cli_cs_sparse_images_SOURCES = tests/cli/cs-sparse-images.c tests/log-stderr.c
+tests_cli_cs_sparse_images_LDADD = $(UNIT_TEST_LIBS)

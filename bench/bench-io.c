@@ -304,7 +304,7 @@ static int raw_open_all(const struct bench *b, struct raw *ws, unsigned nw, bool
 
 /* the read twice, chunk-sized and in the engine's buffered pieces: the faster is the limit */
 static int raw_reads(const struct bench *b, struct raw *ws, unsigned nw, uint64_t size, bool drop,
-		     double *read_gbps, double *read_piece_gbps)
+		     double *read_gbps, double *read_piece_gbps, double *read_first_gbps)
 {
 	double piece_gbps = 0;
 	unsigned i;
@@ -313,6 +313,8 @@ static int raw_reads(const struct bench *b, struct raw *ws, unsigned nw, uint64_
 	ret = raw_pass(b, ws, nw, size, false, read_gbps);
 	if (ret)
 		return ret;
+	if (read_first_gbps)
+		*read_first_gbps = *read_gbps;
 	if (drop)
 		bench_drop_caches();
 	for (i = 0; i < nw; i++)
@@ -330,7 +332,7 @@ static int raw_reads(const struct bench *b, struct raw *ws, unsigned nw, uint64_
 }
 
 int bench_storage_procs(const struct bench *b, unsigned nprocs, uint64_t size, bool drop, double *write_gbps,
-			double *read_gbps, double *read_piece_gbps)
+			double *read_gbps, double *read_piece_gbps, double *read_first_gbps)
 {
 	struct raw *ws = calloc(nprocs, sizeof(*ws));
 	int ret;
@@ -359,7 +361,7 @@ int bench_storage_procs(const struct bench *b, unsigned nprocs, uint64_t size, b
 	if (!ret) {
 		ret = raw_open_all(b, ws, nprocs, false);
 		if (!ret)
-			ret = raw_reads(b, ws, nprocs, size, drop, read_gbps, read_piece_gbps);
+			ret = raw_reads(b, ws, nprocs, size, drop, read_gbps, read_piece_gbps, read_first_gbps);
 	}
 	raw_close_all(b, ws, nprocs, true);
 out:
@@ -368,7 +370,7 @@ out:
 }
 
 int bench_storage(const struct bench *b, uint64_t size, bool drop, double *write_gbps, double *read_gbps,
-		  double *read_piece_gbps)
+		  double *read_piece_gbps, double *read_first_gbps)
 {
-	return bench_storage_procs(b, 1, size, drop, write_gbps, read_gbps, read_piece_gbps);
+	return bench_storage_procs(b, 1, size, drop, write_gbps, read_gbps, read_piece_gbps, read_first_gbps);
 }

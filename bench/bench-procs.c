@@ -337,7 +337,7 @@ static int procs_limits(const struct bench *b, const struct bench_procs *p, stru
 	bb.read_threads = lim->rthreads;
 	bb.files = lim->files;
 	return bench_storage_procs(&bb, p->n, lim->per, bench_dir_is_disk(b->dirfd), &lim->wr, &lim->rd,
-				   &lim->rd_piece);
+				   &lim->rd_piece, NULL);
 }
 
 int bench_procs_size(const struct bench *b, const struct bench_procs *p, uint64_t size, const bool kinds[2])

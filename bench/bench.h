@@ -47,14 +47,16 @@ int bench_naive(const struct bench *b, CUdeviceptr dev, uint64_t size, bool drop
  * in file i % files as the engine's stripes) with b->threads writers and b->read_threads readers;
  * on tmpfs with b->map_tmpfs the writers copy into shared mappings. The read runs twice, with one
  * pread per chunk and per RAW_PIECE (the engine's buffered piece): *read_gbps is the faster,
- * *read_piece_gbps (may be NULL) the piece-sized one. Buffers are written before the timer. */
+ * *read_piece_gbps (may be NULL) the piece-sized one, *read_first_gbps (may be NULL) the first
+ * (chunk-sized) one, the only read of pages just written as a restore right after a dump reads
+ * them. Buffers are written before the timer. */
 #define RAW_PIECE (256u << 10)
 int bench_storage(const struct bench *b, uint64_t size, bool drop, double *write_gbps, double *read_gbps,
-		  double *read_piece_gbps);
+		  double *read_piece_gbps, double *read_first_gbps);
 /* the same for nprocs copies at once, each of size bytes with its own files (b->files) and its own
  * b->threads writers / b->read_threads readers, timed together: GB/s over nprocs * size bytes */
 int bench_storage_procs(const struct bench *b, unsigned nprocs, uint64_t size, bool drop, double *write_gbps,
-			double *read_gbps, double *read_piece_gbps);
+			double *read_gbps, double *read_piece_gbps, double *read_first_gbps);
 /* bench-pipe.c: the restore's data path alone (RAW_PIECE preads of reg's extent files into pinned
  * chunk buffers, H2D into dev; no hashing) with b->read_threads threads, in GB/s */
 int bench_pipeline(const struct bench *b, CUdeviceptr dev, const struct cs_engine_region *reg, double *gbps);

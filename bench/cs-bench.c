@@ -51,6 +51,7 @@ struct row {
 	double dsetup, dteardown, rsetup, rteardown; /* slowest thread's, seconds */
 	double d2h, h2d, wr, rd;		     /* limits */
 	double rd_piece; /* the read limit's 256 KiB-pread pass (rd is the faster pass) */
+	double rd_first; /* its first pass: the first read of the pages just written */
 	double pipe;	 /* dense rows: read + H2D without the engine (bench-pipe.c), 0 if not run */
 	uint64_t image_bytes, pinned;
 	unsigned files, wthreads, rthreads;
@@ -269,7 +270,7 @@ static void print_header(void)
 
 static void print_row(const struct cli *c, const struct row *r)
 {
-	double ld = min2(r->d2h, r->wr), lr = min2(r->h2d, r->rd);
+	double ld = min2(r->d2h, r->wr), lr = min2(r->h2d, r->rd), rf = min2(r->h2d, r->rd_first);
 	char size[32];
 
 	snprintf(size, sizeof(size), "%lluM", (unsigned long long)(r->size >> 20));
@@ -293,14 +294,16 @@ static void print_row(const struct cli *c, const struct row *r)
 	    "\"files\":%u,\"dump_threads\":%u,\"restore_threads\":%u,\"dump_setup_s\":%.4f,"
 	    "\"dump_teardown_s\":%.4f,\"restore_setup_s\":%.4f,\"restore_teardown_s\":%.4f,"
 	    "\"restore_pool_gbps\":%.3f,\"restore_pool_ratio\":%.3f,\"storage_read_piece_gbps\":%.3f,"
-	    "\"pipeline_gbps\":%.3f,\"dump_pool_gbps\":%.3f,\"dump_pool_ratio\":%.3f}\n",
+	    "\"pipeline_gbps\":%.3f,\"dump_pool_gbps\":%.3f,\"dump_pool_ratio\":%.3f,"
+	    "\"storage_read_first_gbps\":%.3f,\"restore_first_ratio\":%.3f,\"restore_pool_first_ratio\":%.3f}\n",
 	    c->dir, (unsigned long long)r->size, kind_name(r->kind), c->eo.threads, c->eo.chunk_size,
 	    c->eo.pinned_max, r->direct ? "true" : "false", r->mapped ? "true" : "false", r->dump, r->restore,
 	    r->d2h, r->h2d, r->wr, r->rd, ld, lr, ratio(r->dump, ld), ratio(r->restore, lr), r->naive_dump,
 	    r->naive_restore, (unsigned long long)r->image_bytes, (unsigned long long)r->pinned,
 	    r->dropped ? "true" : "false", r->verified ? "true" : "false", r->files, r->wthreads, r->rthreads,
 	    r->dsetup, r->dteardown, r->rsetup, r->rteardown, r->restore_pool, ratio(r->restore_pool, lr),
-	    r->rd_piece, r->pipe, r->dump_pool, ratio(r->dump_pool, ld));
+	    r->rd_piece, r->pipe, r->dump_pool, ratio(r->dump_pool, ld), r->rd_first, ratio(r->restore, rf),
+	    ratio(r->restore_pool, rf));
 	printf("# %s %s: dump thread setup %.3f s, teardown %.3f s; restore thread setup %.3f s, teardown "
 	       "%.3f s",
 	       size, kind_name(r->kind), r->dsetup, r->dteardown, r->rsetup, r->rteardown);
@@ -308,6 +311,11 @@ static void print_row(const struct cli *c, const struct row *r)
 		printf("; dump with the pool %.2f GB/s (%.2f of the limit %.2f); restore with the pool %.2f "
 		       "GB/s (%.2f of the limit %.2f)",
 		       r->dump_pool, ratio(r->dump_pool, ld), ld, r->restore_pool, ratio(r->restore_pool, lr), lr);
+	if (r->rd_first > 0)
+		printf("; first read of pages just written %.2f GB/s: the restore %.2f of it%s", rf, ratio(r->restore, rf),
+		       c->pool ? ", with the pool" : "");
+	if (r->rd_first > 0 && c->pool)
+		printf(" %.2f", ratio(r->restore_pool, rf));
 	if (r->pipe > 0)
 		printf("; read + H2D alone (%u threads, no hashing) %.2f GB/s: the restore %.2f of it%s",
 		       r->rthreads, r->pipe, ratio(r->restore, r->pipe), c->pool ? ", with the pool" : "");
@@ -525,7 +533,7 @@ static int one_size(const struct bench *b0, const struct cli *c, uint64_t size)
 	/* H2D first: it writes every page of the buffer, so D2H then reads memory that exists */
 	if (c->limits &&
 	    (bench_pcie(b, dev, size, false, &lim.h2d) || bench_pcie(b, dev, size, true, &lim.d2h) ||
-	     bench_storage(b, size, disk, &lim.wr, &lim.rd, &lim.rd_piece)))
+	     bench_storage(b, size, disk, &lim.wr, &lim.rd, &lim.rd_piece, &lim.rd_first)))
 		ret = -1;
 	for (k = 0; !ret && k < 2; k++) {
 		struct row r = lim;

@@ -158,7 +158,6 @@ static void thread_teardown(struct eng_thread *t)
 
 static void region_finish(struct eng_region *reg)
 {
-	eng_io_reserve_join(reg);
 	if (reg->job->dump && !eng_stopped(reg->job))
 		eng_io_finish_dump(reg);
 	reg->r->seconds = (double)(cs_now_ns() - reg->t0_ns) / 1e9;
@@ -443,7 +442,6 @@ static void region_close(struct eng_region *reg, bool failed)
 	bool direct = reg->nfiles > 0;
 	unsigned k;
 
-	eng_io_reserve_join(reg);
 	eng_io_unmap(reg);
 	for (k = 0; k < reg->nfiles; k++) {
 		struct eng_file *f = &reg->files[k];

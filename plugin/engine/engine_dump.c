@@ -41,7 +41,7 @@ static int finish(struct eng_thread *t, uint64_t idx, unsigned b)
 	if (eng_stopped(reg->job))
 		return -ECANCELED;
 	if (reg->job->opts->skip_zero && eng_is_zero(t->buf[b], len)) {
-		__atomic_store_n(&r->zero[idx], 1, __ATOMIC_RELAXED); /* read by engine_io.c's reservation */
+		r->zero[idx] = 1;
 		r->hash[idx] = eng_zero_hash_for(reg, len);
 		ret = eng_io_skip(t, len, idx);
 		if (ret)

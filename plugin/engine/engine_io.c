@@ -33,12 +33,18 @@
  * back to pwrite for the file.
  *
  * Stripes: a region's chunks are spread over nfiles extent files (chunk i in file i % nfiles),
- * so the writers of one region do not queue on one inode lock. Every file is reserved by a
- * thread of its own (fallocate on tmpfs allocates every page under the file's lock, ~half of a
- * one-file 32 GiB dump on the GPU host). On a disk all of them are reserved before the first
- * byte moves. On a memory filesystem the reservation is a pass over memory of its own, so the
- * free space is checked up front and the files are reserved while the copy runs; a zero chunk
- * found before its file's reservation is done is punched by that reservation's thread.
+ * so the writers of one region do not queue on one inode lock. On a disk every file is reserved
+ * before the first byte moves, all of them at once (one thread per file), so the copy cannot
+ * hit ENOSPC midway; there fallocate only books blocks.
+ *
+ * A memory filesystem (tmpfs, ramfs) is not reserved: fallocate there allocates every page
+ * under the file's lock, a pass over memory of its own that the writers then queue behind (a
+ * dense dump into /dev/shm on the GPU host ran at 0.62-0.70 of the write limit with it, at
+ * 0.80-1.03 without; performance.md). The free space is checked up front instead, for every
+ * region of the call together (the helper checked the whole dump's planned bytes before any
+ * process was locked); another writer taking the space meanwhile fails the copy with the same
+ * "no space" error, and the dump is rolled back like any failed copy. Zero chunks are holes
+ * there from the start.
  *
  * Buffered files (no O_DIRECT: tmpfs, ramfs, or O_DIRECT refused) are read and written in
  * ENG_PIECE pieces, each hashed right after its read / right before its write while it is still
@@ -164,21 +170,16 @@ int eng_io_create(struct eng_region *reg)
 	return 0;
 }
 
-#define ENG_RESERVE_STEP (1ull << 30) /* fallocate pieces: a failed job stops the reservation soon */
-
-static void reserve_file(struct eng_file *f)
+static void *reserve_file(void *arg)
 {
-	uint64_t off, len;
+	struct eng_file *f = arg;
 
 	f->err = 0;
-	for (off = 0; off < f->size && !eng_stopped(f->reg->job); off += len) {
-		len = f->size - off < ENG_RESERVE_STEP ? f->size - off : ENG_RESERVE_STEP;
-		if (fallocate(f->fd, 0, (off_t)off, (off_t)len)) {
-			f->err = -errno;
-			return;
-		}
-	}
-	f->reserved = f->size && off >= f->size;
+	if (f->size && fallocate(f->fd, 0, 0, (off_t)f->size))
+		f->err = -errno;
+	else if (f->size)
+		f->reserved = true;
+	return NULL;
 }
 
 static void no_space(struct eng_region *reg, unsigned long long avail)
@@ -214,131 +215,51 @@ static int reserve_failed(struct eng_region *reg, struct eng_file *f)
 	return ret;
 }
 
-/* a zero chunk's blocks given back (a hole); 0 or -errno (reported) */
-static int punch(struct eng_file *f, uint64_t off, size_t len)
-{
-	int ret;
-
-	if (!fallocate(f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len))
-		return 0;
-	ret = -errno;
-	if (ret == -EOPNOTSUPP) {
-		if (!atomic_exchange(&f->no_punch, true))
-			eng_note(f->reg->job, CS_ENGINE_NOTE_WARN,
-				 "engine: %s: cannot punch holes; its zero chunks keep their reserved blocks", f->name);
-		return 0;
-	}
-	eng_fail(f->reg->job, ret, "dump: punching a hole into %s at offset %llu (%zu bytes) failed: %s",
-		 f->name, (unsigned long long)off, len, strerror(-ret));
-	return ret;
-}
-
-/* the reservation ran alongside the copy: punch the zero chunks of f found before it was done */
-static void punch_found_zeros(struct eng_file *f)
-{
-	struct eng_region *reg = f->reg;
-	uint64_t idx;
-
-	for (idx = f->index; idx < reg->nchunks && !atomic_load(&f->no_punch); idx += reg->nfiles)
-		if (__atomic_load_n(&reg->r->zero[idx], __ATOMIC_RELAXED) &&
-		    punch(f, eng_file_off(reg, idx), eng_chunk_len(reg, idx)))
-			return;
-}
-
-static void *reserve_thread(void *arg)
-{
-	struct eng_file *f = arg;
-
-	reserve_file(f);
-	if (!f->reg->reserve_alongside) /* the reservation before the copy: eng_io_reserve reports */
-		return NULL;
-	if (f->err)
-		reserve_failed(f->reg, f);
-	atomic_store(&f->reserve_done, true);
-	atomic_thread_fence(memory_order_seq_cst); /* pairs with eng_io_skip's */
-	if (f->reserved && !f->err)
-		punch_found_zeros(f);
-	return NULL;
-}
-
-static void start_reserve_threads(struct eng_region *reg, unsigned from, bool started[])
-{
-	sigset_t all, old;
-	unsigned k;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old); /* the threads inherit "every signal blocked" */
-	for (k = from; k < reg->nfiles; k++)
-		started[k] = !pthread_create(&reg->files[k].tid, NULL, reserve_thread, &reg->files[k]);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-}
-
 /*
- * On a memory filesystem (see the top) the free space is checked up front, for every region of
- * the call together, and each stripe is then reserved by its own thread while the copy runs.
+ * A memory filesystem (see the top): the region must fit into what is free, counted for every
+ * region of the call together from the free space seen at the first. Nothing is reserved.
  */
-static int reserve_alongside(struct eng_region *reg)
+static int check_space(struct eng_region *reg)
 {
 	struct eng_job *job = reg->job;
-	bool started[CS_MAX_STRIPES] = { false };
 	struct statvfs vfs;
-	unsigned k;
 
-	if (!fstatvfs(reg->files[0].fd, &vfs) && vfs.f_blocks) { /* ramfs: no size, no limit */
-		if (!job->memfs_claimed || job->fsid_memfs != vfs.f_fsid) {
-			job->fsid_memfs = vfs.f_fsid;
-			job->memfs_free = (uint64_t)vfs.f_bavail * vfs.f_frsize;
-			job->memfs_claimed = 0;
-		}
-		if (job->memfs_claimed + reg->r->size > job->memfs_free) {
-			no_space(reg, job->memfs_free - job->memfs_claimed);
-			return -ENOSPC;
-		}
-		job->memfs_claimed += reg->r->size;
+	reg->space_checked = true;
+	if (fstatvfs(reg->files[0].fd, &vfs) || !vfs.f_blocks) /* ramfs: no size, no limit */
+		return 0;
+	if (!job->memfs_claimed || job->fsid_memfs != vfs.f_fsid) {
+		job->fsid_memfs = vfs.f_fsid;
+		job->memfs_free = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+		job->memfs_claimed = 0;
 	}
-	reg->reserve_alongside = true;
-	for (k = 0; k < reg->nfiles; k++)
-		atomic_store(&reg->files[k].reserve_done, false);
-	start_reserve_threads(reg, 0, started);
-	for (k = 0; k < reg->nfiles; k++) {
-		struct eng_file *f = &reg->files[k];
-
-		f->reserving = started[k];
-		if (!started[k]) /* no thread: reserve it here, before the copy */
-			reserve_thread(f);
+	if (job->memfs_claimed + reg->r->size > job->memfs_free) {
+		no_space(reg, job->memfs_free - job->memfs_claimed);
+		return -ENOSPC;
 	}
-	return eng_stopped(job) ? -ECANCELED : 0;
-}
-
-void eng_io_reserve_join(struct eng_region *reg)
-{
-	unsigned k;
-
-	for (k = 0; k < reg->nfiles; k++) {
-		if (reg->files[k].reserving)
-			pthread_join(reg->files[k].tid, NULL);
-		reg->files[k].reserving = false;
-	}
+	job->memfs_claimed += reg->r->size;
+	return 0;
 }
 
 /*
- * Reserve every block of every stripe, one thread per stripe. On a disk, fallocate only books
- * blocks: it is done before the first byte moves, so the copy cannot hit ENOSPC midway. On a
- * memory filesystem it allocates every page, a pass over memory that cost a fifth of a dense
- * dump into /dev/shm when it came first (performance.md): there the space is checked up front
- * and the pages are allocated alongside the copy (reserve_alongside).
+ * Reserve every block of every stripe before the first byte moves, so the copy cannot hit
+ * ENOSPC midway; the stripes are reserved at the same time, one thread each (see the top). On
+ * a memory filesystem (without map_tmpfs, which needs every page reserved) the space is only
+ * checked (check_space).
  */
 int eng_io_reserve(struct eng_region *reg)
 {
 	bool started[CS_MAX_STRIPES] = { false };
+	sigset_t all, old;
 	unsigned k;
 	int ret = 0;
 
 	if (reg->memfs && !reg->job->opts->map_tmpfs)
-		return reserve_alongside(reg);
-	for (k = 0; k < reg->nfiles; k++)
-		atomic_store(&reg->files[k].reserve_done, true);
-	start_reserve_threads(reg, 1, started);
+		return check_space(reg);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old); /* the threads inherit "every signal blocked" */
+	for (k = 1; k < reg->nfiles; k++)
+		started[k] = !pthread_create(&reg->files[k].tid, NULL, reserve_file, &reg->files[k]);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	for (k = 1; k < reg->nfiles; k++)
 		if (!started[k])
 			reserve_file(&reg->files[k]);
@@ -661,7 +582,7 @@ int eng_io_write(struct eng_thread *t, void *buf, size_t len, uint64_t idx, uint
 		direct = false;
 		ret = cs_imgdir_pwrite_full(f->fd, buf, len, off);
 	}
-	if (ret == -ENOSPC && reg->reserve_alongside) { /* the copy ran into what was not reserved yet */
+	if (ret == -ENOSPC && reg->space_checked) { /* checked up front, taken since (check_space) */
 		no_space(reg, free_bytes(f->fd));
 		return ret;
 	}
@@ -726,15 +647,24 @@ int eng_io_skip(struct eng_thread *t, size_t len, uint64_t idx)
 {
 	struct eng_region *reg = t->reg;
 	struct eng_file *f = eng_chunk_file(reg, idx);
+	uint64_t off = eng_file_off(reg, idx);
+	int ret;
 
-	if (reg->reserve_alongside) {
-		atomic_thread_fence(memory_order_seq_cst); /* the zero flag, then reserve_done */
-		if (!atomic_load(&f->reserve_done))
-			return 0; /* its reservation thread punches it when done (punch_found_zeros) */
-	}
 	if (!f->reserved || atomic_load(&f->no_punch))
+		return 0; /* nothing reserved: the chunk is a hole already */
+	if (!fallocate(f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len))
 		return 0;
-	return punch(f, eng_file_off(reg, idx), len);
+	ret = -errno;
+	if (ret == -EOPNOTSUPP) {
+		if (!atomic_exchange(&f->no_punch, true))
+			eng_note(reg->job, CS_ENGINE_NOTE_WARN,
+				 "engine: %s: cannot punch holes; its zero chunks keep their reserved blocks",
+				 f->name);
+		return 0;
+	}
+	eng_fail(reg->job, ret, "dump: punching a hole into %s at offset %llu (%zu bytes) failed: %s",
+		 f->name, (unsigned long long)off, len, strerror(-ret));
+	return ret;
 }
 
 static int finish_file(struct eng_region *reg, struct eng_file *f)

@@ -34,7 +34,7 @@ struct eng_job {
 	atomic_bool stop; /* set with the first error: every thread stops at its next chunk */
 	pthread_mutex_t lock;
 	int err; /* first error (0 or -errno) */
-	/* dumps reserved alongside the copy: the memfs's free bytes before the first, bytes claimed */
+	/* dumps into a memory filesystem: its free bytes at the first region, bytes claimed since */
 	unsigned long fsid_memfs;
 	uint64_t memfs_free, memfs_claimed;
 	char *errbuf;
@@ -60,8 +60,6 @@ struct eng_file {
 	atomic_bool map_off;   /* process_vm_writev refused: pwrite after all */
 	int err;	       /* dump: result of this file's reservation (parallel fallocate) */
 	pthread_t tid;
-	bool reserving;		  /* its reservation thread runs alongside the copy: join it */
-	atomic_bool reserve_done; /* that thread is done: zero chunks are punched by their finder */
 };
 
 struct eng_region {
@@ -71,7 +69,7 @@ struct eng_region {
 	bool memfs;	      /* the images directory is a memory filesystem (tmpfs, ramfs) */
 	pthread_mutex_t lock; /* serialises the O_DIRECT -> buffered and mapping -> pwrite switches */
 	unsigned nfiles;      /* stripes */
-	bool reserve_alongside; /* memfs: stripes reserved while the copy runs (engine_io.c) */
+	bool space_checked;	/* memfs: free space checked, nothing reserved (engine_io.c) */
 	struct eng_file files[CS_MAX_STRIPES];
 
 	uint32_t chunk;
@@ -167,8 +165,7 @@ void eng_hstate_update_avx2(struct eng_hstate *h, const void *buf, size_t len);
 bool eng_dir_is_memfs(int dirfd); /* tmpfs or ramfs */
 /* engine_io.c: each reports its own error through eng_fail() and returns 0 or -errno */
 int eng_io_create(struct eng_region *reg);
-int eng_io_reserve(struct eng_region *reg); /* all stripes in parallel */
-void eng_io_reserve_join(struct eng_region *reg); /* reservation threads run alongside the copy */
+int eng_io_reserve(struct eng_region *reg); /* all stripes in parallel; memfs: space checked */
 void eng_io_map(struct eng_region *reg);
 void eng_io_unmap(struct eng_region *reg);
 int eng_copy_to_mapping(void *dst, const void *src, size_t len); /* also cs-bench's raw write */

@@ -7,6 +7,7 @@
  * Test-only; nothing here claims to model the real driver beyond what the engine and the
  * benchmark use.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,4 +146,17 @@ EXPORT CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int version, cu
 		*pfn = (void *)x_unsupported; /* never called by the benchmark */
 	*status = CU_GET_PROC_ADDRESS_SUCCESS;
 	return CUDA_SUCCESS;
+}
+
+/* what the fake caught the program doing against the driver's rules, said on stderr at exit */
+__attribute__((destructor)) static void report_violations(void)
+{
+	struct fake_stats st;
+
+	if (!T.MemHostAlloc)
+		return;
+	fake_get_stats(&st);
+	if (st.violations)
+		fprintf(stderr, "libcuda-fake: %lu driver-rule violations; last: %s\n", st.violations,
+			fake_last_violation());
 }

@@ -7,8 +7,9 @@ set -u
 b=${top_builddir:-.}
 bench=$b/bench/cs-bench
 lib=$b/tests/engine/libcuda-fake.so
-echo "1..18"
+echo "1..19"
 n=0
+all=
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
 
 out=$(CUDASTORE_LIBCUDA=/nonexistent/libcuda.so.1 "$bench" --sizes 1M 2>&1); rc=$?
@@ -21,6 +22,7 @@ dir=$(mktemp -d "$base/cs-bench-test.XXXXXX") || exit 99
 out=$(CUDASTORE_TEST_LOGLEVEL=1 CUDASTORE_LIBCUDA=$lib "$bench" --dir "$dir" --sizes 4M,9M --chunk 1M \
 	--pinned 3M --threads 2 2>&1); rc=$?
 echo "$out" | sed 's/^/# /'
+all="$all$out"
 ok $rc "cs-bench on the fake device exits 0"
 [ "$(echo "$out" | grep -c '"verified":true')" = 4 ]; ok $? "4 rows (2 sizes x dense, zero75), all verified"
 [ -z "$(ls -A "$dir")" ]; ok $? "no files left in the directory without --keep"
@@ -28,6 +30,7 @@ ok $rc "cs-bench on the fake device exits 0"
 out=$(CUDASTORE_TEST_LOGLEVEL=1 CUDASTORE_LIBCUDA=$lib "$bench" --dir "$dir/new/sub" --sizes 6M --chunk 1M \
 	--pinned 3M --threads 2 --kinds dense --no-naive --overlap 0.1 --prefetch-max 4M 2>&1); rc=$?
 echo "$out" | sed 's/^/# /'
+all="$all$out"
 ok $rc "a missing --dir is created; --overlap run exits 0"
 echo "$out" | grep -q '^# overlap 6M dense: window 0.10 s, prefetch read [0-9]* bytes.*verified$'
 ok $? "the overlap row verifies every byte"
@@ -38,6 +41,7 @@ pf=$(echo "$j" | sed -n 's/.*"prefetch_bytes":\([0-9]*\).*/\1/p'); tk=$(echo "$j
 out=$(CUDASTORE_TEST_LOGLEVEL=1 CUDASTORE_LIBCUDA=$lib "$bench" --dir "$dir" --sizes 5M --chunk 1M \
 	--pinned 3M --threads 2 --no-naive --pool 2>&1); rc=$?
 echo "$out" | sed 's/^/# /'
+all="$all$out"
 ok $rc "--pool run exits 0"
 echo "$out" | grep -q '^# --pool: 3 x 1048576 bytes pinned once in [0-9.]* s'
 ok $? "--pool says what it pinned ahead, and how long it took"
@@ -59,6 +63,7 @@ ok $? "the dense row measured read + H2D without the engine and compares both re
 out=$(CUDASTORE_TEST_LOGLEVEL=1 CUDASTORE_LIBCUDA=$lib "$bench" --dir "$dir/procs" --sizes 8M,12M --chunk 1M \
 	--pinned 3M --threads 2 --no-naive --procs 4 2>&1); rc=$?
 echo "$out" | sed 's/^/# /'
+all="$all$out"
 ok $rc "--procs 4 run exits 0"
 echo "$out" | grep -q '^# --procs 4: .*4 concurrent copies of size/4 bytes each (sharers 4), sharing one pinned pool of 4 x 1048576 bytes'
 ok $? "--procs says how it splits the row and what the shared pool holds"
@@ -81,4 +86,7 @@ echo "$pj" | awk '
 	END { exit (n == 4 && !bad) ? 0 : 1 }'
 ok $? "procs rates and limits are positive, sum of copies within 4 x wall, ratio = aggregate / limit"
 [ -z "$(ls -A "$dir/procs")" ]; ok $? "no extents or scratch files of the 4 copies left"
+# the fake says on stderr when a program broke a driver rule (a stream destroyed with work never
+# waited for: the zero chunks of a fill still queued while the dump read them)
+! echo "$all" | grep -q 'driver-rule violations'; ok $? "no driver-rule violation in any run"
 rm -rf "$dir"

@@ -45,6 +45,7 @@ struct procs_row {
 	double dump, restore;		    /* aggregate GB/s */
 	double dwall, dsum, rwall, rsum;    /* seconds: wall of all, sum of the copies' own */
 	double wr, rd, rd_piece;	    /* N-copy storage limits, 0 = not measured */
+	double rd_first;		    /* the read limit's first pass: pages just written */
 	uint64_t image_bytes, pinned, pooled;
 	bool dropped, verified;
 };
@@ -253,6 +254,10 @@ static void print_human(const struct bench_procs *p, const struct procs_row *r)
 	       mib, kind, p->n, (unsigned long long)r->per, r->restore, r->rwall, r->rsum,
 	       share(r->rsum, r->rwall), r->rd, p->n, r->rthreads, share(r->restore, r->rd), PROCS_TARGET,
 	       target_word(r->restore, r->rd));
+	if (r->rd_first > 0)
+		printf("# procs %lluM %s restore: first read of pages just written %.2f GB/s (the N-reader "
+		       "limit's first pass): the restore %.2f of it\n",
+		       mib, kind, r->rd_first, share(r->restore, r->rd_first));
 	printf("# procs %lluM %s: %s %u x %llu bytes; image bytes %llu; pinned %llu bytes (%llu from the "
 	       "pool); caches dropped: %s\n",
 	       mib, kind, r->verified ? "verified" : "NOT verified", p->n, (unsigned long long)r->per,
@@ -270,7 +275,8 @@ static void print_json(const struct bench *b, const struct bench_procs *p, const
 	    "\"restore_sum_s\":%.4f,\"storage_write_gbps\":%.3f,\"storage_read_gbps\":%.3f,"
 	    "\"storage_read_piece_gbps\":%.3f,\"dump_ratio\":%.3f,\"restore_ratio\":%.3f,\"target\":%.2f,"
 	    "\"dump_target_met\":%s,\"restore_target_met\":%s,\"image_bytes\":%llu,\"pinned_bytes\":%llu,"
-	    "\"pooled_bytes\":%llu,\"caches_dropped\":%s,\"verified\":%s}\n",
+	    "\"pooled_bytes\":%llu,\"caches_dropped\":%s,\"verified\":%s,\"storage_read_first_gbps\":%.3f,"
+	    "\"restore_first_ratio\":%.3f}\n",
 	    b->dir, (unsigned long long)r->size, p->n, (unsigned long long)r->per,
 	    r->kind == BENCH_DENSE ? "dense" : "zero75", p->eo.threads, p->eo.chunk_size, p->eo.pinned_max,
 	    p->n, r->wthreads, r->rthreads, r->files, r->dump, r->restore, r->dwall, r->dsum, r->rwall,
@@ -278,7 +284,8 @@ static void print_json(const struct bench *b, const struct bench_procs *p, const
 	    r->wr > 0 && r->dump >= PROCS_TARGET * r->wr ? "true" : "false",
 	    r->rd > 0 && r->restore >= PROCS_TARGET * r->rd ? "true" : "false",
 	    (unsigned long long)r->image_bytes, (unsigned long long)r->pinned, (unsigned long long)r->pooled,
-	    r->dropped ? "true" : "false", r->verified ? "true" : "false");
+	    r->dropped ? "true" : "false", r->verified ? "true" : "false", r->rd_first,
+	    share(r->restore, r->rd_first));
 	fflush(stdout);
 }
 
@@ -337,7 +344,7 @@ static int procs_limits(const struct bench *b, const struct bench_procs *p, stru
 	bb.read_threads = lim->rthreads;
 	bb.files = lim->files;
 	return bench_storage_procs(&bb, p->n, lim->per, bench_dir_is_disk(b->dirfd), &lim->wr, &lim->rd,
-				   &lim->rd_piece, NULL);
+				   &lim->rd_piece, &lim->rd_first);
 }
 
 int bench_procs_size(const struct bench *b, const struct bench_procs *p, uint64_t size, const bool kinds[2])

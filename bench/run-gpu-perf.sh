@@ -8,14 +8,14 @@
 #
 # (The size options exist for dry runs on small machines; the defaults are the targets' sizes.)
 #
-#   1. cs-bench --dir /dev/shm/b --sizes 8G,32G --kinds dense,zero75 --overlap WINDOW  (defaults)
+#   1. cs-bench --dir /dev/shm/b --sizes 8G,32G --kinds dense,zero75 --overlap WINDOW --pool  (defaults)
 #   2. cs-bench --dir DISKDIR --sizes 8G --kinds dense,zero75                            (defaults)
 #   3. cs-bench --dir /dev/shm/b --sizes "$MAP_SIZE" --kinds dense --no-naive --tmpfs-map        (the alternative)
 #   4. cs-bench --dir /dev/shm/b --sizes 16G,4G --kinds dense,zero75 --no-naive --procs 4
 #      (4 concurrent copies of 4 GiB and of 1 GiB, sharers 4, against the 4-copy storage limit)
 #   5. criu-overlap.sh: whole `criu restore` with and without the prefetch (driver emulator,
 #      2 x 1 GiB GPU buffers, 2 GiB host memory, images in /dev/shm, 3 runs each)
-# About 6 minutes on the 1 x H200 host; every step has a time limit (at most 625 s in all), and
+# About 6 minutes on the 1 x H200 host; every step has a time limit (at most 685 s in all), and
 # what a step printed before its limit is kept. Everything goes to OUTDIR (*.out, *.err, results.jsonl,
 # summary.txt); the summary is also printed last.
 set -uo pipefail
@@ -60,7 +60,7 @@ step() { # step NAME LIMIT_S command...
 	cat "$OUT/$name.out"
 	[ $r = 0 ] || { echo "$name: exit $r (see $OUT/$name.err)"; tail -n 5 "$OUT/$name.err"; rc=1; }
 }
-step shm 240 "$BIN/cs-bench" --dir "$SHM" --sizes "$SHM_SIZES" --kinds dense,zero75 --overlap "$WINDOW"
+step shm 300 "$BIN/cs-bench" --dir "$SHM" --sizes "$SHM_SIZES" --kinds dense,zero75 --overlap "$WINDOW" --pool
 rm -rf "$SHM"
 step disk 110 "$BIN/cs-bench" --dir "$DISK" --sizes "$DISK_SIZES" --kinds dense,zero75
 rm -rf "$DISK"
@@ -99,6 +99,13 @@ if r: res(r["dump_gbps"] >= 10, "dump into /dev/shm at 32 GiB >= 10 GB/s: %.2f G
 for s in (8, 32):
     r = find("/dev/shm", s * G, "dense")
     if r: res(r["restore_ratio"] >= 0.9, "restore from /dev/shm %g GiB >= 0.9 of the read limit (%d readers): %.2f (%.2f of %.2f GB/s)" % (s, r["restore_threads"], r["restore_ratio"], r["restore_gbps"], r["limit_restore_gbps"]))
+for s in (8, 32):
+    r = find("/dev/shm", s * G, "dense")
+    if r and r.get("dump_pool_gbps", 0) > 0:
+        res(r["dump_pool_ratio"] >= 0.8, "dump into /dev/shm %g GiB with the pool (as the plugin) >= 0.8 of the write limit: %.2f (%.2f of %.2f GB/s)" % (s, r["dump_pool_ratio"], r["dump_pool_gbps"], r["storage_write_gbps"]))
+        res(r["restore_pool_ratio"] >= 0.9, "pooled restore from /dev/shm %g GiB >= 0.9 of the read limit (its faster, second pass): %.2f (%.2f of %.2f GB/s); of the first read of pages just written: %.2f (%.2f GB/s)" % (s, r["restore_pool_ratio"], r["restore_pool_gbps"], r["limit_restore_gbps"], r["restore_pool_first_ratio"], r["storage_read_first_gbps"]))
+        z = find("/dev/shm", s * G, "zero75")
+        if z: res(z["dump_pool_gbps"] >= r["dump_pool_gbps"], "/dev/shm %g GiB: 75%%-zero dump per logical byte >= dense: %.2f vs %.2f GB/s" % (s, z["dump_pool_gbps"], r["dump_pool_gbps"]))
 for r in eng:
     if not r["dir"].startswith("/dev/shm") and r["kind"] == "dense":
         res(r["dump_ratio"] >= 0.95 and r["restore_ratio"] >= 0.95, "disk %g GiB dense >= 0.95 of the limits: dump %.2f, restore %.2f" % (r["size"] / G, r["dump_ratio"], r["restore_ratio"]))

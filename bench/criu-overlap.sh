@@ -37,19 +37,7 @@ done
 TMP=$(mktemp -d /tmp/cudastore-overlap.XXXXXX)
 WPID=
 trap '[ -n "$WPID" ] && kill -9 "$WPID" 2>/dev/null; rm -rf "$TMP" "$IMGS"' EXIT
-if [ -z "$PLUGINS" ]; then
-	PLUGINS=$TMP/plugins
-	mkdir -p "$PLUGINS"
-	cp "$top/cudastore_plugin.so" "$top/cudastore-helper" "$PLUGINS/" || exit 1
-fi
-[ "$REAL" = 1 ] && EMU=
-for f in "$CRIU" "$WORKLOAD" ${EMU:+"$EMU/libcuda.so.1"} "$PLUGINS/cudastore_plugin.so"; do
-	[ -e "$f" ] || { echo "$0: $f not found" >&2; exit 2; }
-done
-if [ -n "$EMU" ]; then
-	export CUDASTORE_LIBCUDA=$EMU/libcuda.so.1 CUDASTORE_LIBNVML=$EMU/libnvidia-ml.so.1
-	export CUDASTORE_EMU_MEM_MB=${CUDASTORE_EMU_MEM_MB:-65536}
-fi
+. "$here/bench-setup.sh"
 printf '# cudastore settings of this measurement (defaults otherwise)\n' >"$TMP/cs.conf"
 export CUDASTORE_CONFIG=$TMP/cs.conf
 

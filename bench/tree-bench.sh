@@ -42,19 +42,8 @@ CRIU=$(abs "$CRIU") PLUGINS=$(abs "$PLUGINS") WORKLOAD=$(abs "$WORKLOAD") EMU=$(
 TMP=$(mktemp -d /tmp/cudastore-tree-bench.XXXXXX)
 TREE=
 trap 'for p in $TREE; do kill -9 "$p" 2>/dev/null; done; rm -rf "$TMP" "$IMGS"' EXIT
-if [ -z "$PLUGINS" ]; then
-	PLUGINS=$TMP/plugins
-	mkdir -p "$PLUGINS"
-	cp "$top/cudastore_plugin.so" "$top/cudastore-helper" "$PLUGINS/" || exit 1
-fi
-[ "$REAL" = 1 ] && EMU=
-for f in "$CRIU" "$WORKLOAD" ${EMU:+"$EMU/libcuda.so.1"} "$PLUGINS/cudastore_plugin.so"; do
-	[ -e "$f" ] || { echo "$0: $f not found" >&2; exit 2; }
-done
-if [ -n "$EMU" ]; then
-	export CUDASTORE_LIBCUDA=$EMU/libcuda.so.1 CUDASTORE_LIBNVML=$EMU/libnvidia-ml.so.1
-	export CUDASTORE_EMU_MEM_MB=${CUDASTORE_EMU_MEM_MB:-65536} CUDASTORE_EMU_RATE_MBPS=$RATE
-fi
+. "$here/bench-setup.sh"
+[ -n "$EMU" ] && export CUDASTORE_EMU_RATE_MBPS=$RATE
 export CUDASTORE_CONFIG=$TMP/cs.conf CUDASTORE_MODE=$MODE
 # the bench runs its workloads as a subreaper's children: a killed tree must be reaped before restore
 python3 -c 'import ctypes; ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)' 2>/dev/null

@@ -24,7 +24,8 @@ patchelf --set-rpath '$ORIGIN/lib' "$OUTDIR/plugins/cudastore-helper"
 cp tests/workload/cuda-workload tests/gpu/cs-driver-timing tests/e2e/cs-manifest-tool bench/cs-bench bench/cs-hash-bench bench/cs-wire-bench "$OUTDIR/bin/"
 # the cuda-checkpoint stand-in CRIU's plugin runs (the suite puts it on PATH as cuda-checkpoint)
 cp tests/gpu/cuda-checkpoint-standin "$OUTDIR/bin/"
-cp tests/gpu/run-gpu-suite.sh bench/run-gpu-bench.sh bench/run-gpu-perf.sh bench/criu-overlap.sh bench/tree-bench.sh "$OUTDIR/"
+cp tests/gpu/run-gpu-suite.sh bench/run-gpu-bench.sh bench/run-gpu-perf.sh bench/criu-overlap.sh bench/tree-bench.sh \
+	bench/bench-setup.sh "$OUTDIR/"
 # the driver emulator: criu-overlap.sh measures whole criu restores with it (run-gpu-perf.sh)
 mkdir -p "$OUTDIR/emu" && cp tests/emu/lib/libcuda.so.1 tests/emu/lib/libnvidia-ml.so.1 "$OUTDIR/emu/"
 # runc end to end (tests/gpu/run-runc-gpu.sh): Debian's runc with its libseccomp beside it

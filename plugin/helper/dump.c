@@ -10,10 +10,12 @@
 #include <unistd.h>
 
 #include "batch.h"
+#include "copy_opts.h"
+#include "custom_view.h"
 #include "devices.h"
+#include "driver_state.h"
 #include "dump.h"
 #include "warmup.h"
-#include "gpuop.h"
 #include "imgdir.h"
 #include "imgset.h"
 #include "log.h"
@@ -337,7 +339,7 @@ static int copy_out(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_v
 		m->total_bytes += d->size;
 	}
 	m->ndev = v->n;
-	cs_gpuop_engine_opts(ctx, &eo);
+	cs_copy_engine_opts(ctx, &eo);
 	eo.progress_arg = (void *)(long)p->pid;
 	eo.pool = cs_pool_get_for_regions(ctx, regs, v->n); /* kept for the next process */
 	ret = cs_engine_dump(&ctx->cuda, regs, v->n, &eo, err, sizeof(err));
@@ -412,7 +414,7 @@ static int checkpoint_custom(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, s
 	ret = call_checkpoint(ctx, p, &info);
 	if (ret)
 		return ret;
-	ret = cs_gpuop_collect(ctx, p->pid, info, &view);
+	ret = cs_custom_view_collect(ctx, p->pid, info, &view);
 	cs_stats_end(st, p->pid, "map", 0);
 	if (ret)
 		return ret; /* nothing safe to do with a view we cannot read: leave it for rollback */
@@ -430,8 +432,8 @@ static int checkpoint_custom(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, s
 		p->extents_complete = true;
 	}
 	/* the handle is gone after this call, whatever it returns: never completed twice */
-	if (cs_gpuop_complete(ctx, p->pid, &view) ||
-	    cs_gpuop_expect_state(ctx, p->pid, CU_PROCESS_STATE_CHECKPOINTED, "complete"))
+	if (cs_custom_view_complete(ctx, p->pid, &view) ||
+	    cs_driver_expect_state(ctx, p->pid, CU_PROCESS_STATE_CHECKPOINTED, "complete"))
 		return -EPROTO;
 	p->phase = CS_PHASE_CHECKPOINTED;
 	cs_stats_end(st, p->pid, "complete", 0);
@@ -453,7 +455,7 @@ static int checkpoint_driver(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, s
 		       cs_cuda_errname(&ctx->cuda, res));
 		return -EPROTO;
 	}
-	if (cs_gpuop_expect_state(ctx, p->pid, CU_PROCESS_STATE_CHECKPOINTED, "checkpoint"))
+	if (cs_driver_expect_state(ctx, p->pid, CU_PROCESS_STATE_CHECKPOINTED, "checkpoint"))
 		return -EPROTO;
 	p->phase = CS_PHASE_CHECKPOINTED;
 	cs_stats_end(st, p->pid, "checkpoint", 0);
@@ -659,7 +661,7 @@ static int rollback_one(struct cs_ctx *ctx, struct cs_proc *p, void *arg)
 
 		memset(&ua, 0, sizeof(ua));
 		ctx->cuda.CheckpointProcessUnlock(p->pid, &ua);
-		ret = cs_gpuop_expect_state(ctx, p->pid, CU_PROCESS_STATE_RUNNING, "unlock");
+		ret = cs_driver_expect_state(ctx, p->pid, CU_PROCESS_STATE_RUNNING, "unlock");
 		st = CU_PROCESS_STATE_RUNNING;
 	}
 	if (!ret && st != CU_PROCESS_STATE_RUNNING &&

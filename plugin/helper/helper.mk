@@ -6,9 +6,11 @@ libcshelper_a_CPPFLAGS = $(CS_DEFS) $(CS_HELPER_INC)
 libcshelper_a_SOURCES = \
 	plugin/helper/batch.c plugin/helper/batch.h \
 	plugin/helper/context.c plugin/helper/context.h \
+	plugin/helper/copy_opts.c plugin/helper/copy_opts.h \
+	plugin/helper/custom_view.c plugin/helper/custom_view.h \
 	plugin/helper/devices.c plugin/helper/devices.h \
+	plugin/helper/driver_state.c plugin/helper/driver_state.h \
 	plugin/helper/dump.c plugin/helper/dump.h \
-	plugin/helper/gpuop.c plugin/helper/gpuop.h \
 	plugin/helper/imgset.c plugin/helper/imgset.h \
 	plugin/helper/isolate.c plugin/helper/isolate.h \
 	plugin/helper/plan.c plugin/helper/plan.h \

@@ -7,8 +7,10 @@
 #include <sys/mman.h>
 
 #include "batch.h"
+#include "copy_opts.h"
+#include "custom_view.h"
 #include "devices.h"
-#include "gpuop.h"
+#include "driver_state.h"
 #include "imgdir.h"
 #include "imgset.h"
 #include "log.h"
@@ -149,7 +151,7 @@ static int copy_from_extents(struct cs_ctx *ctx, pid_t pid, const struct cs_gpu_
 		regs[i].ctx = ctx->retained[v->r[i].ordinal];
 		*bytes += d->size;
 	}
-	cs_gpuop_engine_opts(ctx, &eo);
+	cs_copy_engine_opts(ctx, &eo);
 	eo.progress_arg = (void *)(long)pid;
 	eo.prefetch = cs_prefetch_take(); /* read and verified at POST_FORKING, or NULL */
 	eo.pool = cs_pool_get_for_regions(ctx, regs, v->n); /* pinned ahead (warmup.h) or now */
@@ -197,7 +199,7 @@ int cs_restore_custom(struct cs_ctx *ctx, pid_t pid, const struct cs_manifest *m
 	}
 	if (info)
 		*pending = info->handle;
-	ret = cs_gpuop_collect(ctx, pid, info, &view);
+	ret = cs_custom_view_collect(ctx, pid, info, &view);
 	if (!ret)
 		ret = match_view(pid, m, dest, &view, dev_of);
 	cs_stats_end(st, pid, "map", 0);
@@ -209,9 +211,9 @@ int cs_restore_custom(struct cs_ctx *ctx, pid_t pid, const struct cs_manifest *m
 		return ret; /* no Complete on bad data: the caller kills the target first (*pending) */
 	cs_stats_end(st, pid, "copy-in", bytes);
 	*pending = NULL;
-	ret = cs_gpuop_complete(ctx, pid, &view);
+	ret = cs_custom_view_complete(ctx, pid, &view);
 	if (!ret)
-		ret = cs_gpuop_expect_state(ctx, pid, CU_PROCESS_STATE_LOCKED, "restore");
+		ret = cs_driver_expect_state(ctx, pid, CU_PROCESS_STATE_LOCKED, "restore");
 	cs_stats_end(st, pid, "complete", 0);
 	return ret;
 }
@@ -241,7 +243,7 @@ int cs_restore_driver(struct cs_ctx *ctx, pid_t pid, bool use_map)
 		       cs_cuda_errname(&ctx->cuda, res));
 		return -EPROTO;
 	}
-	return cs_gpuop_expect_state(ctx, pid, CU_PROCESS_STATE_LOCKED, "restore");
+	return cs_driver_expect_state(ctx, pid, CU_PROCESS_STATE_LOCKED, "restore");
 }
 
 /* After a failed restore: the process must not run with wrong GPU memory. */
@@ -266,7 +268,7 @@ int cs_restore_unlock(struct cs_ctx *ctx, pid_t pid)
 	if (res != CUDA_SUCCESS)
 		cs_warn("pid %d: cuCheckpointProcessUnlock returned %s; checking its state", pid,
 			cs_cuda_errname(&ctx->cuda, res));
-	return cs_gpuop_expect_state(ctx, pid, CU_PROCESS_STATE_RUNNING, "unlock");
+	return cs_driver_expect_state(ctx, pid, CU_PROCESS_STATE_RUNNING, "unlock");
 }
 
 /*

@@ -27,7 +27,7 @@
 #include "imgindex.h"
 #include "manifest.h"
 #include "options.h"
-#include "stats.h"
+#include "phase_timer.h"
 
 struct cs_pinned_pool;
 
@@ -60,12 +60,12 @@ struct cs_proc {
 	CUuuid dev_plan[CS_MAX_DEVICES];
 	uint64_t bytes_plan; /* GPU memory the process uses, from NVML */
 	/* its GPU phase in the batch that ran it (batch.h) */
-	bool done;	       /* the batch ran it: result is its hook's answer */
-	int result;	       /* 0 or -errno */
-	double t_begin, t_end; /* cs_now() */
-	uint64_t bytes;	       /* GPU memory it moved */
-	struct cs_stats st;    /* its phases (dump: for the summary written after the batch) */
-	struct cs_manifest *m; /* restore: its validated manifest while the batch runs */
+	bool done;		  /* the batch ran it: result is its hook's answer */
+	int result;		  /* 0 or -errno */
+	double t_begin, t_end;	  /* cs_now() */
+	uint64_t bytes;		  /* GPU memory it moved */
+	struct cs_phase_timer st; /* its phases (dump: for the summary written after the batch) */
+	struct cs_manifest *m;	  /* restore: its validated manifest while the batch runs */
 };
 
 /*

@@ -401,7 +401,7 @@ static int write_manifest(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, cons
 }
 
 static int checkpoint_custom(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, struct cs_manifest *m,
-			     struct cs_stats *st)
+			     struct cs_phase_timer *st)
 {
 	CUcheckpointCustomStorageInfo *info = NULL;
 	struct cs_gpu_view view;
@@ -410,18 +410,18 @@ static int checkpoint_custom(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, s
 	ret = retain_planned(ctx, p);
 	if (ret)
 		return ret;
-	cs_stats_end(st, p->pid, "prepare", 0);
+	cs_phase_timer_end(st, p->pid, "prepare", 0);
 	ret = call_checkpoint(ctx, p, &info);
 	if (ret)
 		return ret;
 	ret = cs_custom_view_collect(ctx, p->pid, info, &view);
-	cs_stats_end(st, p->pid, "map", 0);
+	cs_phase_timer_end(st, p->pid, "map", 0);
 	if (ret)
 		return ret; /* nothing safe to do with a view we cannot read: leave it for rollback */
 	fill_header(ctx, p, m, CS_MODE_CUSTOM);
 	ret = copy_out(ctx, p, &view, dirfd, m);
 	if (!ret) {
-		cs_stats_end(st, p->pid, "copy-out", m->total_bytes);
+		cs_phase_timer_end(st, p->pid, "copy-out", m->total_bytes);
 		ret = write_manifest(ctx, p, dirfd, m);
 	}
 	if (ret) {
@@ -436,13 +436,13 @@ static int checkpoint_custom(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, s
 	    cs_driver_expect_state(ctx, p->pid, CU_PROCESS_STATE_CHECKPOINTED, "complete"))
 		return -EPROTO;
 	p->phase = CS_PHASE_CHECKPOINTED;
-	cs_stats_end(st, p->pid, "complete", 0);
+	cs_phase_timer_end(st, p->pid, "complete", 0);
 	cs_test_stall("after-complete");
 	return ret;
 }
 
 static int checkpoint_driver(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, struct cs_manifest *m,
-			     struct cs_stats *st)
+			     struct cs_phase_timer *st)
 {
 	CUcheckpointCheckpointArgs args;
 	CUresult res;
@@ -458,7 +458,7 @@ static int checkpoint_driver(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, s
 	if (cs_driver_expect_state(ctx, p->pid, CU_PROCESS_STATE_CHECKPOINTED, "checkpoint"))
 		return -EPROTO;
 	p->phase = CS_PHASE_CHECKPOINTED;
-	cs_stats_end(st, p->pid, "checkpoint", 0);
+	cs_phase_timer_end(st, p->pid, "checkpoint", 0);
 	cs_test_stall("after-checkpoint");
 	fill_header(ctx, p, m, CS_MODE_DRIVER);
 	return write_manifest(ctx, p, dirfd, m);
@@ -473,7 +473,7 @@ static int checkpoint_one(struct cs_ctx *ctx, struct cs_proc *p, void *arg)
 	if (!m)
 		return -ENOMEM;
 	memset(&p->st, 0, sizeof(p->st));
-	cs_stats_begin(&p->st);
+	cs_phase_timer_begin(&p->st);
 	ret = p->mode == CS_MODE_CUSTOM ? checkpoint_custom(ctx, p, dirfd, m, &p->st)
 					: checkpoint_driver(ctx, p, dirfd, m, &p->st);
 	if (ret) {
@@ -486,7 +486,8 @@ static int checkpoint_one(struct cs_ctx *ctx, struct cs_proc *p, void *arg)
 	p->bytes = m->total_bytes;
 	p->m = m; /* for its summary, once the batch is done */
 	cs_info("pid %d: GPU checkpoint done in %.3f s: %u GPU(s), %.1f MiB, %.1f MiB stored", p->pid,
-		cs_stats_total(&p->st), m->ndev, m->total_bytes / 1048576.0, m->stored_bytes / 1048576.0);
+		cs_phase_timer_total(&p->st), m->ndev, m->total_bytes / 1048576.0,
+		m->stored_bytes / 1048576.0);
 	return 0;
 }
 
@@ -606,7 +607,7 @@ static int restore_checkpointed(struct cs_ctx *ctx, struct cs_proc *p, int dirfd
 	CUcheckpointOperationHandle pending = NULL;
 	struct cs_manifest *rm = NULL;
 	const struct cs_manifest *m = p->m;
-	struct cs_stats st = { 0 };
+	struct cs_phase_timer st = { 0 };
 	int ret = 0;
 
 	if (p->mode == CS_MODE_DRIVER)

@@ -13,12 +13,12 @@ libcshelper_a_SOURCES = \
 	plugin/helper/dump.c plugin/helper/dump.h \
 	plugin/helper/imgset.c plugin/helper/imgset.h \
 	plugin/helper/isolate.c plugin/helper/isolate.h \
+	plugin/helper/phase_timer.c plugin/helper/phase_timer.h \
 	plugin/helper/plan.c plugin/helper/plan.h \
 	plugin/helper/prefetch.c plugin/helper/prefetch.h \
 	plugin/helper/recover.c plugin/helper/recover.h \
 	plugin/helper/relay.h \
 	plugin/helper/restore.c plugin/helper/restore.h \
-	plugin/helper/stats.c plugin/helper/stats.h \
 	plugin/helper/summary.c plugin/helper/summary.h \
 	plugin/helper/warmup.c plugin/helper/warmup.h
 CS_HELPER_LIBS = libcshelper.a libcsengine.a libcsimages.a libcsbase.a

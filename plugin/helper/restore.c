@@ -162,7 +162,7 @@ static int copy_from_extents(struct cs_ctx *ctx, pid_t pid, const struct cs_gpu_
 }
 
 int cs_restore_custom(struct cs_ctx *ctx, pid_t pid, const struct cs_manifest *m, int dirfd,
-		      const struct cs_rescue *rs, bool use_map, struct cs_stats *st,
+		      const struct cs_rescue *rs, bool use_map, struct cs_phase_timer *st,
 		      CUcheckpointOperationHandle *pending)
 {
 	CUcheckpointCustomStorageInfo *info = NULL;
@@ -190,7 +190,7 @@ int cs_restore_custom(struct cs_ctx *ctx, pid_t pid, const struct cs_manifest *m
 	args.gpuPairs = npairs ? pairs : NULL;
 	args.gpuPairsCount = npairs;
 	args.customStorageInfo_out = &info;
-	cs_stats_begin(st);
+	cs_phase_timer_begin(st);
 	res = ctx->cuda.CheckpointProcessRestore(pid, &args);
 	if (res != CUDA_SUCCESS) {
 		cs_err("pid %d: cuCheckpointProcessRestore failed: %s", pid,
@@ -202,19 +202,19 @@ int cs_restore_custom(struct cs_ctx *ctx, pid_t pid, const struct cs_manifest *m
 	ret = cs_custom_view_collect(ctx, pid, info, &view);
 	if (!ret)
 		ret = match_view(pid, m, dest, &view, dev_of);
-	cs_stats_end(st, pid, "map", 0);
+	cs_phase_timer_end(st, pid, "map", 0);
 	cs_test_stall("restore");
 	if (!ret)
 		ret = rs ? copy_from_rescue(ctx, pid, &view, dev_of, m, rs)
 			 : copy_from_extents(ctx, pid, &view, dev_of, m, dirfd, &bytes);
 	if (ret)
 		return ret; /* no Complete on bad data: the caller kills the target first (*pending) */
-	cs_stats_end(st, pid, "copy-in", bytes);
+	cs_phase_timer_end(st, pid, "copy-in", bytes);
 	*pending = NULL;
 	ret = cs_custom_view_complete(ctx, pid, &view);
 	if (!ret)
 		ret = cs_driver_expect_state(ctx, pid, CU_PROCESS_STATE_LOCKED, "restore");
-	cs_stats_end(st, pid, "complete", 0);
+	cs_phase_timer_end(st, pid, "complete", 0);
 	return ret;
 }
 
@@ -370,7 +370,7 @@ static int restore_one(struct cs_ctx *ctx, struct cs_proc *p, void *arg)
 	CUcheckpointOperationHandle pending = NULL;
 	int dirfd = *(const int *)arg, ret;
 
-	cs_stats_begin(&p->st);
+	cs_phase_timer_begin(&p->st);
 	if (p->m->mode == CS_MODE_CUSTOM)
 		ret = cs_restore_custom(ctx, p->pid, p->m, dirfd, NULL, true, &p->st, &pending);
 	else
@@ -381,10 +381,11 @@ static int restore_one(struct cs_ctx *ctx, struct cs_proc *p, void *arg)
 		kill_target(ctx, p->pid, pending, "see the errors above");
 		return ret;
 	}
-	cs_stats_end(&p->st, p->pid, "unlock", 0);
+	cs_phase_timer_end(&p->st, p->pid, "unlock", 0);
 	p->bytes = p->m->total_bytes;
-	cs_info("pid %d: GPU restore done in %.3f s (%.1f MiB, %.2f GB/s)", p->pid, cs_stats_total(&p->st),
-		p->bytes / 1048576.0, p->bytes / cs_stats_total(&p->st) / 1e9);
+	cs_info("pid %d: GPU restore done in %.3f s (%.1f MiB, %.2f GB/s)", p->pid,
+		cs_phase_timer_total(&p->st), p->bytes / 1048576.0,
+		p->bytes / cs_phase_timer_total(&p->st) / 1e9);
 	return 0;
 }
 

@@ -14,7 +14,7 @@
 #include "imgset.h"
 #include "log.h"
 #include "manifest.h"
-#include "stats.h"
+#include "phase_timer.h"
 #include "warmup.h"
 
 /*

@@ -19,7 +19,7 @@
 #include "imgdir.h"
 #include "imgset.h"
 #include "log.h"
-#include "plan.h"
+#include "dump_plan.h"
 #include "procfs.h"
 #include "relay.h"
 #include "test_hooks.h"
@@ -181,7 +181,7 @@ int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd, unsigned alarm_cap_m
 		pid, p->ns_pid, tid, st, p->mode == CS_MODE_CUSTOM ? "CustomStorage" : "driver-managed",
 		ctx->cuda.driver_version,
 		ctx->cuda.has_custom_storage ? ", CustomStorage available" : ", no CustomStorage");
-	ret = cs_plan_check_ipc(ctx, p);
+	ret = cs_dump_plan_check_ipc(ctx, p);
 	if (ret) {
 		p->phase = CS_PHASE_FAILED; /* not touched: the rollback finds it running */
 		return ret;
@@ -195,8 +195,8 @@ int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd, unsigned alarm_cap_m
 		return 0;
 	}
 	if (p->mode == CS_MODE_CUSTOM) {
-		cs_plan_process(ctx, p);
-		ret = cs_plan_check_space(ctx, p, dirfd);
+		cs_dump_plan_process(ctx, p);
+		ret = cs_dump_plan_check_space(ctx, p, dirfd);
 		if (ret) {
 			p->phase = CS_PHASE_FAILED;
 			return ret;
@@ -724,7 +724,7 @@ void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd)
 	/* and so is its index, unless it still lists images kept above: no half image set */
 	if (ret && !kept && dirfd >= 0 && ctx->nproc)
 		cs_imgdir_remove(dirfd, CS_NAME_INDEX);
-	cs_plan_release();
+	cs_dump_plan_release();
 }
 
 void cs_dump_release(struct cs_ctx *ctx)

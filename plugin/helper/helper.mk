@@ -11,10 +11,10 @@ libcshelper_a_SOURCES = \
 	plugin/helper/devices.c plugin/helper/devices.h \
 	plugin/helper/driver_state.c plugin/helper/driver_state.h \
 	plugin/helper/dump.c plugin/helper/dump.h \
+	plugin/helper/dump_plan.c plugin/helper/dump_plan.h \
 	plugin/helper/imgset.c plugin/helper/imgset.h \
 	plugin/helper/isolate.c plugin/helper/isolate.h \
 	plugin/helper/phase_timer.c plugin/helper/phase_timer.h \
-	plugin/helper/plan.c plugin/helper/plan.h \
 	plugin/helper/prefetch.c plugin/helper/prefetch.h \
 	plugin/helper/recover.c plugin/helper/recover.h \
 	plugin/helper/relay.h \

@@ -119,7 +119,7 @@ struct cs_ctx {
 	bool cuda_inited;		    /* cuInit called in this (helper) process */
 	int ndev;			    /* devices visible to us */
 	CUcontext retained[CS_MAX_DEVICES]; /* primary contexts we hold, by ordinal */
-	struct cs_pinned_pool *pool;	    /* pinned buffers lent to every copy (warmup.h), or NULL */
+	struct cs_pinned_pool *pool;	    /* pinned buffers lent to every copy (pool.h), or NULL */
 	bool pool_failed;		    /* pinning the pool failed once: do not try again */
 	struct cs_dump_session dump;	    /* stage DUMP / PRE_DUMP (and a RECOVER's helper) */
 	struct cs_restore_session restore;  /* stage RESTORE */

@@ -15,6 +15,7 @@ libcshelper_a_SOURCES = \
 	plugin/helper/imgset.c plugin/helper/imgset.h \
 	plugin/helper/isolate.c plugin/helper/isolate.h \
 	plugin/helper/phase_timer.c plugin/helper/phase_timer.h \
+	plugin/helper/pool.c plugin/helper/pool.h \
 	plugin/helper/prefetch.c plugin/helper/prefetch.h \
 	plugin/helper/recover.c plugin/helper/recover.h \
 	plugin/helper/relay.h \

@@ -14,11 +14,11 @@
 #include "imgdir.h"
 #include "imgset.h"
 #include "log.h"
+#include "pool.h"
 #include "procfs.h"
 #include "test_hooks.h"
 #include "prefetch.h"
 #include "restore.h"
-#include "warmup.h"
 #include "relay.h"
 #include "strsafe.h"
 

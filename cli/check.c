@@ -222,7 +222,7 @@ static struct proc *proc_of(struct report *r, int pid)
 	return &r->proc[r->nproc++];
 }
 
-/* GPU memory per GPU and per process, from NVML (the plugin's plan.c uses the same calls) */
+/* GPU memory per GPU and per process, from NVML (the plugin's dump_plan.c uses the same calls) */
 static void check_nvml(struct report *r)
 {
 	nvmlProcessInfo_t *buf = calloc(1024, sizeof(*buf));

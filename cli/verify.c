@@ -115,7 +115,7 @@ static int verify_extents(int dirfd, const struct cs_manifest *m, const struct c
 		for (c = 0; c < m->dev[i].nchunks; c++)
 			r->zero_chunks += m->dev[i].zero[c] != 0;
 	}
-	/* the engine settings a restore uses (cs_gpuop_engine_opts) */
+	/* the engine settings a restore uses (cs_copy_engine_opts) */
 	cs_engine_opts_default(&eo);
 	eo.chunk_size = o->chunk_size;
 	eo.threads = o->threads;

@@ -10,7 +10,7 @@
 #include "batch.h"
 #include "log.h"
 #include "relay.h"
-#include "stats.h"
+#include "phase_timer.h"
 
 struct worker_pool {
 	struct cs_ctx *ctx;

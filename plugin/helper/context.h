@@ -27,7 +27,7 @@
 #include "imgindex.h"
 #include "manifest.h"
 #include "options.h"
-#include "stats.h"
+#include "phase_timer.h"
 
 struct cs_pinned_pool;
 
@@ -60,12 +60,12 @@ struct cs_proc {
 	CUuuid dev_plan[CS_MAX_DEVICES];
 	uint64_t bytes_plan; /* GPU memory the process uses, from NVML */
 	/* its GPU phase in the batch that ran it (batch.h) */
-	bool done;	       /* the batch ran it: result is its hook's answer */
-	int result;	       /* 0 or -errno */
-	double t_begin, t_end; /* cs_now() */
-	uint64_t bytes;	       /* GPU memory it moved */
-	struct cs_stats st;    /* its phases (dump: for the summary written after the batch) */
-	struct cs_manifest *m; /* restore: its validated manifest while the batch runs */
+	bool done;		  /* the batch ran it: result is its hook's answer */
+	int result;		  /* 0 or -errno */
+	double t_begin, t_end;	  /* cs_now() */
+	uint64_t bytes;		  /* GPU memory it moved */
+	struct cs_phase_timer st; /* its phases (dump: for the summary written after the batch) */
+	struct cs_manifest *m;	  /* restore: its validated manifest while the batch runs */
 };
 
 /*
@@ -119,7 +119,7 @@ struct cs_ctx {
 	bool cuda_inited;		    /* cuInit called in this (helper) process */
 	int ndev;			    /* devices visible to us */
 	CUcontext retained[CS_MAX_DEVICES]; /* primary contexts we hold, by ordinal */
-	struct cs_pinned_pool *pool;	    /* pinned buffers lent to every copy (warmup.h), or NULL */
+	struct cs_pinned_pool *pool;	    /* pinned buffers lent to every copy (pool.h), or NULL */
 	bool pool_failed;		    /* pinning the pool failed once: do not try again */
 	struct cs_dump_session dump;	    /* stage DUMP / PRE_DUMP (and a RECOVER's helper) */
 	struct cs_restore_session restore;  /* stage RESTORE */

@@ -10,14 +10,16 @@
 #include <unistd.h>
 
 #include "batch.h"
+#include "copy_opts.h"
+#include "custom_view.h"
 #include "devices.h"
+#include "driver_state.h"
 #include "dump.h"
-#include "warmup.h"
-#include "gpuop.h"
+#include "dump_plan.h"
 #include "imgdir.h"
 #include "imgset.h"
 #include "log.h"
-#include "plan.h"
+#include "pool.h"
 #include "procfs.h"
 #include "relay.h"
 #include "test_hooks.h"
@@ -179,7 +181,7 @@ int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd, unsigned alarm_cap_m
 		pid, p->ns_pid, tid, st, p->mode == CS_MODE_CUSTOM ? "CustomStorage" : "driver-managed",
 		ctx->cuda.driver_version,
 		ctx->cuda.has_custom_storage ? ", CustomStorage available" : ", no CustomStorage");
-	ret = cs_plan_check_ipc(ctx, p);
+	ret = cs_dump_plan_check_ipc(ctx, p);
 	if (ret) {
 		p->phase = CS_PHASE_FAILED; /* not touched: the rollback finds it running */
 		return ret;
@@ -193,8 +195,8 @@ int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd, unsigned alarm_cap_m
 		return 0;
 	}
 	if (p->mode == CS_MODE_CUSTOM) {
-		cs_plan_process(ctx, p);
-		ret = cs_plan_check_space(ctx, p, dirfd);
+		cs_dump_plan_process(ctx, p);
+		ret = cs_dump_plan_check_space(ctx, p, dirfd);
 		if (ret) {
 			p->phase = CS_PHASE_FAILED;
 			return ret;
@@ -337,7 +339,7 @@ static int copy_out(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_v
 		m->total_bytes += d->size;
 	}
 	m->ndev = v->n;
-	cs_gpuop_engine_opts(ctx, &eo);
+	cs_copy_engine_opts(ctx, &eo);
 	eo.progress_arg = (void *)(long)p->pid;
 	eo.pool = cs_pool_get_for_regions(ctx, regs, v->n); /* kept for the next process */
 	ret = cs_engine_dump(&ctx->cuda, regs, v->n, &eo, err, sizeof(err));
@@ -399,7 +401,7 @@ static int write_manifest(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, cons
 }
 
 static int checkpoint_custom(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, struct cs_manifest *m,
-			     struct cs_stats *st)
+			     struct cs_phase_timer *st)
 {
 	CUcheckpointCustomStorageInfo *info = NULL;
 	struct cs_gpu_view view;
@@ -408,18 +410,18 @@ static int checkpoint_custom(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, s
 	ret = retain_planned(ctx, p);
 	if (ret)
 		return ret;
-	cs_stats_end(st, p->pid, "prepare", 0);
+	cs_phase_timer_end(st, p->pid, "prepare", 0);
 	ret = call_checkpoint(ctx, p, &info);
 	if (ret)
 		return ret;
-	ret = cs_gpuop_collect(ctx, p->pid, info, &view);
-	cs_stats_end(st, p->pid, "map", 0);
+	ret = cs_custom_view_collect(ctx, p->pid, info, &view);
+	cs_phase_timer_end(st, p->pid, "map", 0);
 	if (ret)
 		return ret; /* nothing safe to do with a view we cannot read: leave it for rollback */
 	fill_header(ctx, p, m, CS_MODE_CUSTOM);
 	ret = copy_out(ctx, p, &view, dirfd, m);
 	if (!ret) {
-		cs_stats_end(st, p->pid, "copy-out", m->total_bytes);
+		cs_phase_timer_end(st, p->pid, "copy-out", m->total_bytes);
 		ret = write_manifest(ctx, p, dirfd, m);
 	}
 	if (ret) {
@@ -430,17 +432,17 @@ static int checkpoint_custom(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, s
 		p->extents_complete = true;
 	}
 	/* the handle is gone after this call, whatever it returns: never completed twice */
-	if (cs_gpuop_complete(ctx, p->pid, &view) ||
-	    cs_gpuop_expect_state(ctx, p->pid, CU_PROCESS_STATE_CHECKPOINTED, "complete"))
+	if (cs_custom_view_complete(ctx, p->pid, &view) ||
+	    cs_driver_expect_state(ctx, p->pid, CU_PROCESS_STATE_CHECKPOINTED, "complete"))
 		return -EPROTO;
 	p->phase = CS_PHASE_CHECKPOINTED;
-	cs_stats_end(st, p->pid, "complete", 0);
+	cs_phase_timer_end(st, p->pid, "complete", 0);
 	cs_test_stall("after-complete");
 	return ret;
 }
 
 static int checkpoint_driver(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, struct cs_manifest *m,
-			     struct cs_stats *st)
+			     struct cs_phase_timer *st)
 {
 	CUcheckpointCheckpointArgs args;
 	CUresult res;
@@ -453,10 +455,10 @@ static int checkpoint_driver(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, s
 		       cs_cuda_errname(&ctx->cuda, res));
 		return -EPROTO;
 	}
-	if (cs_gpuop_expect_state(ctx, p->pid, CU_PROCESS_STATE_CHECKPOINTED, "checkpoint"))
+	if (cs_driver_expect_state(ctx, p->pid, CU_PROCESS_STATE_CHECKPOINTED, "checkpoint"))
 		return -EPROTO;
 	p->phase = CS_PHASE_CHECKPOINTED;
-	cs_stats_end(st, p->pid, "checkpoint", 0);
+	cs_phase_timer_end(st, p->pid, "checkpoint", 0);
 	cs_test_stall("after-checkpoint");
 	fill_header(ctx, p, m, CS_MODE_DRIVER);
 	return write_manifest(ctx, p, dirfd, m);
@@ -471,7 +473,7 @@ static int checkpoint_one(struct cs_ctx *ctx, struct cs_proc *p, void *arg)
 	if (!m)
 		return -ENOMEM;
 	memset(&p->st, 0, sizeof(p->st));
-	cs_stats_begin(&p->st);
+	cs_phase_timer_begin(&p->st);
 	ret = p->mode == CS_MODE_CUSTOM ? checkpoint_custom(ctx, p, dirfd, m, &p->st)
 					: checkpoint_driver(ctx, p, dirfd, m, &p->st);
 	if (ret) {
@@ -484,7 +486,8 @@ static int checkpoint_one(struct cs_ctx *ctx, struct cs_proc *p, void *arg)
 	p->bytes = m->total_bytes;
 	p->m = m; /* for its summary, once the batch is done */
 	cs_info("pid %d: GPU checkpoint done in %.3f s: %u GPU(s), %.1f MiB, %.1f MiB stored", p->pid,
-		cs_stats_total(&p->st), m->ndev, m->total_bytes / 1048576.0, m->stored_bytes / 1048576.0);
+		cs_phase_timer_total(&p->st), m->ndev, m->total_bytes / 1048576.0,
+		m->stored_bytes / 1048576.0);
 	return 0;
 }
 
@@ -604,7 +607,7 @@ static int restore_checkpointed(struct cs_ctx *ctx, struct cs_proc *p, int dirfd
 	CUcheckpointOperationHandle pending = NULL;
 	struct cs_manifest *rm = NULL;
 	const struct cs_manifest *m = p->m;
-	struct cs_stats st = { 0 };
+	struct cs_phase_timer st = { 0 };
 	int ret = 0;
 
 	if (p->mode == CS_MODE_DRIVER)
@@ -659,7 +662,7 @@ static int rollback_one(struct cs_ctx *ctx, struct cs_proc *p, void *arg)
 
 		memset(&ua, 0, sizeof(ua));
 		ctx->cuda.CheckpointProcessUnlock(p->pid, &ua);
-		ret = cs_gpuop_expect_state(ctx, p->pid, CU_PROCESS_STATE_RUNNING, "unlock");
+		ret = cs_driver_expect_state(ctx, p->pid, CU_PROCESS_STATE_RUNNING, "unlock");
 		st = CU_PROCESS_STATE_RUNNING;
 	}
 	if (!ret && st != CU_PROCESS_STATE_RUNNING &&
@@ -721,7 +724,7 @@ void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd)
 	/* and so is its index, unless it still lists images kept above: no half image set */
 	if (ret && !kept && dirfd >= 0 && ctx->nproc)
 		cs_imgdir_remove(dirfd, CS_NAME_INDEX);
-	cs_plan_release();
+	cs_dump_plan_release();
 }
 
 void cs_dump_release(struct cs_ctx *ctx)

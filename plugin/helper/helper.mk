@@ -6,17 +6,20 @@ libcshelper_a_CPPFLAGS = $(CS_DEFS) $(CS_HELPER_INC)
 libcshelper_a_SOURCES = \
 	plugin/helper/batch.c plugin/helper/batch.h \
 	plugin/helper/context.c plugin/helper/context.h \
+	plugin/helper/copy_opts.c plugin/helper/copy_opts.h \
+	plugin/helper/custom_view.c plugin/helper/custom_view.h \
 	plugin/helper/devices.c plugin/helper/devices.h \
+	plugin/helper/driver_state.c plugin/helper/driver_state.h \
 	plugin/helper/dump.c plugin/helper/dump.h \
-	plugin/helper/gpuop.c plugin/helper/gpuop.h \
+	plugin/helper/dump_plan.c plugin/helper/dump_plan.h \
 	plugin/helper/imgset.c plugin/helper/imgset.h \
 	plugin/helper/isolate.c plugin/helper/isolate.h \
-	plugin/helper/plan.c plugin/helper/plan.h \
+	plugin/helper/phase_timer.c plugin/helper/phase_timer.h \
+	plugin/helper/pool.c plugin/helper/pool.h \
 	plugin/helper/prefetch.c plugin/helper/prefetch.h \
 	plugin/helper/recover.c plugin/helper/recover.h \
 	plugin/helper/relay.h \
 	plugin/helper/restore.c plugin/helper/restore.h \
-	plugin/helper/stats.c plugin/helper/stats.h \
 	plugin/helper/summary.c plugin/helper/summary.h \
 	plugin/helper/warmup.c plugin/helper/warmup.h
 CS_HELPER_LIBS = libcshelper.a libcsengine.a libcsimages.a libcsbase.a

@@ -31,6 +31,7 @@
 #include "imgset.h"
 #include "isolate.h"
 #include "log.h"
+#include "pool.h"
 #include "prefetch.h"
 #include "recover.h"
 #include "warmup.h"

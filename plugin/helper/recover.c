@@ -43,7 +43,7 @@ static int restore_checkpointed(struct cs_ctx *ctx, pid_t pid, int dirfd)
 {
 	CUcheckpointOperationHandle pending = NULL;
 	struct cs_manifest *m = calloc(1, sizeof(*m));
-	struct cs_stats st = { 0 };
+	struct cs_phase_timer st = { 0 };
 	int ret;
 
 	if (!m)

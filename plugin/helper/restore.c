@@ -7,16 +7,18 @@
 #include <sys/mman.h>
 
 #include "batch.h"
+#include "copy_opts.h"
+#include "custom_view.h"
 #include "devices.h"
-#include "gpuop.h"
+#include "driver_state.h"
 #include "imgdir.h"
 #include "imgset.h"
 #include "log.h"
+#include "pool.h"
 #include "procfs.h"
 #include "test_hooks.h"
 #include "prefetch.h"
 #include "restore.h"
-#include "warmup.h"
 #include "relay.h"
 #include "strsafe.h"
 
@@ -149,7 +151,7 @@ static int copy_from_extents(struct cs_ctx *ctx, pid_t pid, const struct cs_gpu_
 		regs[i].ctx = ctx->retained[v->r[i].ordinal];
 		*bytes += d->size;
 	}
-	cs_gpuop_engine_opts(ctx, &eo);
+	cs_copy_engine_opts(ctx, &eo);
 	eo.progress_arg = (void *)(long)pid;
 	eo.prefetch = cs_prefetch_take(); /* read and verified at POST_FORKING, or NULL */
 	eo.pool = cs_pool_get_for_regions(ctx, regs, v->n); /* pinned ahead (warmup.h) or now */
@@ -160,7 +162,7 @@ static int copy_from_extents(struct cs_ctx *ctx, pid_t pid, const struct cs_gpu_
 }
 
 int cs_restore_custom(struct cs_ctx *ctx, pid_t pid, const struct cs_manifest *m, int dirfd,
-		      const struct cs_rescue *rs, bool use_map, struct cs_stats *st,
+		      const struct cs_rescue *rs, bool use_map, struct cs_phase_timer *st,
 		      CUcheckpointOperationHandle *pending)
 {
 	CUcheckpointCustomStorageInfo *info = NULL;
@@ -188,7 +190,7 @@ int cs_restore_custom(struct cs_ctx *ctx, pid_t pid, const struct cs_manifest *m
 	args.gpuPairs = npairs ? pairs : NULL;
 	args.gpuPairsCount = npairs;
 	args.customStorageInfo_out = &info;
-	cs_stats_begin(st);
+	cs_phase_timer_begin(st);
 	res = ctx->cuda.CheckpointProcessRestore(pid, &args);
 	if (res != CUDA_SUCCESS) {
 		cs_err("pid %d: cuCheckpointProcessRestore failed: %s", pid,
@@ -197,22 +199,22 @@ int cs_restore_custom(struct cs_ctx *ctx, pid_t pid, const struct cs_manifest *m
 	}
 	if (info)
 		*pending = info->handle;
-	ret = cs_gpuop_collect(ctx, pid, info, &view);
+	ret = cs_custom_view_collect(ctx, pid, info, &view);
 	if (!ret)
 		ret = match_view(pid, m, dest, &view, dev_of);
-	cs_stats_end(st, pid, "map", 0);
+	cs_phase_timer_end(st, pid, "map", 0);
 	cs_test_stall("restore");
 	if (!ret)
 		ret = rs ? copy_from_rescue(ctx, pid, &view, dev_of, m, rs)
 			 : copy_from_extents(ctx, pid, &view, dev_of, m, dirfd, &bytes);
 	if (ret)
 		return ret; /* no Complete on bad data: the caller kills the target first (*pending) */
-	cs_stats_end(st, pid, "copy-in", bytes);
+	cs_phase_timer_end(st, pid, "copy-in", bytes);
 	*pending = NULL;
-	ret = cs_gpuop_complete(ctx, pid, &view);
+	ret = cs_custom_view_complete(ctx, pid, &view);
 	if (!ret)
-		ret = cs_gpuop_expect_state(ctx, pid, CU_PROCESS_STATE_LOCKED, "restore");
-	cs_stats_end(st, pid, "complete", 0);
+		ret = cs_driver_expect_state(ctx, pid, CU_PROCESS_STATE_LOCKED, "restore");
+	cs_phase_timer_end(st, pid, "complete", 0);
 	return ret;
 }
 
@@ -241,7 +243,7 @@ int cs_restore_driver(struct cs_ctx *ctx, pid_t pid, bool use_map)
 		       cs_cuda_errname(&ctx->cuda, res));
 		return -EPROTO;
 	}
-	return cs_gpuop_expect_state(ctx, pid, CU_PROCESS_STATE_LOCKED, "restore");
+	return cs_driver_expect_state(ctx, pid, CU_PROCESS_STATE_LOCKED, "restore");
 }
 
 /* After a failed restore: the process must not run with wrong GPU memory. */
@@ -266,7 +268,7 @@ int cs_restore_unlock(struct cs_ctx *ctx, pid_t pid)
 	if (res != CUDA_SUCCESS)
 		cs_warn("pid %d: cuCheckpointProcessUnlock returned %s; checking its state", pid,
 			cs_cuda_errname(&ctx->cuda, res));
-	return cs_gpuop_expect_state(ctx, pid, CU_PROCESS_STATE_RUNNING, "unlock");
+	return cs_driver_expect_state(ctx, pid, CU_PROCESS_STATE_RUNNING, "unlock");
 }
 
 /*
@@ -368,7 +370,7 @@ static int restore_one(struct cs_ctx *ctx, struct cs_proc *p, void *arg)
 	CUcheckpointOperationHandle pending = NULL;
 	int dirfd = *(const int *)arg, ret;
 
-	cs_stats_begin(&p->st);
+	cs_phase_timer_begin(&p->st);
 	if (p->m->mode == CS_MODE_CUSTOM)
 		ret = cs_restore_custom(ctx, p->pid, p->m, dirfd, NULL, true, &p->st, &pending);
 	else
@@ -379,10 +381,11 @@ static int restore_one(struct cs_ctx *ctx, struct cs_proc *p, void *arg)
 		kill_target(ctx, p->pid, pending, "see the errors above");
 		return ret;
 	}
-	cs_stats_end(&p->st, p->pid, "unlock", 0);
+	cs_phase_timer_end(&p->st, p->pid, "unlock", 0);
 	p->bytes = p->m->total_bytes;
-	cs_info("pid %d: GPU restore done in %.3f s (%.1f MiB, %.2f GB/s)", p->pid, cs_stats_total(&p->st),
-		p->bytes / 1048576.0, p->bytes / cs_stats_total(&p->st) / 1e9);
+	cs_info("pid %d: GPU restore done in %.3f s (%.1f MiB, %.2f GB/s)", p->pid,
+		cs_phase_timer_total(&p->st), p->bytes / 1048576.0,
+		p->bytes / cs_phase_timer_total(&p->st) / 1e9);
 	return 0;
 }
 

@@ -14,7 +14,7 @@
 #define CUDASTORE_RESTORE_H
 
 #include "context.h"
-#include "stats.h"
+#include "phase_timer.h"
 
 /* Host copy of a process's GPU memory, kept when writing the extents failed during dump. */
 struct cs_rescue {
@@ -35,7 +35,7 @@ void cs_rescue_free(struct cs_rescue *rs);
  * make sure the target never runs (kill it) before completing it.
  */
 int cs_restore_custom(struct cs_ctx *ctx, pid_t pid, const struct cs_manifest *m, int dirfd,
-		      const struct cs_rescue *rs, bool use_map, struct cs_stats *st,
+		      const struct cs_rescue *rs, bool use_map, struct cs_phase_timer *st,
 		      CUcheckpointOperationHandle *pending);
 /* Driver-managed restore (restore thread running); leaves the process LOCKED. use_map: apply
  * the configured device map (restore) or not (dump rollback puts it back where it was). */

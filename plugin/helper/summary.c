@@ -47,7 +47,7 @@ static json_object *instant(uint64_t ns, bool *ok)
 	return o;
 }
 
-static json_object *phases_json(const struct cs_stats *st, bool *ok)
+static json_object *phases_json(const struct cs_phase_timer *st, bool *ok)
 {
 	json_object *a = json_object_new_array(), *ph;
 	unsigned i;
@@ -118,7 +118,7 @@ static void timing_json(json_object *o, const struct cs_summary_timing *t, bool 
 }
 
 static json_object *summary_json(const struct cs_proc *p, const struct cs_manifest *m,
-				 const struct cs_stats *st, const struct cs_summary_timing *t, bool *ok)
+				 const struct cs_phase_timer *st, const struct cs_summary_timing *t, bool *ok)
 {
 	json_object *o = json_object_new_object();
 
@@ -133,7 +133,7 @@ static json_object *summary_json(const struct cs_proc *p, const struct cs_manife
 	put(o, "driver_version", json_object_new_int(m->driver_version), ok);
 	put(o, "total_bytes", u64(m->total_bytes), ok);
 	put(o, "stored_bytes", u64(m->stored_bytes), ok);
-	put(o, "seconds", num(cs_stats_total(st)), ok);
+	put(o, "seconds", num(cs_phase_timer_total(st)), ok);
 	put(o, "phases", phases_json(st, ok), ok);
 	put(o, "devices", devices_json(m, ok), ok);
 	timing_json(o, t, ok);
@@ -141,7 +141,7 @@ static json_object *summary_json(const struct cs_proc *p, const struct cs_manife
 }
 
 void cs_summary_write_timed(int dirfd, const struct cs_proc *p, const struct cs_manifest *m,
-			    const struct cs_stats *st, const struct cs_summary_timing *t)
+			    const struct cs_phase_timer *st, const struct cs_summary_timing *t)
 {
 	char name[CS_NAME_MAX], *buf;
 	const char *text;
@@ -171,7 +171,7 @@ void cs_summary_write_timed(int dirfd, const struct cs_proc *p, const struct cs_
 }
 
 void cs_summary_write(int dirfd, const struct cs_proc *p, const struct cs_manifest *m,
-		      const struct cs_stats *st)
+		      const struct cs_phase_timer *st)
 {
 	cs_summary_write_timed(dirfd, p, m, st, NULL);
 }

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "context.h"
-#include "stats.h"
+#include "phase_timer.h"
 
 #define CS_SUMMARY_SCHEMA 1
 
@@ -33,9 +33,9 @@ struct cs_summary_timing {
 
 /* Writes cudastore-<nspid>.json (0600, atomically). Failure is logged, never fatal. */
 void cs_summary_write(int dirfd, const struct cs_proc *p, const struct cs_manifest *m,
-		      const struct cs_stats *st);
+		      const struct cs_phase_timer *st);
 /* The same with timings (t NULL: none). */
 void cs_summary_write_timed(int dirfd, const struct cs_proc *p, const struct cs_manifest *m,
-			    const struct cs_stats *st, const struct cs_summary_timing *t);
+			    const struct cs_phase_timer *st, const struct cs_summary_timing *t);
 
 #endif /* CUDASTORE_SUMMARY_H */

@@ -17,7 +17,7 @@
 #include "log.h"
 #include "procfs.h"
 #include "relay.h"
-#include "stats.h"
+#include "phase_timer.h"
 #include "watch.h"
 
 #define CS_WATCH_STOP_MS 100

@@ -1,23 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * plan.h - plan a dump before the process is touched.
+ * dump_plan.h - plan a dump before the process is touched (dump only).
  *
  * NVML tells which GPUs a pid has memory on and how much, without locking it. The dump is
  * refused before the lock when the images directory cannot hold that much (CustomStorage
  * has no abort once the checkpoint call returned, so running out of space later would be
  * far worse). NVML may be missing or report nothing (containers, old drivers): then the
  * plan is "unknown", every visible GPU is retained and no space check is made (logged).
+ * A process that shares GPU memory through CUDA IPC is refused, before the lock too, when the
+ * driver cannot checkpoint it (cs_dump_plan_check_ipc).
  */
-#ifndef CUDASTORE_PLAN_H
-#define CUDASTORE_PLAN_H
+#ifndef CUDASTORE_DUMP_PLAN_H
+#define CUDASTORE_DUMP_PLAN_H
 
 #include "context.h"
 
 /* Fill p->ndev_plan/dev_plan/bytes_plan. 0 (also when NVML is unavailable) or -errno.
  * NVML is loaded and initialised once per dump, at the first call. */
-int cs_plan_process(struct cs_ctx *ctx, struct cs_proc *p);
-/* Shut NVML down and unload it (exit(DUMP)); the next cs_plan_process loads it again. */
-void cs_plan_release(void);
+int cs_dump_plan_process(struct cs_ctx *ctx, struct cs_proc *p);
+/* Shut NVML down and unload it (exit(DUMP)); the next cs_dump_plan_process loads it again. */
+void cs_dump_plan_release(void);
 /*
  * CUDA IPC: a process that shares GPU memory with another through CUDA IPC (it maps the
  * driver's /dev/shm/cuda.shm.* file, the exporter and every importer alike) can be
@@ -25,8 +27,8 @@ void cs_plan_release(void);
  * complaint and its restore then fails. -EPERM with the reason, before the process is touched,
  * when the driver is older or its branch cannot be read (NVML); 0 otherwise.
  */
-int cs_plan_check_ipc(struct cs_ctx *ctx, struct cs_proc *p);
+int cs_dump_plan_check_ipc(struct cs_ctx *ctx, struct cs_proc *p);
 /* -ENOSPC with a clear message when p->bytes_plan does not fit in the images directory. */
-int cs_plan_check_space(struct cs_ctx *ctx, struct cs_proc *p, int dirfd);
+int cs_dump_plan_check_space(struct cs_ctx *ctx, struct cs_proc *p, int dirfd);
 
-#endif /* CUDASTORE_PLAN_H */
+#endif /* CUDASTORE_DUMP_PLAN_H */

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
-/* stats.c - phase timing and the one log line per phase */
+/* phase_timer.c - phase timing and the one log line per phase (see phase_timer.h) */
 #include "log.h"
-#include "stats.h"
+#include "phase_timer.h"
 
-void cs_stats_begin(struct cs_stats *s)
+void cs_phase_timer_begin(struct cs_phase_timer *s)
 {
 	s->t0 = cs_now();
 }
 
-void cs_stats_end(struct cs_stats *s, int pid, const char *name, uint64_t bytes)
+void cs_phase_timer_end(struct cs_phase_timer *s, int pid, const char *name, uint64_t bytes)
 {
 	double dt = cs_now() - s->t0;
 
@@ -22,7 +22,7 @@ void cs_stats_end(struct cs_stats *s, int pid, const char *name, uint64_t bytes)
 	s->t0 = cs_now();
 }
 
-double cs_stats_total(const struct cs_stats *s)
+double cs_phase_timer_total(const struct cs_phase_timer *s)
 {
 	double t = 0;
 	unsigned i;

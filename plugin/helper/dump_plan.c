@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* plan.c - NVML-based dump planning and the free-space check (see plan.h) */
+/* dump_plan.c - NVML-based dump planning, the CUDA IPC check and the free-space check (see dump_plan.h) */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "imgdir.h"
 #include "log.h"
-#include "plan.h"
+#include "dump_plan.h"
 #include "procfs.h"
 #include <stdio.h>
 
@@ -38,7 +38,7 @@ static void plan_device(struct cs_nvml_ops *nv, nvmlDevice_t dev, struct cs_proc
 
 /*
  * NVML for one dump: loaded and initialised at the first PAUSE that needs it, released by
- * cs_plan_release() in exit(DUMP). Every PAUSE runs under CRIU's seize alarm; loading and
+ * cs_dump_plan_release() in exit(DUMP). Every PAUSE runs under CRIU's seize alarm; loading and
  * initialising NVML each time cost most of a PAUSE on a real host.
  */
 static struct {
@@ -67,7 +67,7 @@ static struct cs_nvml_ops *nvml_get(struct cs_ctx *ctx, pid_t pid)
 	return &nvml.nv;
 }
 
-void cs_plan_release(void)
+void cs_dump_plan_release(void)
 {
 	if (nvml.up) {
 		nvml.nv.Shutdown();
@@ -76,7 +76,7 @@ void cs_plan_release(void)
 	memset(&nvml, 0, sizeof(nvml));
 }
 
-int cs_plan_process(struct cs_ctx *ctx, struct cs_proc *p)
+int cs_dump_plan_process(struct cs_ctx *ctx, struct cs_proc *p)
 {
 	struct cs_nvml_ops *nv = nvml_get(ctx, p->pid);
 	nvmlProcessInfo_t *buf;
@@ -115,7 +115,7 @@ static int driver_branch(struct cs_ctx *ctx, pid_t pid, char *version, size_t le
 	return atoi(version) > 0 ? atoi(version) : -1;
 }
 
-int cs_plan_check_ipc(struct cs_ctx *ctx, struct cs_proc *p)
+int cs_dump_plan_check_ipc(struct cs_ctx *ctx, struct cs_proc *p)
 {
 	char shm[256], version[96];
 	int branch;
@@ -138,7 +138,7 @@ int cs_plan_check_ipc(struct cs_ctx *ctx, struct cs_proc *p)
 	return -EPERM;
 }
 
-int cs_plan_check_space(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
+int cs_dump_plan_check_space(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
 {
 	uint64_t avail = 0, need = ctx->dump.planned_bytes + p->bytes_plan;
 	int ret;

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+/* copy_opts.c - the copy engine's options for a copy made by this helper (see copy_opts.h) */
+#include <pthread.h>
+
+#include "copy_opts.h"
+#include "test_hooks.h"
+#include "log.h"
+
+_Static_assert(CS_ENGINE_NOTE_WARN == CS_LOG_WARN && CS_ENGINE_NOTE_INFO == CS_LOG_INFO &&
+		   CS_ENGINE_NOTE_DEBUG == CS_LOG_DEBUG,
+	       "the engine's notes are logged at their own level");
+
+static void progress(void *arg, unsigned region, uint64_t done, uint64_t total)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	pid_t pid = (pid_t)(long)arg;
+
+	pthread_mutex_lock(&lock);
+	cs_info("pid %d: GPU region %u: %.0f%% (%.1f / %.1f MiB)", pid, region,
+		total ? 100.0 * done / total : 100.0, done / 1048576.0, total / 1048576.0);
+	pthread_mutex_unlock(&lock);
+	cs_test_stall("copy-out");
+}
+
+void cs_copy_engine_opts(struct cs_ctx *ctx, struct cs_engine_opts *eo)
+{
+	cs_engine_opts_default(eo);
+	eo->chunk_size = ctx->opt.chunk_size;
+	eo->threads = ctx->opt.threads;
+	eo->pinned_max = ctx->opt.pinned_max;
+	eo->direct_io = ctx->opt.direct_io;
+	eo->map_tmpfs = ctx->opt.tmpfs_map;
+	eo->stripes = ctx->opt.stripes;
+	eo->skip_zero = ctx->opt.skip_zero;
+	/* space_check = no: the user says the images fit although the GPU memory does not; only the
+	 * non-zero chunks will take space, so nothing is reserved at full size either */
+	eo->no_reserve = !ctx->opt.space_check;
+	eo->progress = progress;
+	eo->note = cs_log_text;	    /* into this helper's log, as criu relays it */
+	eo->sharers = ctx->sharers; /* copies of other processes running at once (batch.h) */
+}

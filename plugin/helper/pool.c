@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+/* pool.c - the helper's one pinned pool, lent to every copy (see pool.h) */
+#include <pthread.h>
+
+#include "engine.h"
+#include "imgset.h"
+#include "log.h"
+#include "pool.h"
+
+/*
+ * Buffers of chunk bytes for one GPU of bytes: enough for all of it, at most pinned_mb (the
+ * engine's bound per GPU; the GPUs of a process are copied at the same time, each within its
+ * bound).
+ */
+static unsigned bufs_for(const struct cs_ctx *ctx, uint64_t bytes, uint32_t chunk)
+{
+	uint64_t want = bytes < ctx->opt.pinned_max ? bytes : ctx->opt.pinned_max;
+
+	return (unsigned)((want + chunk - 1) / chunk);
+}
+
+/*
+ * The pool of n buffers of size bytes (the chunk size of what is copied: the images' on restore),
+ * made with cu current. None when one buffer exceeds pinned_mb: such images are restored with
+ * one buffer of their own (engine.c, region_plan).
+ */
+static struct cs_pinned_pool *pool_make(struct cs_ctx *ctx, CUcontext cu, unsigned n, uint32_t size)
+{
+	char err[256];
+	int ret;
+
+	if (ctx->pool || ctx->pool_failed || !n || !size || ctx->opt.pinned_max < size)
+		return ctx->pool;
+	ret = cs_pinned_pool_create(&ctx->pool, &ctx->cuda, cu, size, n, err, sizeof(err));
+	if (ret) {
+		ctx->pool_failed = true; /* the copies pin their own buffers, as without a pool */
+		cs_warn("%s; each copy pins its own buffers", err);
+		return NULL;
+	}
+	cs_debug("pinned pool: %u buffers of %u bytes pinned in %.3f s", n, size,
+		 cs_pinned_pool_seconds(ctx->pool));
+	return ctx->pool;
+}
+
+/* the helper's one pool, made by its first caller: the copies of a batch (batch.h) ask at once */
+static struct cs_pinned_pool *pool_get_or_make(struct cs_ctx *ctx, CUcontext cu, unsigned n, uint32_t size)
+{
+	struct cs_pinned_pool *pool;
+
+	pthread_mutex_lock(&ctx->mu);
+	pool = pool_make(ctx, cu, n, size);
+	pthread_mutex_unlock(&ctx->mu);
+	return pool;
+}
+
+struct cs_pinned_pool *cs_pool_get_for_gpus(struct cs_ctx *ctx, CUcontext cu, const struct cs_gpu_copy *g,
+					    unsigned n)
+{
+	uint32_t chunk = 0;
+	unsigned nbufs = 0, i;
+
+	for (i = 0; i < n; i++)
+		if (g[i].chunk > chunk)
+			chunk = g[i].chunk;
+	for (i = 0; chunk && i < n; i++)
+		nbufs += bufs_for(ctx, g[i].size, chunk);
+	return pool_get_or_make(ctx, cu, nbufs, chunk);
+}
+
+struct cs_pinned_pool *cs_pool_get_for_regions(struct cs_ctx *ctx, const struct cs_engine_region *regs,
+					       unsigned n)
+{
+	struct cs_gpu_copy g[CS_MAX_DEVICES];
+	unsigned i;
+
+	if (!n || n > CS_MAX_DEVICES)
+		return NULL;
+	/* the images' chunk size on restore, this host's option on dump (not chosen yet: 0) */
+	for (i = 0; i < n; i++)
+		g[i] = (struct cs_gpu_copy){ regs[i].size,
+					     regs[i].chunk_size ? regs[i].chunk_size : ctx->opt.chunk_size };
+	return cs_pool_get_for_gpus(ctx, regs[0].ctx, g, n);
+}
+
+struct cs_pinned_pool *cs_pool_make_from_plan(struct cs_ctx *ctx, unsigned ndev, uint64_t bytes)
+{
+	uint64_t cap = (uint64_t)ndev * ctx->opt.pinned_max, want = bytes < cap ? bytes : cap;
+	CUcontext cu = NULL;
+
+	for (int i = 0; i < ctx->ndev && !cu; i++)
+		cu = ctx->retained[i];
+	if (!cu || !want || !ctx->opt.chunk_size)
+		return ctx->pool;
+	return pool_get_or_make(ctx, cu, (unsigned)((want + ctx->opt.chunk_size - 1) / ctx->opt.chunk_size),
+				ctx->opt.chunk_size);
+}
+
+void cs_pool_release(struct cs_ctx *ctx)
+{
+	cs_pinned_pool_destroy(ctx->pool);
+	ctx->pool = NULL;
+}
+
+void cs_pool_after_restore(struct cs_ctx *ctx)
+{
+	if (!ctx->pool)
+		return;
+	if (cs_imgset_left(&ctx->restore.set, ctx->restore.restored))
+		return; /* the index lists processes still to come: keep it for them */
+	cs_pool_release(ctx);
+	cs_debug("pinned pool released: no process of these images is left to restore");
+}

@@ -453,6 +453,9 @@ int emu_driver_start(void)
 		app.listen_fd = -1;
 		return -ret;
 	}
+	/* named before cuInit returns: GetRestoreThreadId finds it by name right away (the thread's
+	 * own prctl may run later) */
+	pthread_setname_np(t, EMU_DRIVER_COMM);
 	pthread_detach(t);
 	return 0;
 }

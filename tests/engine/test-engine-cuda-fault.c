@@ -38,8 +38,13 @@ static void teardown(void)
 	}
 }
 
+/*
+ * early: the fault comes before most copies could be issued, so the copy must have stopped short
+ * of the end; the last thread's set-up can fail after the others issued every copy (a loaded
+ * machine starts it late), so there only the outcome is checked.
+ */
 static void dump_fault(const char *what, enum fake_call call, unsigned long nth, CUresult res, int want,
-		       const char *needle1, const char *needle2)
+		       const char *needle1, const char *needle2, bool early)
 {
 	struct fake_stats st;
 	char err[512] = "";
@@ -51,8 +56,9 @@ static void dump_fault(const char *what, enum fake_call call, unsigned long nth,
 	tap_ok(ret == want, "%s: dump returns %d (got %d)", what, want, ret);
 	et_check_msg(err, what, needle1, needle2);
 	fake_get_stats(&st);
-	tap_ok(st.calls[FAKE_DTOH] < 2 * (SIZE / K64), "%s: stopped early (%lu of %lu copies issued)", what,
-	       st.calls[FAKE_DTOH], (unsigned long)(2 * (SIZE / K64 + 1)));
+	tap_ok(!early || st.calls[FAKE_DTOH] < 2 * (SIZE / K64), "%s: %s (%lu of %lu copies issued)", what,
+	       early ? "stopped early" : "failed wherever the copy was", st.calls[FAKE_DTOH],
+	       (unsigned long)(2 * (SIZE / K64 + 1)));
 	tap_ok(faccessat(d.fd, names[0], F_OK, 0) && faccessat(d.fd, names[1], F_OK, 0) && !r[0].hash &&
 		   !r[1].hash,
 	       "%s: extents removed, metadata freed", what);
@@ -101,15 +107,15 @@ int main(void)
 	o.pinned_max = 6 * K64;
 
 	dump_fault("7th D2H fails", FAKE_DTOH, 7, CUDA_ERROR_ILLEGAL_ADDRESS, -EIO,
-		   "cuMemcpyDtoHAsync of chunk", "CUDA_ERROR_ILLEGAL_ADDRESS");
+		   "cuMemcpyDtoHAsync of chunk", "CUDA_ERROR_ILLEGAL_ADDRESS", true);
 	dump_fault("first D2H fails", FAKE_DTOH, 1, CUDA_ERROR_ILLEGAL_ADDRESS, -EIO, "cuMemcpyDtoHAsync",
-		   "offset");
+		   "offset", true);
 	dump_fault("4th pinned allocation fails", FAKE_HOSTALLOC, 4, CUDA_ERROR_OUT_OF_MEMORY, -ENOMEM,
-		   "cuMemHostAlloc", "CUDA_ERROR_OUT_OF_MEMORY");
+		   "cuMemHostAlloc", "CUDA_ERROR_OUT_OF_MEMORY", true);
 	dump_fault("2nd stream creation fails", FAKE_STREAM_NEW, 2, CUDA_ERROR_INVALID_VALUE, -EIO,
-		   "cuStreamCreate", "CUDA_ERROR_INVALID_VALUE");
+		   "cuStreamCreate", "CUDA_ERROR_INVALID_VALUE", true);
 	dump_fault("last threads's stream fails", FAKE_STREAM_NEW, 6, CUDA_ERROR_INVALID_VALUE, -EIO,
-		   "cuStreamCreate", NULL);
+		   "cuStreamCreate", NULL, false);
 	restore_fault("5th H2D fails", ET_DENSE, FAKE_HTOD, 5, "cuMemcpyHtoDAsync of chunk",
 		      "CUDA_ERROR_ILLEGAL_ADDRESS");
 	restore_fault("20th H2D fails", ET_DENSE, FAKE_HTOD, 20, "cuMemcpyHtoDAsync", "region");

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +160,13 @@ int cs_procfs_task(pid_t pid, char *state, unsigned long long *start, pid_t *tra
 		return -EPROTO;
 	*tracer = cs_procfs_status_pid(pid, "TracerPid");
 	return *tracer < 0 ? -ENOENT : 0;
+}
+
+bool cs_procfs_stop_pending(pid_t pid)
+{
+	struct cs_thread_status st;
+
+	return !cs_procfs_thread_status(pid, &st) && (st.pending & (1ull << (SIGSTOP - 1)));
 }
 
 int cs_procfs_traced_by(pid_t tracer, pid_t *out, unsigned max)

@@ -5,7 +5,9 @@
  * criu changes a task's state only while it traces it, so a task is judged once its tracer is
  * gone: a zombie or a vanished (or reused) pid is a killed task; a task in a job-control stop
  * ('T') for CS_WATCH_STOP_MS is criu's -s (a stop held that long is not the instant between
- * criu's detach and the task's wake-up, which reads 't'); anything else runs. The first seconds
+ * criu's detach and the task's wake-up, which reads 't'); so is one with a SIGSTOP queued (criu
+ * sends it before it detaches, and on a busy machine the task may wait for a CPU, reading 'R',
+ * before it takes the signal); anything else runs. The first seconds
  * are polled every 2 ms, as criu usually lets the tree go within milliseconds of BYE.
  */
 #include <fcntl.h>
@@ -43,6 +45,8 @@ static enum cs_fate fate_now(struct cs_watched *w)
 		return CS_GONE;
 	if (w->tracer || st == 't')
 		return CS_HELD;
+	if (st != 'T' && cs_procfs_stop_pending(w->p->pid))
+		return CS_HELD; /* criu's -s: stopped as soon as it runs */
 	return st == 'T' ? CS_STOPPED : CS_RUNNING;
 }
 

@@ -20,6 +20,13 @@ tests_base_test_base_clock_state_criu_version_SOURCES = tests/base/test-base-clo
 tests_base_test_base_clock_state_criu_version_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_base_test_base_clock_state_criu_version_LDADD = $(UNIT_TEST_LIBS)
 
+# /proc: a SIGSTOP queued for a process that has not stopped yet (criu's -s seen by the helper)
+check_PROGRAMS += tests/base/test-procfs-stop-pending
+TESTS += tests/base/test-procfs-stop-pending
+tests_base_test_procfs_stop_pending_SOURCES = tests/base/test-procfs-stop-pending.c tests/log-stderr.c tests/tap.h
+tests_base_test_procfs_stop_pending_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+tests_base_test_procfs_stop_pending_LDADD = $(UNIT_TEST_LIBS)
+
 # what root runs and opens: the trust walk and the paths options name
 BASE_TRUST_TESTS = tests/base/test-trust-path-and-option-paths
 check_PROGRAMS += $(BASE_TRUST_TESTS)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test-index-owns-manifests - format 1.1: the dump_id in the manifest, cudastore-index.img, and
- * the rule a restore applies (imgset.h): with an index, only the manifests it lists and that carry
+ * the rule a restore applies (imgindex.h, cs_index_load_manifest): with an index, only the manifests it lists and that carry
  * its dump_id are the dump's; without one, only format 1.0 manifests (no dump_id) are read.
  */
 #include <errno.h>
@@ -13,7 +13,6 @@
 
 #include "../tap.h"
 #include "imgindex.h"
-#include "imgset.h"
 #include "unit.h"
 
 static void manifest_dump_id(void)

@@ -295,7 +295,8 @@ static void print_row(const struct cli *c, const struct row *r)
 	    "\"dump_teardown_s\":%.4f,\"restore_setup_s\":%.4f,\"restore_teardown_s\":%.4f,"
 	    "\"restore_pool_gbps\":%.3f,\"restore_pool_ratio\":%.3f,\"storage_read_piece_gbps\":%.3f,"
 	    "\"pipeline_gbps\":%.3f,\"dump_pool_gbps\":%.3f,\"dump_pool_ratio\":%.3f,"
-	    "\"storage_read_first_gbps\":%.3f,\"restore_first_ratio\":%.3f,\"restore_pool_first_ratio\":%.3f}\n",
+	    "\"storage_read_first_gbps\":%.3f,\"restore_first_ratio\":%.3f,\"restore_pool_first_ratio\":%.3f}"
+	    "\n",
 	    c->dir, (unsigned long long)r->size, kind_name(r->kind), c->eo.threads, c->eo.chunk_size,
 	    c->eo.pinned_max, r->direct ? "true" : "false", r->mapped ? "true" : "false", r->dump, r->restore,
 	    r->d2h, r->h2d, r->wr, r->rd, ld, lr, ratio(r->dump, ld), ratio(r->restore, lr), r->naive_dump,
@@ -310,10 +311,11 @@ static void print_row(const struct cli *c, const struct row *r)
 	if (c->pool)
 		printf("; dump with the pool %.2f GB/s (%.2f of the limit %.2f); restore with the pool %.2f "
 		       "GB/s (%.2f of the limit %.2f)",
-		       r->dump_pool, ratio(r->dump_pool, ld), ld, r->restore_pool, ratio(r->restore_pool, lr), lr);
+		       r->dump_pool, ratio(r->dump_pool, ld), ld, r->restore_pool, ratio(r->restore_pool, lr),
+		       lr);
 	if (r->rd_first > 0)
-		printf("; first read of pages just written %.2f GB/s: the restore %.2f of it%s", rf, ratio(r->restore, rf),
-		       c->pool ? ", with the pool" : "");
+		printf("; first read of pages just written %.2f GB/s: the restore %.2f of it%s", rf,
+		       ratio(r->restore, rf), c->pool ? ", with the pool" : "");
 	if (r->rd_first > 0 && c->pool)
 		printf(" %.2f", ratio(r->restore_pool, rf));
 	if (r->pipe > 0)
@@ -411,6 +413,20 @@ uint64_t bench_image_bytes(const struct bench *b, const struct cs_engine_region 
 	return sum;
 }
 
+/* one engine call over reg, timed from call to return: its GB/s into *gbps; 0, or -1 (said on stderr) */
+static int timed_copy(const struct bench *b, struct cs_engine_region *reg, const struct cs_engine_opts *eo,
+		      bool dump, const char *what, double *gbps)
+{
+	char err[512];
+	double t0 = cs_now();
+	int ret = (dump ? cs_engine_dump : cs_engine_restore)(b->ops, reg, 1, eo, err, sizeof(err));
+
+	*gbps = (double)reg->size / (cs_now() - t0) / 1e9;
+	if (ret)
+		fprintf(stderr, "cs-bench: %s failed: %s\n", what, err);
+	return ret ? -1 : 0;
+}
+
 /*
  * --pool: the same dump with the pool's buffers (as the plugin's dump, which pins them before
  * the process is locked), then drop caches, scramble, the same restore with the pool's buffers
@@ -420,32 +436,18 @@ static int pool_row(const struct bench *b, const struct cli *c, CUdeviceptr dev,
 		    struct row *r)
 {
 	struct cs_engine_opts eo = c->eo;
-	char err[512];
 	bool same = false;
-	double t0;
-	int ret;
 
 	eo.pool = c->pinned_pool;
 	cs_engine_region_free_meta(reg);
 	bench_remove_extents(b, reg->name);
-	t0 = cs_now();
-	ret = cs_engine_dump(b->ops, reg, 1, &eo, err, sizeof(err));
-	r->dump_pool = (double)r->size / (cs_now() - t0) / 1e9;
-	if (ret) {
-		fprintf(stderr, "cs-bench: dump with the pool failed: %s\n", err);
+	if (timed_copy(b, reg, &eo, true, "dump with the pool", &r->dump_pool))
 		return -1;
-	}
 	if (r->dropped)
 		bench_drop_caches();
-	if (bench_scramble(b, dev, r->size))
+	if (bench_scramble(b, dev, r->size) ||
+	    timed_copy(b, reg, &eo, false, "restore with the pool", &r->restore_pool))
 		return -1;
-	t0 = cs_now();
-	ret = cs_engine_restore(b->ops, reg, 1, &eo, err, sizeof(err));
-	r->restore_pool = (double)r->size / (cs_now() - t0) / 1e9;
-	if (ret) {
-		fprintf(stderr, "cs-bench: restore with the pool failed: %s\n", err);
-		return -1;
-	}
 	if (bench_verify(b, dev, r->size, r->kind, &same) || !same) {
 		fprintf(stderr, "cs-bench: restore with the pool: device bytes differ\n");
 		r->verified = false;
@@ -458,21 +460,15 @@ static int pool_row(const struct bench *b, const struct cli *c, CUdeviceptr dev,
 static int engine_row(const struct bench *b, const struct cli *c, CUdeviceptr dev, struct row *r)
 {
 	struct cs_engine_region reg = { .ptr = dev, .size = r->size, .ctx = b->ctx, .dirfd = b->dirfd };
-	char name[64], err[512];
-	double t0;
-	int ret;
+	char name[64];
+	int ret = -1; /* a failure before the verify */
 
 	snprintf(name, sizeof(name), "cs-bench-%lluM-%s.ext", (unsigned long long)(r->size >> 20),
 		 kind_name(r->kind));
 	reg.name = name;
 	bench_remove_extents(b, name);
-	t0 = cs_now();
-	ret = cs_engine_dump(b->ops, &reg, 1, &c->eo, err, sizeof(err));
-	r->dump = (double)r->size / (cs_now() - t0) / 1e9;
-	if (ret) {
-		fprintf(stderr, "cs-bench: engine dump failed: %s\n", err);
+	if (timed_copy(b, &reg, &c->eo, true, "engine dump", &r->dump))
 		return -1;
-	}
 	r->pinned = reg.pinned_bytes;
 	r->dsetup = reg.setup_seconds;
 	r->dteardown = reg.teardown_seconds;
@@ -486,13 +482,8 @@ static int engine_row(const struct bench *b, const struct cli *c, CUdeviceptr de
 	r->dropped = bench_dir_is_disk(b->dirfd) && bench_drop_caches();
 	if (bench_scramble(b, dev, r->size))
 		goto err;
-	t0 = cs_now();
-	ret = cs_engine_restore(b->ops, &reg, 1, &c->eo, err, sizeof(err));
-	r->restore = (double)r->size / (cs_now() - t0) / 1e9;
-	if (ret) {
-		fprintf(stderr, "cs-bench: engine restore failed: %s\n", err);
+	if (timed_copy(b, &reg, &c->eo, false, "engine restore", &r->restore))
 		goto err;
-	}
 	r->pinned = reg.pinned_bytes > r->pinned ? reg.pinned_bytes : r->pinned;
 	r->direct = r->direct && reg.used_direct_io;
 	r->rsetup = reg.setup_seconds;

@@ -120,7 +120,7 @@ static void usage(FILE *f)
 	    "usage: cs-bench [--dir DIR] [--sizes 1G,8G,32G] [--kinds dense,zero75] [--threads N]\n"
 	    "                [--chunk SIZE] [--pinned SIZE] [--no-direct] [--no-naive] [--no-limits]\n"
 	    "                [--tmpfs-map] [--stripes N] [--overlap SECONDS] [--prefetch-max SIZE]\n"
-	    "                [--pool] [--procs N] [--device N] [--keep]\n"
+	    "                [--tmpfs-readback] [--pool] [--procs N] [--device N] [--keep]\n"
 	    "Sizes are binary (K, M, G = KiB, MiB, GiB); rates are GB/s (1e9 bytes/s).\n"
 	    "--procs N (2..%u): after each size's rows, N concurrent engine calls (one thread each, as the\n"
 	    "  helper copies N processes) of SIZE/N bytes each (rounded down to 4 KiB: the row's size is\n"
@@ -142,6 +142,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		{ "pinned", 1, 0, 'p' },
 		{ "no-direct", 0, 0, 'D' },
 		{ "tmpfs-map", 0, 0, 'M' },
+		{ "tmpfs-readback", 0, 0, 'R' },
 		{ "no-naive", 0, 0, 'N' },
 		{ "no-limits", 0, 0, 'L' },
 		{ "device", 1, 0, 'g' },
@@ -197,6 +198,9 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 			break;
 		case 'M':
 			c->eo.map_tmpfs = true;
+			break;
+		case 'R':
+			c->eo.tmpfs_readback = true;
 			break;
 		case 'N':
 			c->naive = false;
@@ -285,7 +289,7 @@ static void print_row(const struct cli *c, const struct row *r)
 	printf(
 	    "{\"bench\":\"cs-bench\",\"dir\":\"%s\",\"size\":%llu,\"kind\":\"%s\",\"threads\":%u,\"chunk\":%"
 	    "u,"
-	    "\"pinned_max\":%zu,\"direct_io\":%s,\"tmpfs_mapped\":%s,\"dump_gbps\":%.3f,\"restore_gbps\":%."
+	    "\"pinned_max\":%zu,\"direct_io\":%s,\"tmpfs_mapped\":%s,\"tmpfs_readback\":%s,\"dump_gbps\":%.3f,\"restore_gbps\":%."
 	    "3f,"
 	    "\"pcie_d2h_gbps\":%.3f,\"pcie_h2d_gbps\":%.3f,\"storage_write_gbps\":%.3f,"
 	    "\"storage_read_gbps\":%.3f,\"limit_dump_gbps\":%.3f,\"limit_restore_gbps\":%.3f,"
@@ -298,7 +302,8 @@ static void print_row(const struct cli *c, const struct row *r)
 	    "\"storage_read_first_gbps\":%.3f,\"restore_first_ratio\":%.3f,\"restore_pool_first_ratio\":%.3f}"
 	    "\n",
 	    c->dir, (unsigned long long)r->size, kind_name(r->kind), c->eo.threads, c->eo.chunk_size,
-	    c->eo.pinned_max, r->direct ? "true" : "false", r->mapped ? "true" : "false", r->dump, r->restore,
+	    c->eo.pinned_max, r->direct ? "true" : "false", r->mapped ? "true" : "false",
+	    c->eo.tmpfs_readback ? "true" : "false", r->dump, r->restore,
 	    r->d2h, r->h2d, r->wr, r->rd, ld, lr, ratio(r->dump, ld), ratio(r->restore, lr), r->naive_dump,
 	    r->naive_restore, (unsigned long long)r->image_bytes, (unsigned long long)r->pinned,
 	    r->dropped ? "true" : "false", r->verified ? "true" : "false", r->files, r->wthreads, r->rthreads,

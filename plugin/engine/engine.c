@@ -38,6 +38,7 @@ void cs_engine_opts_default(struct cs_engine_opts *o)
 	o->pinned_max = CS_ENGINE_PINNED_DEF;
 	o->direct_io = true;
 	o->map_tmpfs = false; /* not yet measured on a GPU host (performance.md) */
+	o->tmpfs_readback = false;
 	o->skip_zero = true;
 	o->stripes = 0; /* auto: one per copy thread on a memory filesystem */
 }

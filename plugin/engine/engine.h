@@ -48,6 +48,9 @@ struct cs_engine_opts {
 	size_t pinned_max;   /* pinned bytes per device; >= threads * 2 * chunk_size is ideal */
 	bool direct_io;	     /* try O_DIRECT, fall back to buffered I/O when refused */
 	bool map_tmpfs;	     /* dump into tmpfs through a shared mapping (engine_io.c); default off */
+	bool tmpfs_readback; /* dump into a memory filesystem: read each piece back right after
+			      * writing it, so the first restore's reads are not the kernel's first
+			      * touch of the pages (engine_io.c); default off */
 	unsigned stripes;    /* dump: extent files per device, 1..CS_MAX_STRIPES; 0 = auto: one
 			      * per copy thread on a memory filesystem (tmpfs, ramfs), else 1 */
 	bool skip_zero;	     /* detect and skip all-zero chunks */

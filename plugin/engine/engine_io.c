@@ -486,8 +486,32 @@ static int pwrite_direct(int fd, const char *buf, size_t len, uint64_t off, uint
 	return 0;
 }
 
+/*
+ * tmpfs_readback: write a piece in ENG_READBACK steps, each read back at once into a scratch
+ * buffer (see the top). The bytes read are not looked at: the read is what tells the kernel
+ * the pages are in use while that is still cheap.
+ */
+static int pwrite_readback(int fd, const char *buf, size_t len, uint64_t off)
+{
+	char scratch[ENG_READBACK] __attribute__((aligned(64)));
+	size_t done = 0;
+	int ret;
+
+	while (done < len) {
+		size_t n = len - done < ENG_READBACK ? len - done : ENG_READBACK;
+
+		ret = cs_imgdir_pwrite_full(fd, buf + done, n, off + done);
+		if (ret)
+			return ret;
+		if (pread(fd, scratch, n, (off_t)(off + done)) < 0)
+			return -errno;
+		done += n;
+	}
+	return 0;
+}
+
 /* Buffered write in ENG_PIECE pieces, each hashed right before it is written (see the top). */
-static int pwrite_hashed(int fd, const char *buf, size_t len, uint64_t off, uint64_t *hash)
+static int pwrite_hashed(int fd, const char *buf, size_t len, uint64_t off, uint64_t *hash, bool readback)
 {
 	struct eng_hstate h;
 	size_t done = 0;
@@ -500,7 +524,10 @@ static int pwrite_hashed(int fd, const char *buf, size_t len, uint64_t off, uint
 
 		if (hash)
 			eng_hstate_update(&h, buf + done, n);
-		ret = cs_imgdir_pwrite_full(fd, buf + done, n, off + done);
+		if (readback)
+			ret = pwrite_readback(fd, buf + done, n, off + done);
+		else
+			ret = cs_imgdir_pwrite_full(fd, buf + done, n, off + done);
 		if (ret)
 			return ret;
 		done += n;
@@ -576,7 +603,7 @@ int eng_io_write(struct eng_thread *t, void *buf, size_t len, uint64_t idx, uint
 	if (direct) {
 		ret = pwrite_direct(f->fd, buf, alen, off, f->align);
 	} else {
-		ret = pwrite_hashed(f->fd, buf, len, off, hash);
+		ret = pwrite_hashed(f->fd, buf, len, off, hash, reg->memfs && reg->job->opts->tmpfs_readback);
 	}
 	if (ret == -EINVAL && direct && fall_back(f)) {
 		direct = false;

@@ -161,6 +161,7 @@ uint64_t eng_hstate_digest(struct eng_hstate *h);
 void eng_hstate_update_avx2(struct eng_hstate *h, const void *buf, size_t len);
 #endif
 #define ENG_PIECE (256u << 10) /* buffered I/O moves a chunk in pieces this size, hashed while cached */
+#define ENG_READBACK (32u << 10) /* tmpfs_readback: written and read back in steps this size */
 
 bool eng_dir_is_memfs(int dirfd); /* tmpfs or ramfs */
 /* engine_io.c: each reports its own error through eng_fail() and returns 0 or -errno */

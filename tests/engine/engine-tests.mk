@@ -25,6 +25,7 @@ ENGINE_TESTS = \
 	tests/engine/test-engine-direct-fallback \
 	tests/engine/test-engine-enospc \
 	tests/engine/test-engine-memfs-space-checked-not-reserved \
+	tests/engine/test-engine-tmpfs-readback \
 	tests/engine/test-engine-cuda-fault \
 	tests/engine/test-engine-hash-avx2-matches-sse2 \
 	tests/engine/test-engine-threads-block-signals \
@@ -64,6 +65,9 @@ tests_engine_test_engine_enospc_LDADD = $(ENGINE_TEST_LDADD)
 tests_engine_test_engine_memfs_space_checked_not_reserved_SOURCES = tests/engine/test-engine-memfs-space-checked-not-reserved.c
 tests_engine_test_engine_memfs_space_checked_not_reserved_CFLAGS = $(ENGINE_TEST_CFLAGS)
 tests_engine_test_engine_memfs_space_checked_not_reserved_LDADD = $(ENGINE_TEST_LDADD)
+tests_engine_test_engine_tmpfs_readback_SOURCES = tests/engine/test-engine-tmpfs-readback.c
+tests_engine_test_engine_tmpfs_readback_CFLAGS = $(ENGINE_TEST_CFLAGS)
+tests_engine_test_engine_tmpfs_readback_LDADD = $(ENGINE_TEST_LDADD)
 tests_engine_test_engine_cuda_fault_SOURCES = tests/engine/test-engine-cuda-fault.c
 tests_engine_test_engine_cuda_fault_CFLAGS = $(ENGINE_TEST_CFLAGS)
 tests_engine_test_engine_cuda_fault_LDADD = $(ENGINE_TEST_LDADD)

@@ -11,11 +11,13 @@
 #   1. cs-bench --dir /dev/shm/b --sizes 8G,32G --kinds dense,zero75 --overlap WINDOW --pool  (defaults)
 #   2. cs-bench --dir DISKDIR --sizes 8G --kinds dense,zero75                            (defaults)
 #   3. cs-bench --dir /dev/shm/b --sizes "$MAP_SIZE" --kinds dense --no-naive --tmpfs-map        (the alternative)
+#      cs-bench --dir /dev/shm/b --sizes "$MAP_SIZE" --kinds dense --no-naive --pool --tmpfs-readback
+#      (the dump reads each step back: a slower dump for a first restore without the kernel's promotions)
 #   4. cs-bench --dir /dev/shm/b --sizes 16G,4G --kinds dense,zero75 --no-naive --procs 4
 #      (4 concurrent copies of 4 GiB and of 1 GiB, sharers 4, against the 4-copy storage limit)
 #   5. criu-overlap.sh: whole `criu restore` with and without the prefetch (driver emulator,
 #      2 x 1 GiB GPU buffers, 2 GiB host memory, images in /dev/shm, 3 runs each)
-# About 6 minutes on the 1 x H200 host; every step has a time limit (at most 685 s in all), and
+# About 6 minutes on the 1 x H200 host; every step has a time limit (at most 755 s in all), and
 # what a step printed before its limit is kept. Everything goes to OUTDIR (*.out, *.err, results.jsonl,
 # summary.txt); the summary is also printed last.
 set -uo pipefail
@@ -66,6 +68,8 @@ step disk 110 "$BIN/cs-bench" --dir "$DISK" --sizes "$DISK_SIZES" --kinds dense,
 rm -rf "$DISK"
 step shm-map 55 "$BIN/cs-bench" --dir "$SHM" --sizes "$MAP_SIZE" --kinds dense --no-naive --tmpfs-map
 rm -rf "$SHM"
+step shm-readback 70 "$BIN/cs-bench" --dir "$SHM" --sizes "$MAP_SIZE" --kinds dense --no-naive --pool --tmpfs-readback
+rm -rf "$SHM"
 # a process tree's copies at once: each row's size is the total, split over 4 engine calls
 step shm-procs 150 "$BIN/cs-bench" --dir "$SHM" --sizes "$PROCS_SIZES" --kinds dense,zero75 --no-naive --procs 4
 rm -rf "$SHM"
@@ -88,9 +92,9 @@ ovl = [r for r in rows if r.get("bench") == "cs-bench-overlap"]
 cri = [r for r in rows if r.get("bench") == "criu-overlap"]
 prc = [r for r in rows if r.get("bench") == "cs-bench-procs"]
 def res(ok, what): print(("MET   " if ok else "MISSED") + "  " + what)
-def find(d, size, kind, mapped=False):
+def find(d, size, kind, mapped=False, readback=False):
     for r in eng:
-        if r["dir"].startswith(d) and r["size"] == size and r["kind"] == kind and r["tmpfs_mapped"] == mapped:
+        if r["dir"].startswith(d) and r["size"] == size and r["kind"] == kind and r["tmpfs_mapped"] == mapped and r.get("tmpfs_readback", False) == readback:
             return r
 G = 1 << 30
 print("== targets (docs/performance.md, section 3)")
@@ -130,6 +134,11 @@ for r in cri:
 r = find("/dev/shm", 32 * G, "dense", True)
 d = find("/dev/shm", 32 * G, "dense")
 if r and d: print("mapped tmpfs writes, 32 GiB dense: dump %.2f GB/s (default pwrite into stripes: %.2f)" % (r["dump_gbps"], d["dump_gbps"]))
+for r in [r for r in eng if r.get("tmpfs_readback") and r["kind"] == "dense" and r.get("dump_pool_gbps", 0) > 0]:
+    d = next((x for x in eng if x["dir"] == r["dir"] and x["size"] == r["size"] and x["kind"] == "dense" and not x["tmpfs_mapped"] and not x.get("tmpfs_readback") and x.get("dump_pool_gbps", 0) > 0), None)
+    print("== tmpfs_readback (%g GiB dense, pooled; the dump reads each step back)" % (r["size"] / G))
+    res(r["restore_pool_ratio"] >= 0.9, "pooled restore >= 0.9 of the read limit (its faster pass): %.2f (%.2f of %.2f GB/s)" % (r["restore_pool_ratio"], r["restore_pool_gbps"], r["limit_restore_gbps"]))
+    print("dump with the pool %.2f GB/s = %.2f of the write limit %.2f%s" % (r["dump_pool_gbps"], r["dump_pool_ratio"], r["storage_write_gbps"], ("; without readback (step 1): dump %.2f GB/s, restore %.2f GB/s" % (d["dump_pool_gbps"], d["restore_pool_gbps"])) if d and d.get("dump_pool_gbps", 0) > 0 else ""))
 PY
 fi
 echo "results in $OUT"

@@ -96,6 +96,34 @@ static void environment(const char *path)
 	unsetenv("cudastore_threads");
 }
 
+/* tmpfs_readback: off unless the file or CUDASTORE_TMPFS_READBACK says yes; a bad value names both */
+static void tmpfs_readback(const char *path)
+{
+	struct cs_options o;
+	char err[512];
+
+	setenv("CUDASTORE_CONFIG", path, 1);
+	tap_ok(load_with("tmpfs_readback = yes\n", path, &o, err, sizeof(err)) == 0 && o.tmpfs_readback &&
+		   !o.tmpfs_map,
+	       "tmpfs_readback = yes in the file turns the read-back on (and not the mapping): %s", err);
+	setenv("CUDASTORE_TMPFS_READBACK", "no", 1);
+	tap_ok(cs_options_load(&o, err, sizeof(err)) == 0 && !o.tmpfs_readback,
+	       "CUDASTORE_TMPFS_READBACK=no overrides the file's yes: %s", err);
+	setenv("CUDASTORE_TMPFS_READBACK", "yes", 1);
+	tap_ok(load_with("", path, &o, err, sizeof(err)) == 0 && o.tmpfs_readback,
+	       "CUDASTORE_TMPFS_READBACK=yes turns the read-back on: %s", err);
+	setenv("CUDASTORE_TMPFS_READBACK", "maybe", 1);
+	tap_ok(cs_options_load(&o, err, sizeof(err)) == -EINVAL && strstr(err, "CUDASTORE_TMPFS_READBACK") &&
+		   strstr(err, "'maybe'") && strstr(err, "yes or no"),
+	       "CUDASTORE_TMPFS_READBACK=maybe refused: %s", err);
+	unsetenv("CUDASTORE_TMPFS_READBACK");
+	tap_ok(load_with("tmpfs_readback = maybe\n", path, &o, err, sizeof(err)) == -EINVAL &&
+		   strstr(err, ":1:") && strstr(err, "tmpfs_readback") && strstr(err, "'maybe'") &&
+		   strstr(err, "yes or no"),
+	       "tmpfs_readback = maybe in the file refused with file:line: %s", err);
+	write_file(path, "");
+}
+
 /* The config file decides which libraries criu loads: only root's own regular file is read. */
 static void file_checks(const char *path)
 {
@@ -186,7 +214,7 @@ int main(void)
 	if (fd < 0)
 		tap_bail("mkstemp");
 	close(fd);
-	tap_plan(39);
+	tap_plan(44);
 
 	setenv("CUDASTORE_CONFIG", "/nonexistent/cudastore.conf", 1);
 	tap_ok(cs_options_load(&o, err, sizeof(err)) == -EINVAL && strstr(err, "/nonexistent/cudastore.conf"),
@@ -199,7 +227,8 @@ int main(void)
 	tap_ok(o.mode == CS_OPT_MODE_DRIVER, "mode from the file");
 	tap_ok(o.threads == 8 && o.chunk_size == (16u << 20), "numbers from the file");
 	tap_ok(o.rescue == CS_NO && o.leave_running == CS_AUTO, "tristates from the file, defaults kept");
-	tap_ok(o.direct_io && !o.tmpfs_map && o.skip_zero && o.space_check, "boolean defaults: tmpfs_map off, the rest on");
+	tap_ok(o.direct_io && !o.tmpfs_map && !o.tmpfs_readback && o.skip_zero && o.space_check,
+	       "boolean defaults: tmpfs_map and tmpfs_readback off, the rest on");
 
 	setenv("CUDASTORE_MODE", "custom", 1);
 	setenv("CUDASTORE_THREADS", "2", 1);
@@ -240,6 +269,7 @@ int main(void)
 	setenv("CUDASTORE_TMPFS_MAP", "yes", 1);
 	tap_ok(cs_options_load(&o, err, sizeof(err)) == 0 && o.tmpfs_map, "CUDASTORE_TMPFS_MAP=yes turns the mapping on");
 	unsetenv("CUDASTORE_TMPFS_MAP");
+	tmpfs_readback(path);
 
 	formatting(path);
 	combinations(path);

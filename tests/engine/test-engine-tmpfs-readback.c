@@ -176,7 +176,8 @@ static void dump_case(const char *what, int dirfd, bool readback, bool memfs)
 		       "(%llu written, %llu read back, %llu other)",
 		       what, atomic_load(&written), atomic_load(&read_back), atomic_load(&read_other));
 	else
-		tap_ok(atomic_load(&written) == size && atomic_load(&read_back) + atomic_load(&read_other) == 0,
+		tap_ok(atomic_load(&written) == size &&
+			   atomic_load(&read_back) + atomic_load(&read_other) == 0,
 		       "%s: the dump wrote every byte and read none (%llu written, %llu read)", what,
 		       atomic_load(&written), atomic_load(&read_back) + atomic_load(&read_other));
 	if (!memfs) {
@@ -191,8 +192,8 @@ static void dump_case(const char *what, int dirfd, bool readback, bool memfs)
 		       what, (unsigned long long)promotable, (unsigned long long)pages);
 	} else {
 		tap_ok(promotable * 10 > pages * 9,
-		       "%s: without it, the first read would promote nearly every page (%llu of %llu)",
-		       what, (unsigned long long)promotable, (unsigned long long)pages);
+		       "%s: without it, the first read would promote nearly every page (%llu of %llu)", what,
+		       (unsigned long long)promotable, (unsigned long long)pages);
 	}
 	dst = et_dev(fake_ctx(0), size, -1, 0, 0);
 	r.ptr = dst;

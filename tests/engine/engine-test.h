@@ -64,6 +64,22 @@ static inline void et_check_clean(const char *what, int fds_before)
 	       fake_last_violation());
 }
 
+/* TAP check: restore r into a fresh device buffer, returning 0, with src's bytes (r->ptr is src after) */
+static inline void et_restore_equal(const struct cs_cuda_ops *ops, struct cs_engine_region *r,
+				    const struct cs_engine_opts *o, CUdeviceptr src, const char *what)
+{
+	CUdeviceptr dst = et_dev(fake_ctx(0), r->size, -1, 0, 0);
+	char err[512] = "";
+	int ret;
+
+	r->ptr = dst;
+	ret = cs_engine_restore(ops, r, 1, o, err, sizeof(err));
+	tap_ok(ret == 0 && !memcmp(fake_host(src), fake_host(dst), r->size),
+	       "%s: restore returns 0, bytes equal (%d: %s)", what, ret, err);
+	r->ptr = src;
+	fake_dev_free(dst);
+}
+
 /* TAP check that err contains needle1 (and needle2 when not NULL) */
 static inline void et_check_msg(const char *err, const char *what, const char *needle1, const char *needle2)
 {

@@ -153,7 +153,7 @@ static void dump_case(const char *what, int dirfd, bool readback, bool memfs)
 	struct cs_engine_opts o = et_opts(K64, 4, 8 * K64, false);
 	uint64_t size = 8u << 20, promotable = 0, pages = 0;
 	struct cs_engine_region r;
-	CUdeviceptr src, dst;
+	CUdeviceptr src;
 	char err[512] = "";
 	int fds = et_count_fds(), ret;
 
@@ -193,15 +193,10 @@ static void dump_case(const char *what, int dirfd, bool readback, bool memfs)
 		       "%s: without it, the first read would promote nearly every page (%llu of %llu)", what,
 		       (unsigned long long)promotable, (unsigned long long)pages);
 	}
-	dst = et_dev(fake_ctx(0), size, -1, 0, 0);
-	r.ptr = dst;
-	ret = cs_engine_restore(&ops, &r, 1, &o, err, sizeof(err));
-	tap_ok(ret == 0 && !memcmp(fake_host(src), fake_host(dst), size),
-	       "%s: restore returns 0, bytes equal (%d: %s)", what, ret, err);
+	et_restore_equal(&ops, &r, &o, src, what);
 	cs_engine_region_free_meta(&r);
 	et_remove_extents(dirfd, "readback.ext");
 	fake_dev_free(src);
-	fake_dev_free(dst);
 	et_check_clean(what, fds);
 }
 

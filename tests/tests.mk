@@ -106,7 +106,8 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-podman-checkpoint-export-import.sh \
 	tests/e2e/test-crun-checkpoint-restore.sh \
 	tests/e2e/test-crun-leave-running.sh \
-	tests/e2e/test-striped-tmpfs-prefetch.sh
+	tests/e2e/test-striped-tmpfs-prefetch.sh \
+	tests/e2e/test-tmpfs-readback-dump-restores-byte-exact.sh
 TESTS += $(E2E_GPU_TESTS)
 # Both run emulated CUDA processes as pid 1 of a pid namespace, and the emulator names its socket
 # by the ns pid in the one network namespace: never run them at the same time (make -j check).

@@ -530,6 +530,18 @@ static void join_threads(struct eng_region *regs, unsigned n)
 				pthread_join(regs[i].threads[j].tid, NULL);
 }
 
+/* how the region's files were written or read, for note_region */
+static const char *io_name(const struct eng_region *reg)
+{
+	if (reg->r->used_mapping)
+		return "mapped (tmpfs) I/O";
+	if (reg->r->used_direct_io)
+		return "O_DIRECT I/O";
+	if (reg->job->dump && reg->memfs && reg->job->opts->tmpfs_readback)
+		return "buffered I/O, each step read back";
+	return "buffered I/O";
+}
+
 static void note_region(const struct eng_region *reg)
 {
 	const struct cs_engine_region *r = reg->r;
@@ -546,16 +558,12 @@ static void note_region(const struct eng_region *reg)
 		zero += r->zero[i] != 0;
 	eng_note(reg->job, CS_ENGINE_NOTE_INFO,
 		 "%s region %u (%s): %llu bytes in %.3f s (%.2f GB/s); %llu chunks, %llu zero; %llu bytes in "
-		 "%u file%s; %s I/O; %u threads, %llu pinned bytes%s; thread setup %.3f s, teardown %.3f s%s",
+		 "%u file%s; %s; %u threads, %llu pinned bytes%s; thread setup %.3f s, teardown %.3f s%s",
 		 reg->job->dump ? "dumped" : "restored", reg->index, r->name, (unsigned long long)r->size,
 		 r->seconds, (double)r->size / s / 1e9, (unsigned long long)reg->nchunks,
 		 (unsigned long long)zero, (unsigned long long)r->stored_bytes, reg->nfiles,
-		 reg->nfiles > 1 ? "s" : "",
-		 r->used_mapping     ? "mapped (tmpfs)"
-		 : r->used_direct_io ? "O_DIRECT"
-				     : "buffered",
-		 reg->nthreads, (unsigned long long)r->pinned_bytes, pool, r->setup_seconds,
-		 r->teardown_seconds, pf);
+		 reg->nfiles > 1 ? "s" : "", io_name(reg), reg->nthreads, (unsigned long long)r->pinned_bytes,
+		 pool, r->setup_seconds, r->teardown_seconds, pf);
 }
 
 static int run(const struct cs_cuda_ops *ops, struct cs_engine_region *regions, unsigned n,

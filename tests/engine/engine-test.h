@@ -47,6 +47,8 @@ uint64_t et_disk_bytes(int dirfd, const char *name);
 
 #ifndef ET_NO_TAP /* the TAP counters live in the test program (tap.h is all static) */
 #include <string.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
 #include "tap.h"
 
 /* TAP checks: no pinned memory, streams, events or fds left, no fake-driver violations */
@@ -62,6 +64,26 @@ static inline void et_check_clean(const char *what, int fds_before)
 	       fds_before, et_count_fds());
 	tap_ok(st.violations == 0, "%s: no driver-rule violations (%lu; last: %s)", what, st.violations,
 	       fake_last_violation());
+}
+
+/*
+ * A directory on the build directory's filesystem when that is a disk: true. Otherwise it
+ * skips nchecks TAP checks, saying why, and returns false (nothing left to remove).
+ */
+static inline bool et_disk_dir_make(struct et_dir *d, int nchecks)
+{
+	struct statfs sfs;
+
+	if (et_dir_make(d, NULL, NULL)) {
+		tap_skip(nchecks, "cannot make a directory here");
+		return false;
+	}
+	if (!fstatfs(d->fd, &sfs) && (sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC)) {
+		tap_skip(nchecks, "the build directory is on a memory filesystem: no disk here");
+		et_dir_remove(d);
+		return false;
+	}
+	return true;
 }
 
 /* TAP check: restore r into a fresh device buffer, returning 0, with src's bytes (r->ptr is src after) */

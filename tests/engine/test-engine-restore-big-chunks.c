@@ -6,7 +6,7 @@
  * below its own chunk.
  */
 #include <errno.h>
-#include <fcntl.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "engine-test.h"

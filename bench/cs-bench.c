@@ -54,6 +54,8 @@ struct row {
 	double rd_first; /* its first pass: the first read of the pages just written */
 	double pipe;	 /* dense rows: read + H2D without the engine (bench-pipe.c), 0 if not run */
 	uint64_t image_bytes, pinned;
+	/* --pool: pages the kernel promoted (pgactivate) during the pooled dump and restore */
+	uint64_t dump_pool_promoted, restore_pool_promoted;
 	unsigned files, wthreads, rthreads;
 	bool direct, mapped, verified, dropped;
 };
@@ -289,7 +291,8 @@ static void print_row(const struct cli *c, const struct row *r)
 	printf(
 	    "{\"bench\":\"cs-bench\",\"dir\":\"%s\",\"size\":%llu,\"kind\":\"%s\",\"threads\":%u,\"chunk\":%"
 	    "u,"
-	    "\"pinned_max\":%zu,\"direct_io\":%s,\"tmpfs_mapped\":%s,\"tmpfs_readback\":%s,\"dump_gbps\":%.3f,\"restore_gbps\":%."
+	    "\"pinned_max\":%zu,\"direct_io\":%s,\"tmpfs_mapped\":%s,\"tmpfs_readback\":%s,"
+	    "\"dump_gbps\":%.3f,\"restore_gbps\":%."
 	    "3f,"
 	    "\"pcie_d2h_gbps\":%.3f,\"pcie_h2d_gbps\":%.3f,\"storage_write_gbps\":%.3f,"
 	    "\"storage_read_gbps\":%.3f,\"limit_dump_gbps\":%.3f,\"limit_restore_gbps\":%.3f,"
@@ -299,17 +302,19 @@ static void print_row(const struct cli *c, const struct row *r)
 	    "\"dump_teardown_s\":%.4f,\"restore_setup_s\":%.4f,\"restore_teardown_s\":%.4f,"
 	    "\"restore_pool_gbps\":%.3f,\"restore_pool_ratio\":%.3f,\"storage_read_piece_gbps\":%.3f,"
 	    "\"pipeline_gbps\":%.3f,\"dump_pool_gbps\":%.3f,\"dump_pool_ratio\":%.3f,"
-	    "\"storage_read_first_gbps\":%.3f,\"restore_first_ratio\":%.3f,\"restore_pool_first_ratio\":%.3f}"
+	    "\"storage_read_first_gbps\":%.3f,\"restore_first_ratio\":%.3f,\"restore_pool_first_ratio\":%.3f,"
+	    "\"dump_pool_pages_promoted\":%llu,\"restore_pool_pages_promoted\":%llu}"
 	    "\n",
 	    c->dir, (unsigned long long)r->size, kind_name(r->kind), c->eo.threads, c->eo.chunk_size,
 	    c->eo.pinned_max, r->direct ? "true" : "false", r->mapped ? "true" : "false",
-	    c->eo.tmpfs_readback ? "true" : "false", r->dump, r->restore,
-	    r->d2h, r->h2d, r->wr, r->rd, ld, lr, ratio(r->dump, ld), ratio(r->restore, lr), r->naive_dump,
-	    r->naive_restore, (unsigned long long)r->image_bytes, (unsigned long long)r->pinned,
-	    r->dropped ? "true" : "false", r->verified ? "true" : "false", r->files, r->wthreads, r->rthreads,
-	    r->dsetup, r->dteardown, r->rsetup, r->rteardown, r->restore_pool, ratio(r->restore_pool, lr),
-	    r->rd_piece, r->pipe, r->dump_pool, ratio(r->dump_pool, ld), r->rd_first, ratio(r->restore, rf),
-	    ratio(r->restore_pool, rf));
+	    c->eo.tmpfs_readback ? "true" : "false", r->dump, r->restore, r->d2h, r->h2d, r->wr, r->rd, ld,
+	    lr, ratio(r->dump, ld), ratio(r->restore, lr), r->naive_dump, r->naive_restore,
+	    (unsigned long long)r->image_bytes, (unsigned long long)r->pinned, r->dropped ? "true" : "false",
+	    r->verified ? "true" : "false", r->files, r->wthreads, r->rthreads, r->dsetup, r->dteardown,
+	    r->rsetup, r->rteardown, r->restore_pool, ratio(r->restore_pool, lr), r->rd_piece, r->pipe,
+	    r->dump_pool, ratio(r->dump_pool, ld), r->rd_first, ratio(r->restore, rf),
+	    ratio(r->restore_pool, rf), (unsigned long long)r->dump_pool_promoted,
+	    (unsigned long long)r->restore_pool_promoted);
 	printf("# %s %s: dump thread setup %.3f s, teardown %.3f s; restore thread setup %.3f s, teardown "
 	       "%.3f s",
 	       size, kind_name(r->kind), r->dsetup, r->dteardown, r->rsetup, r->rteardown);
@@ -318,6 +323,11 @@ static void print_row(const struct cli *c, const struct row *r)
 		       "GB/s (%.2f of the limit %.2f)",
 		       r->dump_pool, ratio(r->dump_pool, ld), ld, r->restore_pool, ratio(r->restore_pool, lr),
 		       lr);
+	if (c->pool)
+		printf("; pages the kernel promoted to its active list (pgactivate): %llu during the dump "
+		       "with the pool, %llu during its restore",
+		       (unsigned long long)r->dump_pool_promoted,
+		       (unsigned long long)r->restore_pool_promoted);
 	if (r->rd_first > 0)
 		printf("; first read of pages just written %.2f GB/s: the restore %.2f of it%s", rf,
 		       ratio(r->restore, rf), c->pool ? ", with the pool" : "");
@@ -442,17 +452,23 @@ static int pool_row(const struct bench *b, const struct cli *c, CUdeviceptr dev,
 {
 	struct cs_engine_opts eo = c->eo;
 	bool same = false;
+	uint64_t p0;
 
 	eo.pool = c->pinned_pool;
 	cs_engine_region_free_meta(reg);
 	bench_remove_extents(b, reg->name);
+	p0 = bench_pages_promoted();
 	if (timed_copy(b, reg, &eo, true, "dump with the pool", &r->dump_pool))
 		return -1;
+	r->dump_pool_promoted = bench_pages_promoted() - p0;
 	if (r->dropped)
 		bench_drop_caches();
-	if (bench_scramble(b, dev, r->size) ||
-	    timed_copy(b, reg, &eo, false, "restore with the pool", &r->restore_pool))
+	if (bench_scramble(b, dev, r->size))
 		return -1;
+	p0 = bench_pages_promoted();
+	if (timed_copy(b, reg, &eo, false, "restore with the pool", &r->restore_pool))
+		return -1;
+	r->restore_pool_promoted = bench_pages_promoted() - p0;
 	if (bench_verify(b, dev, r->size, r->kind, &same) || !same) {
 		fprintf(stderr, "cs-bench: restore with the pool: device bytes differ\n");
 		r->verified = false;

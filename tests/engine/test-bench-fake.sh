@@ -1,13 +1,14 @@
 #!/bin/sh
 # test-bench-fake: cs-bench runs end to end on the fake libcuda (tiny sizes), verifies every byte, and skips with 77 without libcuda;
 # it creates a missing --dir, and its restore-overlap stand-in (--overlap) and its restore with buffers pinned
-# ahead (--pool) verify every byte too; --procs 4 runs 4 engine calls at once per row, verifies every byte
+# ahead (--pool) verify every byte too, with and without --tmpfs-readback, and count the kernel's page
+# promotions; --procs 4 runs 4 engine calls at once per row, verifies every byte
 # of every copy and prints the 4-copy storage limit beside the aggregate.
 set -u
 b=${top_builddir:-.}
 bench=$b/bench/cs-bench
 lib=$b/tests/engine/libcuda-fake.so
-echo "1..19"
+echo "1..21"
 n=0
 all=
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
@@ -58,6 +59,22 @@ ok $? "the read limit is the faster of the chunk-sized and 256 KiB read passes (
 [ "$(echo "$out" | grep -cE '^# 5M dense: .*read \+ H2D alone \([0-9]+ threads, no hashing\) [0-9.]+ GB/s: the restore [0-9.]+ of it, with the pool [0-9.]+$')" = 1 ] &&
 	echo "$out" | grep '"kind":"dense"' | grep -qE '"pipeline_gbps":([1-9][0-9.]*|0\.[0-9]*[1-9])'
 ok $? "the dense row measured read + H2D without the engine and compares both restores with it"
+# the kernel's page promotions around the pooled copies: in a memory filesystem, the first read of
+# pages a write created promotes each of them (classic LRU), so the dense row's restore counts at
+# least half its 1280 pages (other processes can only add to the count, never take from it)
+[ "$(echo "$out" | grep -cE '^# 5M .*pages the kernel promoted to its active list \(pgactivate\): [0-9]+ during the dump with the pool, [0-9]+ during its restore')" = 2 ] &&
+	if [ "$base" = /dev/shm ] && ! grep -qv '^0x0*$' /sys/kernel/mm/lru_gen/enabled 2>/dev/null; then
+		pr=$(echo "$out" | grep '"kind":"dense"' | sed -n 's/.*"restore_pool_pages_promoted":\([0-9]*\).*/\1/p')
+		echo "# dense 5M pooled restore: $pr pages promoted"
+		[ -n "$pr" ] && [ "$pr" -ge 640 ]
+	fi
+ok $? "both rows count the pages the kernel promoted during the pooled dump and restore"
+out=$(CUDASTORE_TEST_LOGLEVEL=1 CUDASTORE_LIBCUDA=$lib "$bench" --dir "$dir" --sizes 5M --chunk 1M \
+	--pinned 3M --threads 2 --kinds dense --no-naive --pool --tmpfs-readback 2>&1); rc=$?
+echo "$out" | sed 's/^/# /'
+all="$all$out"
+[ $rc = 0 ] && [ "$(echo "$out" | grep -c '"tmpfs_readback":true,.*"verified":true')" = 1 ]
+ok $? "--tmpfs-readback: the pooled row dumps with the read-back, says so in its JSON, verifies every byte"
 
 # --procs 4: 8 MiB and 12 MiB rows = 4 copies of 2 and 3 MiB, dense and zero75 (rates: sanity only)
 out=$(CUDASTORE_TEST_LOGLEVEL=1 CUDASTORE_LIBCUDA=$lib "$bench" --dir "$dir/procs" --sizes 8M,12M --chunk 1M \

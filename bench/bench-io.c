@@ -34,20 +34,6 @@ bool bench_dir_is_disk(int dirfd)
 	return sf.f_type != TMPFS_MAGIC && sf.f_type != RAMFS_MAGIC;
 }
 
-uint64_t bench_pages_promoted(void)
-{
-	unsigned long long v = 0;
-	char key[64];
-	FILE *f = fopen("/proc/vmstat", "re");
-
-	if (!f)
-		return 0;
-	while (fscanf(f, "%63s %llu", key, &v) == 2 && strcmp(key, "pgactivate"))
-		v = 0;
-	fclose(f);
-	return v;
-}
-
 bool bench_drop_caches(void)
 {
 	int fd;

@@ -62,8 +62,6 @@ int bench_storage_procs(const struct bench *b, unsigned nprocs, uint64_t size, b
 int bench_pipeline(const struct bench *b, CUdeviceptr dev, const struct cs_engine_region *reg, double *gbps);
 /* can the page cache of this directory be dropped meaningfully (not tmpfs/ramfs)? */
 bool bench_dir_is_disk(int dirfd);
-/* the kernel's count of pages promoted to the active LRU list (/proc/vmstat pgactivate), or 0 */
-uint64_t bench_pages_promoted(void);
 /* sync + echo 3 > /proc/sys/vm/drop_caches; true if that worked */
 bool bench_drop_caches(void);
 /* open name for the naive baseline and raw I/O: O_DIRECT when asked and allowed; sets *direct */

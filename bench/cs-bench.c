@@ -22,6 +22,7 @@
 #include "bench.h"
 #include "engine.h"
 #include "log.h"
+#include "procfs.h"
 
 #define MAX_SIZES 16
 #define PROCS_MAX 32 /* --procs */
@@ -457,18 +458,18 @@ static int pool_row(const struct bench *b, const struct cli *c, CUdeviceptr dev,
 	eo.pool = c->pinned_pool;
 	cs_engine_region_free_meta(reg);
 	bench_remove_extents(b, reg->name);
-	p0 = bench_pages_promoted();
+	p0 = cs_procfs_vmstat("pgactivate");
 	if (timed_copy(b, reg, &eo, true, "dump with the pool", &r->dump_pool))
 		return -1;
-	r->dump_pool_promoted = bench_pages_promoted() - p0;
+	r->dump_pool_promoted = cs_procfs_vmstat("pgactivate") - p0;
 	if (r->dropped)
 		bench_drop_caches();
 	if (bench_scramble(b, dev, r->size))
 		return -1;
-	p0 = bench_pages_promoted();
+	p0 = cs_procfs_vmstat("pgactivate");
 	if (timed_copy(b, reg, &eo, false, "restore with the pool", &r->restore_pool))
 		return -1;
-	r->restore_pool_promoted = bench_pages_promoted() - p0;
+	r->restore_pool_promoted = cs_procfs_vmstat("pgactivate") - p0;
 	if (bench_verify(b, dev, r->size, r->kind, &same) || !same) {
 		fprintf(stderr, "cs-bench: restore with the pool: device bytes differ\n");
 		r->verified = false;

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* procfs.c - NSpid, MemAvailable, a thread's signal and seccomp status, libcuda mapped, tracees */
+/*
+ * procfs.c - NSpid, MemAvailable, /proc/vmstat counters, a thread's signal and seccomp status,
+ * libcuda mapped, tracees
+ */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -19,6 +22,28 @@ static FILE *proc_open(pid_t pid, const char *name)
 
 	snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
 	return fopen(path, "re");
+}
+
+/*
+ * The number after "key" and sep at the start of a line of f (closed here), into *out: 0, or -1
+ * when f is NULL or no line has the key.
+ */
+static int key_number(FILE *f, const char *key, char sep, long long *out)
+{
+	size_t n = strlen(key);
+	char line[256];
+	int ret = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == sep) {
+			*out = strtoll(line + n + 1, NULL, 10);
+			ret = 0;
+			break;
+		}
+	fclose(f);
+	return ret;
 }
 
 pid_t cs_procfs_ns_pid(pid_t pid)
@@ -49,17 +74,18 @@ pid_t cs_procfs_ns_pid(pid_t pid)
 
 uint64_t cs_procfs_mem_available(void)
 {
-	unsigned long long kb = 0;
-	char line[256];
-	FILE *f = fopen("/proc/meminfo", "re");
+	long long kb;
 
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb * 1024ull;
+	return !key_number(fopen("/proc/meminfo", "re"), "MemAvailable", ':', &kb) && kb > 0
+		   ? (uint64_t)kb * 1024ull
+		   : 0;
+}
+
+uint64_t cs_procfs_vmstat(const char *key)
+{
+	long long v;
+
+	return !key_number(fopen("/proc/vmstat", "re"), key, ' ', &v) && v > 0 ? (uint64_t)v : 0;
 }
 
 int cs_procfs_thread_status(pid_t tid, struct cs_thread_status *st)
@@ -125,20 +151,9 @@ bool cs_procfs_cuda_ipc(pid_t pid, char *name, size_t len)
 
 pid_t cs_procfs_status_pid(pid_t pid, const char *field)
 {
-	FILE *f = proc_open(pid, "status");
-	size_t n = strlen(field);
-	char line[256];
-	pid_t v = -1;
+	long long v;
 
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, field, n) && line[n] == ':') {
-			v = (pid_t)strtol(line + n + 1, NULL, 10);
-			break;
-		}
-	fclose(f);
-	return v;
+	return key_number(proc_open(pid, "status"), field, ':', &v) ? -1 : (pid_t)v;
 }
 
 int cs_procfs_task(pid_t pid, char *state, unsigned long long *start, pid_t *tracer)

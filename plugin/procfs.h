@@ -11,6 +11,8 @@
 pid_t cs_procfs_ns_pid(pid_t pid);
 /* MemAvailable in bytes, 0 if unknown */
 uint64_t cs_procfs_mem_available(void);
+/* the /proc/vmstat counter named key (e.g. "pgactivate"), 0 if unknown */
+uint64_t cs_procfs_vmstat(const char *key);
 /* pid maps the CUDA driver's IPC file (/dev/shm/cuda.shm.*): its name into name */
 bool cs_procfs_cuda_ipc(pid_t pid, char *name, size_t len);
 /* pid has the CUDA driver (libcuda.so) mapped; true when it cannot be told (no driver call) */

@@ -21,6 +21,11 @@ tests_base_test_base_clock_state_criu_version_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_
 tests_base_test_base_clock_state_criu_version_LDADD = $(UNIT_TEST_LIBS)
 
 # /proc: a SIGSTOP queued for a process that has not stopped yet (criu's -s seen by the helper)
+check_PROGRAMS += tests/base/test-procfs-key-numbers
+TESTS += tests/base/test-procfs-key-numbers
+tests_base_test_procfs_key_numbers_SOURCES = tests/base/test-procfs-key-numbers.c tests/log-stderr.c tests/tap.h
+tests_base_test_procfs_key_numbers_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+tests_base_test_procfs_key_numbers_LDADD = $(UNIT_TEST_LIBS)
 check_PROGRAMS += tests/base/test-procfs-stop-pending
 TESTS += tests/base/test-procfs-stop-pending
 tests_base_test_procfs_stop_pending_SOURCES = tests/base/test-procfs-stop-pending.c tests/log-stderr.c tests/tap.h

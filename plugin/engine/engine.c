@@ -537,7 +537,7 @@ static const char *io_name(const struct eng_region *reg)
 		return "mapped (tmpfs) I/O";
 	if (reg->r->used_direct_io)
 		return "O_DIRECT I/O";
-	if (reg->job->dump && reg->memfs && reg->job->opts->tmpfs_readback)
+	if (eng_reads_back(reg))
 		return "buffered I/O, each step read back";
 	return "buffered I/O";
 }

@@ -614,7 +614,7 @@ int eng_io_write(struct eng_thread *t, void *buf, size_t len, uint64_t idx, uint
 	if (direct) {
 		ret = pwrite_direct(f->fd, buf, alen, off, f->align);
 	} else {
-		ret = pwrite_hashed(f->fd, buf, len, off, hash, reg->memfs && reg->job->opts->tmpfs_readback);
+		ret = pwrite_hashed(f->fd, buf, len, off, hash, eng_reads_back(reg));
 	}
 	if (ret == -EINVAL && direct && fall_back(f)) {
 		direct = false;

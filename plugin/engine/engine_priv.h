@@ -69,7 +69,7 @@ struct eng_region {
 	bool memfs;	      /* the images directory is a memory filesystem (tmpfs, ramfs) */
 	pthread_mutex_t lock; /* serialises the O_DIRECT -> buffered and mapping -> pwrite switches */
 	unsigned nfiles;      /* stripes */
-	bool space_checked;	/* memfs: free space checked, nothing reserved (engine_io.c) */
+	bool space_checked;   /* memfs: free space checked, nothing reserved (engine_io.c) */
 	struct eng_file files[CS_MAX_STRIPES];
 
 	uint32_t chunk;
@@ -160,10 +160,15 @@ uint64_t eng_hstate_digest(struct eng_hstate *h);
 #if defined(__x86_64__) && defined(__GNUC__)
 void eng_hstate_update_avx2(struct eng_hstate *h, const void *buf, size_t len);
 #endif
-#define ENG_PIECE (256u << 10) /* buffered I/O moves a chunk in pieces this size, hashed while cached */
-#define ENG_READBACK (32u << 10) /* tmpfs_readback: written and read back in steps this size */
+#define ENG_PIECE    (256u << 10) /* buffered I/O moves a chunk in pieces this size, hashed while cached */
+#define ENG_READBACK (32u << 10)  /* tmpfs_readback: written and read back in steps this size */
 
 bool eng_dir_is_memfs(int dirfd); /* tmpfs or ramfs */
+/* a dump whose buffered writes are read back at once (opts->tmpfs_readback; engine_io.c) */
+static inline bool eng_reads_back(const struct eng_region *reg)
+{
+	return reg->job->dump && reg->memfs && reg->job->opts->tmpfs_readback;
+}
 /* engine_io.c: each reports its own error through eng_fail() and returns 0 or -errno */
 int eng_io_create(struct eng_region *reg);
 int eng_io_reserve(struct eng_region *reg); /* all stripes in parallel; memfs: space checked */

@@ -144,13 +144,16 @@ for r in cri:
 r = find("/dev/shm", 32 * G, "dense", True)
 d = find("/dev/shm", 32 * G, "dense")
 if r and d: print("mapped tmpfs writes, 32 GiB dense: dump %.2f GB/s (default pwrite into stripes: %.2f)" % (r["dump_gbps"], d["dump_gbps"]))
+# the /dev/shm dense row of this size with the pool and the default engine options (step 1)
+def shm_pooled_default(size):
+    return next((x for x in eng if x["dir"].startswith("/dev/shm") and x["size"] == size and x["kind"] == "dense" and not x["tmpfs_mapped"] and not x.get("tmpfs_readback") and x.get("dump_pool_gbps", 0) > 0), None)
 for r in [r for r in eng if r["dir"].startswith("/tmp/cs-bench-huge") and r.get("dump_pool_gbps", 0) > 0]:
-    d = next((x for x in eng if x["dir"].startswith("/dev/shm") and x["size"] == r["size"] and x["kind"] == "dense" and not x["tmpfs_mapped"] and not x.get("tmpfs_readback") and x.get("dump_pool_gbps", 0) > 0), None)
+    d = shm_pooled_default(r["size"])
     print("== tmpfs with 2 MiB pages (huge=within_size; %g GiB dense, pooled)" % (r["size"] / G))
     res(r["restore_pool_ratio"] >= 0.9, "pooled restore >= 0.9 of the read limit (its faster pass): %.2f (%.2f of %.2f GB/s; first read %.2f GB/s; pages promoted during it: %d)" % (r["restore_pool_ratio"], r["restore_pool_gbps"], r["limit_restore_gbps"], r["storage_read_first_gbps"], r.get("restore_pool_pages_promoted", -1)))
     res(r["dump_pool_ratio"] >= 0.8, "dump with the pool >= 0.8 of the write limit: %.2f (%.2f of %.2f GB/s)%s" % (r["dump_pool_ratio"], r["dump_pool_gbps"], r["storage_write_gbps"], ("; /dev/shm (step 1): dump %.2f GB/s (write limit %.2f), restore %.2f GB/s (first read %.2f)" % (d["dump_pool_gbps"], d["storage_write_gbps"], d["restore_pool_gbps"], d["storage_read_first_gbps"])) if d else ""))
 for r in [r for r in eng if r.get("tmpfs_readback") and r["kind"] == "dense" and r.get("dump_pool_gbps", 0) > 0]:
-    d = next((x for x in eng if x["dir"] == r["dir"] and x["size"] == r["size"] and x["kind"] == "dense" and not x["tmpfs_mapped"] and not x.get("tmpfs_readback") and x.get("dump_pool_gbps", 0) > 0), None)
+    d = shm_pooled_default(r["size"])
     print("== tmpfs_readback (%g GiB dense, pooled; the dump reads each step back)" % (r["size"] / G))
     res(r["restore_pool_ratio"] >= 0.9, "pooled restore >= 0.9 of the read limit (its faster pass): %.2f (%.2f of %.2f GB/s; pages promoted during the dump %d, during the restore %d)" % (r["restore_pool_ratio"], r["restore_pool_gbps"], r["limit_restore_gbps"], r.get("dump_pool_pages_promoted", -1), r.get("restore_pool_pages_promoted", -1)))
     print("dump with the pool %.2f GB/s = %.2f of the write limit %.2f%s" % (r["dump_pool_gbps"], r["dump_pool_ratio"], r["storage_write_gbps"], ("; without readback (step 1): dump %.2f GB/s, restore %.2f GB/s" % (d["dump_pool_gbps"], d["restore_pool_gbps"])) if d and d.get("dump_pool_gbps", 0) > 0 else ""))

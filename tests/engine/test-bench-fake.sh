@@ -47,7 +47,7 @@ ok $rc "--pool run exits 0"
 echo "$out" | grep -q '^# --pool: 3 x 1048576 bytes pinned once in [0-9.]* s'
 ok $? "--pool says what it pinned ahead, and how long it took"
 [ "$(echo "$out" | grep -cE '"verified":true.*"restore_pool_gbps":([1-9][0-9.]*|0\.[0-9]*[1-9])')" = 2 ] &&
-	[ "$(echo "$out" | grep -cE '"dump_pool_gbps":([1-9][0-9.]*|0\.[0-9]*[1-9]),"dump_pool_ratio":')" = 2 ] &&
+	[ "$(echo "$out" | grep -cE '"dump_pool_gbps":([1-9][0-9.]*|0\.[0-9]*[1-9][0-9]*),"dump_pool_ratio":')" = 2 ] &&
 	[ "$(echo "$out" | grep -c '^# 5M .*restore thread setup [0-9.]* s.*dump with the pool [0-9.]* GB/s.*restore with the pool [0-9.]* GB/s')" = 2 ]
 ok $? "both rows verified the pooled dump and restore and report them beside the thread setup times"
 # the read limit is the faster of its chunk-sized and 256 KiB passes, and both were measured

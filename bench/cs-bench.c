@@ -57,6 +57,8 @@ struct row {
 	uint64_t image_bytes, pinned;
 	/* --pool: pages the kernel promoted (pgactivate) during the pooled dump and restore */
 	uint64_t dump_pool_promoted, restore_pool_promoted;
+	/* the restore, and the one with the pool, read the extents through mappings (engine_mapread.c) */
+	bool restore_mapped, restore_pool_mapped;
 	unsigned files, wthreads, rthreads;
 	bool direct, mapped, verified, dropped;
 };
@@ -123,7 +125,8 @@ static void usage(FILE *f)
 	    "usage: cs-bench [--dir DIR] [--sizes 1G,8G,32G] [--kinds dense,zero75] [--threads N]\n"
 	    "                [--chunk SIZE] [--pinned SIZE] [--no-direct] [--no-naive] [--no-limits]\n"
 	    "                [--tmpfs-map] [--stripes N] [--overlap SECONDS] [--prefetch-max SIZE]\n"
-	    "                [--tmpfs-readback] [--pool] [--procs N] [--device N] [--keep]\n"
+	    "                [--tmpfs-readback] [--tmpfs-restore-map auto|yes|no] [--pool] [--procs N]\n"
+	    "                [--device N] [--keep]\n"
 	    "Sizes are binary (K, M, G = KiB, MiB, GiB); rates are GB/s (1e9 bytes/s).\n"
 	    "--procs N (2..%u): after each size's rows, N concurrent engine calls (one thread each, as the\n"
 	    "  helper copies N processes) of SIZE/N bytes each (rounded down to 4 KiB: the row's size is\n"
@@ -146,6 +149,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		{ "no-direct", 0, 0, 'D' },
 		{ "tmpfs-map", 0, 0, 'M' },
 		{ "tmpfs-readback", 0, 0, 'R' },
+		{ "tmpfs-restore-map", 1, 0, 'm' },
 		{ "no-naive", 0, 0, 'N' },
 		{ "no-limits", 0, 0, 'L' },
 		{ "device", 1, 0, 'g' },
@@ -205,6 +209,16 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		case 'R':
 			c->eo.tmpfs_readback = true;
 			break;
+		case 'm':
+			if (!strcmp(optarg, "auto"))
+				c->eo.tmpfs_restore_map = CS_AUTO;
+			else if (!strcmp(optarg, "yes"))
+				c->eo.tmpfs_restore_map = CS_YES;
+			else if (!strcmp(optarg, "no"))
+				c->eo.tmpfs_restore_map = CS_NO;
+			else
+				goto bad;
+			break;
 		case 'N':
 			c->naive = false;
 			break;
@@ -256,6 +270,11 @@ bad:
 	return -1;
 }
 
+static const char *tri_name(enum cs_tristate t)
+{
+	return t == CS_AUTO ? "auto" : t == CS_YES ? "yes" : "no";
+}
+
 static double ratio(double v, double limit)
 {
 	return limit > 0 ? v / limit : 0;
@@ -304,7 +323,8 @@ static void print_row(const struct cli *c, const struct row *r)
 	    "\"restore_pool_gbps\":%.3f,\"restore_pool_ratio\":%.3f,\"storage_read_piece_gbps\":%.3f,"
 	    "\"pipeline_gbps\":%.3f,\"dump_pool_gbps\":%.3f,\"dump_pool_ratio\":%.3f,"
 	    "\"storage_read_first_gbps\":%.3f,\"restore_first_ratio\":%.3f,\"restore_pool_first_ratio\":%.3f,"
-	    "\"dump_pool_pages_promoted\":%llu,\"restore_pool_pages_promoted\":%llu}"
+	    "\"dump_pool_pages_promoted\":%llu,\"restore_pool_pages_promoted\":%llu,"
+	    "\"tmpfs_restore_map\":\"%s\",\"restore_mapped\":%s,\"restore_pool_mapped\":%s}"
 	    "\n",
 	    c->dir, (unsigned long long)r->size, kind_name(r->kind), c->eo.threads, c->eo.chunk_size,
 	    c->eo.pinned_max, r->direct ? "true" : "false", r->mapped ? "true" : "false",
@@ -315,7 +335,8 @@ static void print_row(const struct cli *c, const struct row *r)
 	    r->rsetup, r->rteardown, r->restore_pool, ratio(r->restore_pool, lr), r->rd_piece, r->pipe,
 	    r->dump_pool, ratio(r->dump_pool, ld), r->rd_first, ratio(r->restore, rf),
 	    ratio(r->restore_pool, rf), (unsigned long long)r->dump_pool_promoted,
-	    (unsigned long long)r->restore_pool_promoted);
+	    (unsigned long long)r->restore_pool_promoted, tri_name(c->eo.tmpfs_restore_map),
+	    r->restore_mapped ? "true" : "false", r->restore_pool_mapped ? "true" : "false");
 	printf("# %s %s: dump thread setup %.3f s, teardown %.3f s; restore thread setup %.3f s, teardown "
 	       "%.3f s",
 	       size, kind_name(r->kind), r->dsetup, r->dteardown, r->rsetup, r->rteardown);
@@ -326,9 +347,10 @@ static void print_row(const struct cli *c, const struct row *r)
 		       lr);
 	if (c->pool)
 		printf("; pages the kernel promoted to its active list (pgactivate): %llu during the dump "
-		       "with the pool, %llu during its restore",
+		       "with the pool, %llu during its restore%s",
 		       (unsigned long long)r->dump_pool_promoted,
-		       (unsigned long long)r->restore_pool_promoted);
+		       (unsigned long long)r->restore_pool_promoted,
+		       r->restore_pool_mapped ? " (read through mappings)" : "");
 	if (r->rd_first > 0)
 		printf("; first read of pages just written %.2f GB/s: the restore %.2f of it%s", rf,
 		       ratio(r->restore, rf), c->pool ? ", with the pool" : "");
@@ -469,6 +491,7 @@ static int pool_row(const struct bench *b, const struct cli *c, CUdeviceptr dev,
 	p0 = cs_procfs_vmstat("pgactivate");
 	if (timed_copy(b, reg, &eo, false, "restore with the pool", &r->restore_pool))
 		return -1;
+	r->restore_pool_mapped = reg->used_mapping;
 	r->restore_pool_promoted = cs_procfs_vmstat("pgactivate") - p0;
 	if (bench_verify(b, dev, r->size, r->kind, &same) || !same) {
 		fprintf(stderr, "cs-bench: restore with the pool: device bytes differ\n");
@@ -508,6 +531,7 @@ static int engine_row(const struct bench *b, const struct cli *c, CUdeviceptr de
 		goto err;
 	r->pinned = reg.pinned_bytes > r->pinned ? reg.pinned_bytes : r->pinned;
 	r->direct = r->direct && reg.used_direct_io;
+	r->restore_mapped = reg.used_mapping;
 	r->rsetup = reg.setup_seconds;
 	r->rteardown = reg.teardown_seconds;
 	ret = bench_verify(b, dev, r->size, r->kind, &r->verified);

@@ -177,6 +177,10 @@ int cs_options_set(struct cs_options *o, const char *key, const char *v, char *e
 	} else if (!strcmp(key, "tmpfs_readback")) {
 		if (parse_bool(v, &o->tmpfs_readback))
 			return cs_fail(-EINVAL, err, len, "tmpfs_readback: '%s' is not yes or no", v);
+	} else if (!strcmp(key, "tmpfs_restore_map")) {
+		if (parse_tristate(v, &o->tmpfs_restore_map))
+			return cs_fail(-EINVAL, err, len, "tmpfs_restore_map: '%s' is not auto, yes or no",
+				       v);
 	} else if (!strcmp(key, "stripes")) {
 		if (parse_u64(v, 0, CS_MAX_STRIPES, &x))
 			return cs_fail(-EINVAL, err, len, "stripes: '%s' is not in 0..%u (0 = auto)", v,
@@ -241,7 +245,8 @@ static void defaults(struct cs_options *o)
 	o->pinned_max = CS_ENGINE_PINNED_DEF;
 	o->direct_io = true;
 	o->tmpfs_map = false;
-	o->tmpfs_readback = false; /* dumps ~0.8x, the first restore after them ~1.6x (usage.md) */
+	o->tmpfs_readback = false;	/* dumps ~0.8x, the first restore after them ~1.6x (usage.md) */
+	o->tmpfs_restore_map = CS_AUTO; /* a first read through a mapping: ~2x (usage.md) */
 	o->stripes = 0;
 	o->prefetch = CS_NO; /* no whole restore measured faster with it (performance.md) */
 	o->prefetch_max = CS_PREFETCH_MAX_DEF;
@@ -420,6 +425,7 @@ static const struct {
 	{ "CUDASTORE_DIRECT_IO", "direct_io" },
 	{ "CUDASTORE_TMPFS_MAP", "tmpfs_map" },
 	{ "CUDASTORE_TMPFS_READBACK", "tmpfs_readback" },
+	{ "CUDASTORE_TMPFS_RESTORE_MAP", "tmpfs_restore_map" },
 	{ "CUDASTORE_STRIPES", "stripes" },
 	{ "CUDASTORE_PREFETCH", "prefetch" },
 	{ "CUDASTORE_PREFETCH_MB", "prefetch_mb" },
@@ -556,6 +562,8 @@ int cs_option_format(const struct cs_options *o, const char *key, char *buf, siz
 		snprintf(buf, len, "%s", yes_no(o->tmpfs_map));
 	else if (!strcmp(key, "tmpfs_readback"))
 		snprintf(buf, len, "%s", yes_no(o->tmpfs_readback));
+	else if (!strcmp(key, "tmpfs_restore_map"))
+		snprintf(buf, len, "%s", tri_name(o->tmpfs_restore_map));
 	else if (!strcmp(key, "stripes"))
 		snprintf(buf, len, "%u%s", o->stripes, o->stripes ? "" : " (auto)");
 	else if (!strcmp(key, "prefetch"))

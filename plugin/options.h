@@ -40,6 +40,7 @@ struct cs_options {
 	bool direct_io;
 	bool tmpfs_map; /* dump into tmpfs through a shared mapping */
 	bool tmpfs_readback;	   /* dump into a memory filesystem: read each step back after writing it */
+	enum cs_tristate tmpfs_restore_map; /* restore from one through a mapping; AUTO: when unread */
 	unsigned stripes;	   /* extent files per GPU; 0 = auto (engine.h) */
 	enum cs_tristate prefetch; /* restore: read + verify extents at POST_FORKING (CRIU >= 4.2);
 				    * default NO; AUTO: when the machine has at least 4 CPUs */
@@ -91,7 +92,7 @@ int cs_options_load_traced(struct cs_options *o, cs_options_trace_fn fn, void *a
 const char *cs_options_config_path(void);
 const char *cs_opt_mode_name(enum cs_opt_mode m);
 /* Every option: its key in the file (CUDASTORE_<KEY> in the environment), in a stable order. */
-#define CS_OPTION_COUNT 23
+#define CS_OPTION_COUNT 24
 const char *cs_option_key(unsigned i); /* i < CS_OPTION_COUNT, else NULL */
 /* The value of option key in o, as the file would spell it (defaults spelled out); 0 or -ENOENT. */
 int cs_option_format(const struct cs_options *o, const char *key, char *buf, size_t len);

@@ -39,6 +39,7 @@ void cs_engine_opts_default(struct cs_engine_opts *o)
 	o->direct_io = true;
 	o->map_tmpfs = false; /* not yet measured on a GPU host (performance.md) */
 	o->tmpfs_readback = false;
+	o->tmpfs_restore_map = CS_AUTO;
 	o->skip_zero = true;
 	o->stripes = 0; /* auto: one per copy thread on a memory filesystem */
 }
@@ -434,7 +435,10 @@ static int region_prepare_restore(struct eng_region *reg)
 	if (ret)
 		return ret;
 	reg->pf = eng_prefetch_find(reg->job->opts->prefetch, reg->r);
-	return eng_io_open_ro(reg);
+	ret = eng_io_open_ro(reg);
+	if (!ret)
+		eng_mapread_plan(reg);
+	return ret;
 }
 
 static void region_close(struct eng_region *reg, bool failed)
@@ -534,7 +538,7 @@ static void join_threads(struct eng_region *regs, unsigned n)
 static const char *io_name(const struct eng_region *reg)
 {
 	if (reg->r->used_mapping)
-		return "mapped (tmpfs) I/O";
+		return reg->job->dump ? "mapped (tmpfs) I/O" : "buffered I/O, read through a mapping";
 	if (reg->r->used_direct_io)
 		return "O_DIRECT I/O";
 	if (eng_reads_back(reg))

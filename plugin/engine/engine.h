@@ -51,6 +51,9 @@ struct cs_engine_opts {
 	bool tmpfs_readback; /* dump into a memory filesystem: read each piece back right after
 			      * writing it, so the first restore's reads are not the kernel's first
 			      * touch of the pages (engine_io.c); default off */
+	enum cs_tristate tmpfs_restore_map; /* restore from a memory filesystem through a mapping:
+					     * CS_AUTO (default) when its pages were not read since
+					     * written, CS_YES always, CS_NO never (engine_mapread.c) */
 	unsigned stripes;    /* dump: extent files per device, 1..CS_MAX_STRIPES; 0 = auto: one
 			      * per copy thread on a memory filesystem (tmpfs, ramfs), else 1 */
 	bool skip_zero;	     /* detect and skip all-zero chunks */
@@ -111,7 +114,7 @@ struct cs_engine_region {
 	uint64_t stored_bytes; /* bytes of data in the file (non-zero chunks) */
 	uint64_t pinned_bytes; /* pinned memory used for this region */
 	bool used_direct_io;
-	bool used_mapping; /* dump: written through a shared mapping (tmpfs) */
+	bool used_mapping; /* written (dump) or read (restore) through a shared mapping (tmpfs) */
 	uint64_t prefetched_bytes; /* restore: bytes taken from the prefetch instead of the files */
 	uint64_t pooled_bytes;	   /* pinned bytes lent by opts->pool (not pinned by this call) */
 	double seconds;		   /* wall time of this region's copy */

@@ -10,6 +10,7 @@ libcsengine_a_SOURCES = \
 	plugin/engine/engine_chunk.c \
 	plugin/engine/engine_hash_avx2.c \
 	plugin/engine/engine_io.c \
+	plugin/engine/engine_mapread.c \
 	plugin/engine/engine_pool.c \
 	plugin/engine/engine_dump.c \
 	plugin/engine/engine_restore.c \

@@ -51,6 +51,10 @@
  * in the CPU cache: one pass over memory less than hashing the whole chunk separately. The
  * hash is always taken over the bytes in our buffer, never over the file's pages.
  *
+ * The restore of such pages reads them through a mapping instead (engine_mapread.c), which
+ * avoids the promotion without costing the dump; the read-back remains for restores that use
+ * read(2) (opts->tmpfs_restore_map = CS_NO).
+ *
  * Read-back (opts->tmpfs_readback, off by default): tmpfs leaves a page it creates on a write
  * marked referenced on the inactive LRU list, so the first read(2) of it moves it to the
  * active list, page by page under the LRU lock; when that first read is the restore's, it ran
@@ -647,6 +651,8 @@ int eng_io_read(struct eng_thread *t, void *buf, size_t len, uint64_t idx, uint6
 	size_t got;
 	int ret;
 
+	if (f->map) /* tmpfs pages not read since written (engine_mapread.c) */
+		return eng_mapread(reg, f, buf, len, off, hash);
 	if (direct)
 		ret = pread_full(f->fd, buf, alen, len, off, &got, f->align);
 	else

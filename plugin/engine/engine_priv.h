@@ -56,7 +56,8 @@ struct eng_file {
 	atomic_bool direct;    /* fd currently has O_DIRECT */
 	atomic_bool direct_ok; /* an O_DIRECT transfer succeeded: EINVAL is then a real error */
 	uint32_t align;	       /* O_DIRECT alignment of the file (engine_io.c), <= ENG_ALIGN */
-	char *map;	       /* dump on tmpfs: the reserved file mapped shared, or NULL */
+	char *map;	       /* tmpfs: the file mapped shared (dump: reserved, written; restore:
+				* read, engine_mapread.c), or NULL */
 	atomic_bool map_off;   /* process_vm_writev refused: pwrite after all */
 	int err;	       /* dump: result of this file's reservation (parallel fallocate) */
 	pthread_t tid;
@@ -183,6 +184,12 @@ int eng_io_skip(struct eng_thread *t, size_t len, uint64_t idx);
 /* read chunk idx into buf; *hash (when not NULL) gets the XXH3 of what was read */
 int eng_io_read(struct eng_thread *t, void *buf, size_t len, uint64_t idx, uint64_t *hash);
 int eng_io_finish_dump(struct eng_region *reg);
+
+/* engine_mapread.c: restore from tmpfs through a mapping (opts->tmpfs_restore_map) */
+void eng_mapread_plan(struct eng_region *reg); /* after eng_io_open_ro: maps the files, or not */
+/* read len bytes at off of f (mapped by the plan) into buf, hashed as read(2)'s; reports errors */
+int eng_mapread(struct eng_region *reg, struct eng_file *f, char *buf, size_t len, uint64_t off,
+		uint64_t *hash);
 
 /* engine_pool.c: a free pool buffer of at least len bytes, or NULL; give it back when done */
 void *eng_pool_take(struct cs_pinned_pool *p, size_t len);

@@ -31,6 +31,7 @@ void cs_copy_engine_opts(struct cs_ctx *ctx, struct cs_engine_opts *eo)
 	eo->direct_io = ctx->opt.direct_io;
 	eo->map_tmpfs = ctx->opt.tmpfs_map;
 	eo->tmpfs_readback = ctx->opt.tmpfs_readback;
+	eo->tmpfs_restore_map = ctx->opt.tmpfs_restore_map;
 	eo->stripes = ctx->opt.stripes;
 	eo->skip_zero = ctx->opt.skip_zero;
 	/* space_check = no: the user says the images fit although the GPU memory does not; only the

@@ -62,6 +62,29 @@ static void combinations(const char *path)
 	write_file(path, "");
 }
 
+/* tmpfs_restore_map: auto unless the file or CUDASTORE_TMPFS_RESTORE_MAP says otherwise */
+static void tmpfs_restore_map(const char *path)
+{
+	struct cs_options o;
+	char err[512];
+
+	setenv("CUDASTORE_CONFIG", path, 1);
+	tap_ok(load_with("", path, &o, err, sizeof(err)) == 0 && o.tmpfs_restore_map == CS_AUTO,
+	       "tmpfs_restore_map is auto by default: %s", err);
+	tap_ok(load_with("tmpfs_restore_map = no\n", path, &o, err, sizeof(err)) == 0 &&
+		   o.tmpfs_restore_map == CS_NO,
+	       "tmpfs_restore_map = no in the file: %s", err);
+	setenv("CUDASTORE_TMPFS_RESTORE_MAP", "yes", 1);
+	tap_ok(cs_options_load(&o, err, sizeof(err)) == 0 && o.tmpfs_restore_map == CS_YES,
+	       "CUDASTORE_TMPFS_RESTORE_MAP=yes overrides the file's no: %s", err);
+	setenv("CUDASTORE_TMPFS_RESTORE_MAP", "always", 1);
+	tap_ok(cs_options_load(&o, err, sizeof(err)) == -EINVAL && strstr(err, "CUDASTORE_TMPFS_RESTORE_MAP") &&
+		   strstr(err, "'always'") && strstr(err, "auto, yes or no"),
+	       "CUDASTORE_TMPFS_RESTORE_MAP=always refused: %s", err);
+	unsetenv("CUDASTORE_TMPFS_RESTORE_MAP");
+	write_file(path, "");
+}
+
 /* A CUDASTORE_* variable the plugin does not know is an error, like an unknown key. */
 static void environment(const char *path)
 {
@@ -214,7 +237,7 @@ int main(void)
 	if (fd < 0)
 		tap_bail("mkstemp");
 	close(fd);
-	tap_plan(44);
+	tap_plan(48);
 
 	setenv("CUDASTORE_CONFIG", "/nonexistent/cudastore.conf", 1);
 	tap_ok(cs_options_load(&o, err, sizeof(err)) == -EINVAL && strstr(err, "/nonexistent/cudastore.conf"),
@@ -270,6 +293,7 @@ int main(void)
 	tap_ok(cs_options_load(&o, err, sizeof(err)) == 0 && o.tmpfs_map, "CUDASTORE_TMPFS_MAP=yes turns the mapping on");
 	unsetenv("CUDASTORE_TMPFS_MAP");
 	tmpfs_readback(path);
+	tmpfs_restore_map(path);
 
 	formatting(path);
 	combinations(path);

@@ -6,9 +6,9 @@
 ENGINE_TEST_SAN =
 check_LIBRARIES += tests/engine/libenginetest.a
 tests_engine_libenginetest_a_SOURCES = \
-	plugin/engine/engine.c plugin/engine/engine_job.c plugin/engine/engine_chunk.c plugin/engine/engine_hash_avx2.c plugin/engine/engine_io.c plugin/engine/engine_dump.c \
+	plugin/engine/engine.c plugin/engine/engine_job.c plugin/engine/engine_chunk.c plugin/engine/engine_hash_avx2.c plugin/engine/engine_io.c plugin/engine/engine_mapread.c plugin/engine/engine_dump.c \
 	plugin/engine/engine_pool.c \
-	plugin/engine/engine_restore.c plugin/engine/engine_prefetch.c plugin/clock.c plugin/cuda_ops.c plugin/trust.c plugin/uuid.c plugin/images/imgdir.c tests/log-stderr.c \
+	plugin/engine/engine_restore.c plugin/engine/engine_prefetch.c plugin/clock.c plugin/cuda_ops.c plugin/procfs.c plugin/trust.c plugin/uuid.c plugin/images/imgdir.c tests/log-stderr.c \
 	tests/engine/fake-cuda.c tests/engine/fake-cuda.h \
 	tests/engine/engine-test.c tests/engine/engine-test.h
 tests_engine_libenginetest_a_CFLAGS = $(AM_CFLAGS) $(ENGINE_TEST_SAN)
@@ -26,6 +26,7 @@ ENGINE_TESTS = \
 	tests/engine/test-engine-enospc \
 	tests/engine/test-engine-memfs-space-checked-not-reserved \
 	tests/engine/test-engine-tmpfs-readback \
+	tests/engine/test-engine-tmpfs-restore-map \
 	tests/engine/test-engine-cuda-fault \
 	tests/engine/test-engine-hash-avx2-matches-sse2 \
 	tests/engine/test-engine-threads-block-signals \
@@ -68,6 +69,9 @@ tests_engine_test_engine_memfs_space_checked_not_reserved_LDADD = $(ENGINE_TEST_
 tests_engine_test_engine_tmpfs_readback_SOURCES = tests/engine/test-engine-tmpfs-readback.c
 tests_engine_test_engine_tmpfs_readback_CFLAGS = $(ENGINE_TEST_CFLAGS)
 tests_engine_test_engine_tmpfs_readback_LDADD = $(ENGINE_TEST_LDADD)
+tests_engine_test_engine_tmpfs_restore_map_SOURCES = tests/engine/test-engine-tmpfs-restore-map.c
+tests_engine_test_engine_tmpfs_restore_map_CFLAGS = $(ENGINE_TEST_CFLAGS)
+tests_engine_test_engine_tmpfs_restore_map_LDADD = $(ENGINE_TEST_LDADD)
 tests_engine_test_engine_cuda_fault_SOURCES = tests/engine/test-engine-cuda-fault.c
 tests_engine_test_engine_cuda_fault_CFLAGS = $(ENGINE_TEST_CFLAGS)
 tests_engine_test_engine_cuda_fault_LDADD = $(ENGINE_TEST_LDADD)

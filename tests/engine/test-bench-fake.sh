@@ -2,13 +2,13 @@
 # test-bench-fake: cs-bench runs end to end on the fake libcuda (tiny sizes), verifies every byte, and skips with 77 without libcuda;
 # it creates a missing --dir, and its restore-overlap stand-in (--overlap) and its restore with buffers pinned
 # ahead (--pool) verify every byte too, with and without --tmpfs-readback, and count the kernel's page
-# promotions; --procs 4 runs 4 engine calls at once per row, verifies every byte
+# promotions (a restore of fresh tmpfs pages reads them through mappings, and promotes few); --procs 4 runs 4 engine calls at once per row, verifies every byte
 # of every copy and prints the 4-copy storage limit beside the aggregate.
 set -u
 b=${top_builddir:-.}
 bench=$b/bench/cs-bench
 lib=$b/tests/engine/libcuda-fake.so
-echo "1..21"
+echo "1..22"
 n=0
 all=
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
@@ -59,16 +59,32 @@ ok $? "the read limit is the faster of the chunk-sized and 256 KiB read passes (
 [ "$(echo "$out" | grep -cE '^# 5M dense: .*read \+ H2D alone \([0-9]+ threads, no hashing\) [0-9.]+ GB/s: the restore [0-9.]+ of it, with the pool [0-9.]+$')" = 1 ] &&
 	echo "$out" | grep '"kind":"dense"' | grep -qE '"pipeline_gbps":([1-9][0-9.]*|0\.[0-9]*[1-9])'
 ok $? "the dense row measured read + H2D without the engine and compares both restores with it"
-# the kernel's page promotions around the pooled copies: in a memory filesystem, the first read of
-# pages a write created promotes each of them (classic LRU), so the dense row's restore counts at
-# least half its 1280 pages (other processes can only add to the count, never take from it)
+# the kernel's page promotions around the pooled copies: in a memory filesystem (classic LRU) the
+# pooled restore of pages just written reads them through mappings (tmpfs_restore_map = auto), so
+# the kernel promotes only the probe's few of the dense row's 1280 pages; read(2) would promote
+# at least half of them (other processes can only add to a count, never take from it)
+classic=no
+[ "$base" = /dev/shm ] && ! grep -qv '^0x0*$' /sys/kernel/mm/lru_gen/enabled 2>/dev/null && classic=yes
 [ "$(echo "$out" | grep -cE '^# 5M .*pages the kernel promoted to its active list \(pgactivate\): [0-9]+ during the dump with the pool, [0-9]+ during its restore')" = 2 ] &&
-	if [ "$base" = /dev/shm ] && ! grep -qv '^0x0*$' /sys/kernel/mm/lru_gen/enabled 2>/dev/null; then
+	[ "$(echo "$out" | grep -c '"tmpfs_restore_map":"auto"')" = 2 ] &&
+	if [ $classic = yes ]; then
 		pr=$(echo "$out" | grep '"kind":"dense"' | sed -n 's/.*"restore_pool_pages_promoted":\([0-9]*\).*/\1/p')
-		echo "# dense 5M pooled restore: $pr pages promoted"
+		echo "# dense 5M pooled restore through mappings: $pr pages promoted"
+		[ -n "$pr" ] && [ "$pr" -lt 320 ] && echo "$out" | grep '"kind":"dense"' | grep -q '"restore_pool_mapped":true' &&
+			echo "$out" | grep -q '^# 5M dense: .* during its restore (read through mappings)'
+	fi
+ok $? "both rows count the kernel's promotions; a pooled restore of fresh tmpfs pages reads through mappings and promotes few"
+out=$(CUDASTORE_TEST_LOGLEVEL=1 CUDASTORE_LIBCUDA=$lib "$bench" --dir "$dir" --sizes 5M --chunk 1M \
+	--pinned 3M --threads 2 --kinds dense --no-naive --pool --tmpfs-restore-map no 2>&1); rc=$?
+echo "$out" | sed 's/^/# /'
+all="$all$out"
+[ $rc = 0 ] && [ "$(echo "$out" | grep -c '"verified":true.*"tmpfs_restore_map":"no","restore_mapped":false,"restore_pool_mapped":false')" = 1 ] &&
+	if [ $classic = yes ]; then
+		pr=$(echo "$out" | sed -n 's/.*"restore_pool_pages_promoted":\([0-9]*\).*/\1/p')
+		echo "# dense 5M pooled restore with read(2): $pr pages promoted"
 		[ -n "$pr" ] && [ "$pr" -ge 640 ]
 	fi
-ok $? "both rows count the pages the kernel promoted during the pooled dump and restore"
+ok $? "--tmpfs-restore-map no: the pooled restore reads with read(2), which promotes at least half the pages"
 out=$(CUDASTORE_TEST_LOGLEVEL=1 CUDASTORE_LIBCUDA=$lib "$bench" --dir "$dir" --sizes 5M --chunk 1M \
 	--pinned 3M --threads 2 --kinds dense --no-naive --pool --tmpfs-readback 2>&1); rc=$?
 echo "$out" | sed 's/^/# /'

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test-engine-tmpfs-restore-map: a restore from a tmpfs reads through a mapping when its pages
+ * were not read since they were written (tmpfs_restore_map = auto), always with yes, never with
+ * no or on a disk, and returns the same bytes every way. Where the kernel counts promotions
+ * (classic LRU), a restore through the mapping promotes almost none of the pages and read(2)
+ * nearly all. A file that shrinks during a mapped restore fails it with an error that says so,
+ * and the process lives on; a SIGBUS that is not the engine's still reaches the handler that
+ * was installed before.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "engine-test.h"
+#include "procfs.h"
+
+#define K64  (64u << 10)
+#define SIZE (8u << 20)
+
+static struct cs_cuda_ops ops;
+
+/* ---- the SIGBUS handler this program installs before the engine installs its own ---- */
+static atomic_int ours_called, ours_code;
+static sigjmp_buf *ours_env;
+
+static void ours(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	atomic_fetch_add(&ours_called, 1);
+	atomic_store(&ours_code, si->si_code);
+	if (ours_env)
+		siglongjmp(*ours_env, 1);
+}
+
+/* classic LRU with the promotion counter: /proc/vmstat has pgactivate, no multi-gen LRU */
+static bool promotions_counted(void)
+{
+	char buf[32] = "";
+	FILE *f = fopen("/sys/kernel/mm/lru_gen/enabled", "r");
+	bool mglru = false;
+
+	if (f) {
+		mglru = fgets(buf, sizeof(buf), f) && strtoul(buf, NULL, 0) != 0;
+		fclose(f);
+	}
+	return !mglru && cs_procfs_vmstat("pgactivate") > 0;
+}
+
+/* read every file of the directory once with read(2), as a copy or an earlier restore would */
+static void read_all(const char *path)
+{
+	static char buf[1 << 16];
+	struct dirent *e;
+	DIR *d = opendir(path);
+
+	while (d && (e = readdir(d))) {
+		char name[PATH_MAX + 300];
+		int fd;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(name, sizeof(name), "%s/%s", path, e->d_name);
+		fd = open(name, O_RDONLY);
+		while (fd >= 0 && read(fd, buf, sizeof(buf)) > 0)
+			;
+		if (fd >= 0)
+			close(fd);
+	}
+	if (d)
+		closedir(d);
+}
+
+enum prior { FRESH, READ_BEFORE };
+
+/* dump 8 MiB into d, maybe read it once, restore with mode: mapped as expected, same bytes */
+static void restore_case(const char *what, struct et_dir *d, enum cs_tristate mode, enum prior prior,
+			 bool expect_map, bool count)
+{
+	struct cs_engine_opts o = et_opts(K64, 4, 8 * K64, false);
+	struct cs_engine_region r;
+	uint64_t p0, promoted;
+	CUdeviceptr src;
+	char err[512] = "";
+	int fds = et_count_fds(), ret;
+
+	fake_cuda_init(&ops);
+	src = et_dev(fake_ctx(0), SIZE, ET_DENSE, K64, 21);
+	et_region(&r, src, SIZE, fake_ctx(0), d->fd, "mapread.ext");
+	ret = cs_engine_dump(&ops, &r, 1, &o, err, sizeof(err));
+	tap_ok(ret == 0, "%s: dump returns 0 (%d: %s)", what, ret, err);
+	if (prior == READ_BEFORE)
+		read_all(d->path);
+	o.tmpfs_restore_map = mode;
+	p0 = cs_procfs_vmstat("pgactivate");
+	et_restore_equal(&ops, &r, &o, src, what);
+	promoted = cs_procfs_vmstat("pgactivate") - p0;
+	tap_ok(r.used_mapping == expect_map, "%s: the restore %s through a mapping", what,
+	       expect_map ? "read" : "did not read");
+	if (!count)
+		tap_skip(1, "promotions: not counted here (no pgactivate, or multi-gen LRU)");
+	else if (expect_map)
+		tap_ok(promoted * 8 < SIZE / 4096,
+		       "%s: the kernel promoted almost none of the %u pages (%llu)", what, SIZE / 4096,
+		       (unsigned long long)promoted);
+	else
+		tap_ok(promoted * 2 > SIZE / 4096,
+		       "%s: read(2) of pages never read made the kernel promote most of the %u (%llu)", what,
+		       SIZE / 4096, (unsigned long long)promoted);
+	cs_engine_region_free_meta(&r);
+	et_remove_extents(d->fd, "mapread.ext");
+	fake_dev_free(src);
+	et_check_clean(what, fds);
+}
+
+/* ---- a file that shrinks during the restore ---- */
+static const char *shrink_path;
+static atomic_bool shrunk;
+
+static void shrink_all(void *arg, unsigned region, uint64_t done, uint64_t total)
+{
+	struct dirent *e;
+	DIR *d;
+
+	(void)arg, (void)region, (void)done, (void)total;
+	if (atomic_exchange(&shrunk, true))
+		return;
+	d = opendir(shrink_path);
+	while (d && (e = readdir(d))) {
+		char name[PATH_MAX + 300];
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(name, sizeof(name), "%s/%s", shrink_path, e->d_name);
+		if (truncate(name, 0))
+			perror(name);
+	}
+	if (d)
+		closedir(d);
+}
+
+static void shrink_case(struct et_dir *d)
+{
+	struct cs_engine_opts o = et_opts(K64, 4, 8 * K64, false);
+	struct cs_engine_region r;
+	CUdeviceptr src, dst;
+	char err[512] = "";
+	int fds = et_count_fds(), ret, called = atomic_load(&ours_called);
+
+	fake_cuda_init(&ops);
+	src = et_dev(fake_ctx(0), SIZE, ET_DENSE, K64, 22);
+	dst = et_dev(fake_ctx(0), SIZE, -1, 0, 0);
+	et_region(&r, src, SIZE, fake_ctx(0), d->fd, "shrink.ext");
+	ret = cs_engine_dump(&ops, &r, 1, &o, err, sizeof(err));
+	tap_ok(ret == 0, "shrinking file: dump returns 0 (%d: %s)", ret, err);
+	o.tmpfs_restore_map = CS_YES;
+	o.progress = shrink_all; /* first called after the first chunk: every file cut to 0 bytes */
+	shrink_path = d->path;
+	r.ptr = dst;
+	ret = cs_engine_restore(&ops, &r, 1, &o, err, sizeof(err));
+	tap_ok(ret == -EFAULT && atomic_load(&shrunk),
+	       "shrinking file: the restore fails with EFAULT, the process lives on (%d)", ret);
+	et_check_msg(err, "shrinking file", "shrank during the restore", "shrink.");
+	tap_ok(atomic_load(&ours_called) == called,
+	       "shrinking file: the engine's faults did not reach the program's own SIGBUS handler");
+	cs_engine_region_free_meta(&r);
+	et_remove_extents(d->fd, "shrink.ext");
+	fake_dev_free(src);
+	fake_dev_free(dst);
+	et_check_clean("shrinking file", fds);
+}
+
+/* after the engine installed its handler: a SIGBUS sent, and a fault outside the engine's copy */
+static void forward_case(struct et_dir *d)
+{
+	sigjmp_buf env;
+	volatile char *volatile p = MAP_FAILED;
+	int fd = openat(d->fd, "fault", O_RDWR | O_CREAT | O_EXCL, 0600);
+
+	atomic_store(&ours_called, 0);
+	raise(SIGBUS);
+	tap_ok(atomic_load(&ours_called) == 1 && atomic_load(&ours_code) <= 0,
+	       "a SIGBUS sent by raise() reaches the program's handler (%d calls, code %d)",
+	       atomic_load(&ours_called), atomic_load(&ours_code));
+	if (fd >= 0 && !ftruncate(fd, 4096))
+		p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED || ftruncate(fd, 0)) {
+		tap_skip(1, "cannot map a file to fault on");
+	} else {
+		ours_env = &env;
+		if (!sigsetjmp(env, 1))
+			(void)p[0]; /* past the end of the file now: SIGBUS */
+		ours_env = NULL;
+		tap_ok(atomic_load(&ours_called) == 2 && atomic_load(&ours_code) == BUS_ADRERR,
+		       "a fault outside the engine's copy reaches the program's handler (%d calls, code %d)",
+		       atomic_load(&ours_called), atomic_load(&ours_code));
+	}
+	if (p != MAP_FAILED)
+		munmap((void *)p, 4096);
+	if (fd >= 0)
+		close(fd);
+	unlinkat(d->fd, "fault", 0);
+}
+
+#define CASE_CHECKS 7 /* restore_case and shrink_case: 4 of their own, et_check_clean 3 */
+
+int main(void)
+{
+	struct sigaction sa;
+	struct et_dir t, disk;
+	bool count = promotions_counted();
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = ours;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+
+	tap_plan(6 * CASE_CHECKS + 2);
+	if (et_dir_make(&t, "tmpfs", "size=64m,mode=0700")) {
+		tap_skip(5 * CASE_CHECKS + 2, "cannot mount a tmpfs (not root?)");
+	} else {
+		restore_case("tmpfs, auto, pages never read", &t, CS_AUTO, FRESH, count, count);
+		restore_case("tmpfs, auto, pages read before", &t, CS_AUTO, READ_BEFORE, false, false);
+		restore_case("tmpfs, yes, pages read before", &t, CS_YES, READ_BEFORE, true, false);
+		restore_case("tmpfs, no, pages never read", &t, CS_NO, FRESH, false, count);
+		shrink_case(&t);
+		forward_case(&t);
+		et_dir_remove(&t);
+	}
+	if (et_disk_dir_make(&disk, CASE_CHECKS)) {
+		restore_case("disk, yes", &disk, CS_YES, FRESH, false, false);
+		et_dir_remove(&disk);
+	}
+	return tap_done();
+}

@@ -12,7 +12,9 @@
  * 24.5-25.3 GB/s the first time and 55-56 the second; one mapping per file, each 16 MiB dropped
  * (MADV_DONTNEED) right after it was copied, ran the first time at 50.9-54.3 GB/s, and with
  * 64 MiB steps at 67-69. A fresh mapping per step ran at 35.5-39.3 (16 MiB) and 41.5-47.1
- * (64 MiB): creating and removing mappings costs more than dropping pages of one.
+ * (64 MiB): creating and removing mappings costs more than dropping pages of one. So each file
+ * is mapped once, and a thread claims ENG_MAP_DROP bytes of one file at a time (reg->group
+ * chunks back to back; engine_restore.c) and drops them in one call when it has copied them.
  *
  * The pages stay unpromoted, so the next read(2) of them pays what this one avoided; pages
  * read before (a second restore of the same images, a copy) are read faster by read(2). Which
@@ -20,13 +22,16 @@
  *   CS_NO    read(2), as on a disk;
  *   CS_YES   through a mapping, whenever the directory is a memory filesystem;
  *   CS_AUTO  the default: through a mapping when a probe finds the pages unread. The probe
- *            reads one byte at the start of up to MR_PROBES pages spread over the region's
- *            stored chunks and counts the kernel's promotions (/proc/vmstat pgactivate)
- *            around it: unread pages are promoted by that read, pages read before are not.
- *            The kernel counts promotions in per-CPU batches of up to 31, so a quarter of the
- *            probes is enough. Promotions elsewhere on the host can only make the probe choose
- *            the mapping for pages read before, which costs speed, never bytes. Without the
- *            counter (no /proc, the multi-gen LRU, which keeps no such lists) it reads.
+ *            looks at up to MR_PROBES pages spread over the region's stored chunks. As root it
+ *            reads their flags (/proc/self/pagemap, /proc/kpageflags, through a sequential
+ *            mapping, which changes none): unread pages are on the inactive list and marked
+ *            referenced; half of the probes so is enough. Where the flags cannot be read it
+ *            reads one byte of each and counts the kernel's promotions around that (/proc/vmstat
+ *            pgactivate): unread pages are promoted by the read, pages read before are not. The
+ *            kernel counts promotions in per-CPU batches of up to 31, so a quarter of the probes
+ *            is enough there; promotions elsewhere on the host can only make this choose the
+ *            mapping for pages read before, which costs speed, never bytes. With the multi-gen
+ *            LRU, which keeps no such lists, it reads.
  *
  * Safety. The hash is taken over the bytes in our buffer, never over the file's pages, as for
  * read(2) (engine_io.c). A mapping faults with SIGBUS where its file shrank under it, or on a
@@ -37,6 +42,9 @@
  * goes to the handler that was there before (the default kills the process, as it would have).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <string.h>
@@ -110,51 +118,150 @@ static int guarded_copy(char *dst, const char *src, size_t len)
 
 /* ---- the choice ---- */
 
-/* promotions the read of up to MR_PROBES unread pages caused, out of *probes */
-static uint64_t probe(const struct eng_region *reg, unsigned *probes)
-{
-	uint64_t size = reg->r->size, before, k, last = UINT64_MAX;
-	char c;
+struct probes {
+	unsigned n;
+	unsigned file[MR_PROBES];
+	uint64_t off[MR_PROBES];
+};
 
-	*probes = 0;
-	before = cs_procfs_vmstat("pgactivate");
+/* up to MR_PROBES distinct pages spread over the region's stored chunks */
+static void pick(const struct eng_region *reg, struct probes *p)
+{
+	uint64_t size = reg->r->size, k, last = UINT64_MAX;
+
+	p->n = 0;
 	for (k = 0; k < MR_PROBES; k++) {
 		uint64_t pos = size / MR_PROBES * k / MR_PAGE * MR_PAGE, idx = pos / reg->chunk;
-		const struct eng_file *f;
 
 		if (pos == last || pos >= size || reg->r->zero[idx])
-			continue; /* a page read twice is promoted once: each probe its own page */
+			continue;
 		last = pos;
-		f = &reg->files[idx % reg->nfiles];
-		if (pread(f->fd, &c, 1, (off_t)(eng_file_off(reg, idx) + pos % reg->chunk)) == 1)
-			(*probes)++;
+		p->file[p->n] = (unsigned)(idx % reg->nfiles);
+		p->off[p->n++] = eng_file_off(reg, idx) + pos % reg->chunk;
 	}
+}
+
+#define KPF_REFERENCED 2
+#define KPF_LRU	       5
+#define KPF_ACTIVE     6
+#define PM_PFN(e)      ((e) & ((1ull << 55) - 1))
+
+/* the flags of the page at off of fd (mapped sequential and touched, which changes no flag);
+ * -1: not known (not resident, or page frames not shown: the caller lacks CAP_SYS_ADMIN) */
+static int64_t page_flags(int fd, uint64_t off, int pagemap, int kpageflags)
+{
+	volatile const char *p = mmap(NULL, MR_PAGE, PROT_READ, MAP_SHARED, fd, (off_t)off);
+	uint64_t ent = 0, flags = 0;
+	int64_t ret = -1;
+
+	if (p == MAP_FAILED)
+		return -1;
+	madvise((void *)p, MR_PAGE, MADV_SEQUENTIAL);
+	(void)*p;
+	if (pread(pagemap, &ent, sizeof(ent), (off_t)((uintptr_t)p / MR_PAGE * sizeof(ent))) == sizeof(ent) &&
+	    (ent >> 63) && PM_PFN(ent) &&
+	    pread(kpageflags, &flags, sizeof(flags), (off_t)(PM_PFN(ent) * sizeof(flags))) == sizeof(flags))
+		ret = (int64_t)(flags & INT64_MAX);
+	munmap((void *)p, MR_PAGE);
+	return ret;
+}
+
+/* probed pages still waiting for their first promotion (on a list, referenced, inactive), by the
+ * kernel's page flags; -1 when they cannot be read (not root, no /proc/kpageflags) */
+static int unread_by_flags(const struct eng_region *reg, const struct probes *p)
+{
+	int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	int kf = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	int unread = 0;
+	unsigned i;
+
+	for (i = 0; i < p->n && pm >= 0 && kf >= 0 && unread >= 0; i++) {
+		int64_t fl = page_flags(reg->files[p->file[i]].fd, p->off[i], pm, kf);
+
+		if (fl < 0)
+			unread = -1;
+		else if ((fl >> KPF_LRU & 1) && (fl >> KPF_REFERENCED & 1) && !(fl >> KPF_ACTIVE & 1))
+			unread++;
+	}
+	if (pm < 0 || kf < 0)
+		unread = -1;
+	if (pm >= 0)
+		close(pm);
+	if (kf >= 0)
+		close(kf);
+	return unread;
+}
+
+/* promotions a one-byte read of each probed page caused (/proc/vmstat pgactivate; system-wide,
+ * so other work can only add to it), or 0 when the counter is not there */
+static uint64_t promoted_by_reading(const struct eng_region *reg, const struct probes *p)
+{
+	uint64_t before = cs_procfs_vmstat("pgactivate");
+	unsigned i;
+	char c;
+
+	for (i = 0; i < p->n; i++)
+		if (pread(reg->files[p->file[i]].fd, &c, 1, (off_t)p->off[i]) != 1)
+			break;
 	return before ? cs_procfs_vmstat("pgactivate") - before : 0;
+}
+
+/* the multi-gen LRU keeps no active and inactive lists: a first read promotes nothing there */
+static bool multigen_lru(void)
+{
+	char buf[32] = "";
+	int fd = open("/sys/kernel/mm/lru_gen/enabled", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	return n > 0 && strtoul(buf, NULL, 16) != 0;
 }
 
 static bool want_map(struct eng_region *reg)
 {
-	unsigned probes;
+	struct probes p;
 	uint64_t promoted;
+	int unread;
 
 	if (reg->job->dump || !reg->memfs || reg->job->opts->tmpfs_restore_map == CS_NO)
 		return false;
 	if (reg->job->opts->tmpfs_restore_map == CS_YES)
 		return true;
-	promoted = probe(reg, &probes);
-	if (probes && promoted >= (probes + 3) / 4) {
+	pick(reg, &p);
+	if (!p.n || multigen_lru())
+		return false;
+	unread = unread_by_flags(reg, &p);
+	if (unread >= 0) {
+		if (2 * (unsigned)unread < p.n) {
+			eng_note(reg->job, CS_ENGINE_NOTE_DEBUG,
+				 "engine: region %u (%s): its pages were read before (%d of %u probed pages "
+				 "not): read(2)",
+				 reg->index, reg->r->name, unread, p.n);
+			return false;
+		}
 		eng_note(reg->job, CS_ENGINE_NOTE_INFO,
-			 "engine: region %u (%s): its pages were not read since they were written (reading "
-			 "%u of them promoted %llu): reading them through a mapping",
-			 reg->index, reg->r->name, probes, (unsigned long long)promoted);
+			 "engine: region %u (%s): its pages were not read since they were written (%d of %u "
+			 "probed pages, by their flags): reading them through a mapping",
+			 reg->index, reg->r->name, unread, p.n);
 		return true;
 	}
-	eng_note(reg->job, CS_ENGINE_NOTE_DEBUG,
-		 "engine: region %u (%s): its pages were read before (reading %u of them promoted %llu): "
-		 "read(2)",
-		 reg->index, reg->r->name, probes, (unsigned long long)promoted);
-	return false;
+	promoted = promoted_by_reading(reg, &p);
+	if (promoted < (p.n + 3) / 4) {
+		eng_note(reg->job, CS_ENGINE_NOTE_DEBUG,
+			 "engine: region %u (%s): its pages were read before (reading %u of them promoted "
+			 "%llu): read(2)",
+			 reg->index, reg->r->name, p.n, (unsigned long long)promoted);
+		return false;
+	}
+	eng_note(reg->job, CS_ENGINE_NOTE_INFO,
+		 "engine: region %u (%s): its pages were not read since they were written (reading %u of "
+		 "them promoted %llu): reading them through a mapping",
+		 reg->index, reg->r->name, p.n, (unsigned long long)promoted);
+	return true;
 }
+
+static uint32_t plan_group(const struct eng_region *reg);
 
 void eng_mapread_plan(struct eng_region *reg)
 {
@@ -186,6 +293,30 @@ void eng_mapread_plan(struct eng_region *reg)
 		f->map = p;
 		reg->r->used_mapping = true;
 	}
+	if (reg->r->used_mapping)
+		reg->group = plan_group(reg);
+}
+
+/* chunks per claim: ENG_MAP_DROP bytes, but never fewer claims than threads */
+static uint32_t plan_group(const struct eng_region *reg)
+{
+	uint64_t g = ENG_MAP_DROP / reg->chunk, fair = reg->nchunks / (reg->nthreads ? reg->nthreads : 1);
+
+	if (g > fair)
+		g = fair;
+	return g ? (uint32_t)g : 1;
+}
+
+void eng_mapread_drop(struct eng_region *reg, unsigned k, uint64_t first, uint64_t end)
+{
+	struct eng_file *f = &reg->files[k];
+	uint64_t off = first * reg->chunk, stop = end * reg->chunk;
+
+	if (!f->map || off >= f->size)
+		return;
+	if (stop > f->size)
+		stop = f->size;
+	madvise(f->map + off, stop - off, MADV_DONTNEED); /* the page tables stay small */
 }
 
 int eng_mapread(struct eng_region *reg, struct eng_file *f, char *buf, size_t len, uint64_t off,
@@ -212,7 +343,6 @@ int eng_mapread(struct eng_region *reg, struct eng_file *f, char *buf, size_t le
 		done += n;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	madvise(f->map + off, len, MADV_DONTNEED); /* drop what was copied: the page tables stay small */
 	if (ret) {
 		eng_fail(reg->job, ret,
 			 "restore: reading %zu bytes of %s at offset %llu through its mapping faulted: the "

@@ -75,6 +75,7 @@ struct eng_region {
 
 	uint32_t chunk;
 	uint64_t nchunks;
+	uint32_t group; /* restore through mappings: chunks a thread claims at once in one file, or 0 */
 	size_t buf_size; /* bytes per pinned buffer: min(chunk, size rounded to ENG_ALIGN) */
 	unsigned nbufs;	 /* pinned buffers of the region, all threads together */
 	unsigned nthreads;
@@ -106,6 +107,10 @@ struct eng_thread {
 	bool busy[2]; /* restore: an H2D from buf[i] may still be running */
 	CUstream stream;
 	bool have_stream;
+	/* restore through mappings: the run of chunks of one file this thread claimed
+	 * (engine_restore.c), rows grp_first..grp_end of file grp_file, next grp_row */
+	uint64_t grp_first, grp_row, grp_end;
+	unsigned grp_file;
 	/* buffered dump: the previous chunk this thread wrote, for write-behind */
 	struct eng_file *prev_file;
 	uint64_t prev_off, prev_len;
@@ -190,6 +195,9 @@ void eng_mapread_plan(struct eng_region *reg); /* after eng_io_open_ro: maps the
 /* read len bytes at off of f (mapped by the plan) into buf, hashed as read(2)'s; reports errors */
 int eng_mapread(struct eng_region *reg, struct eng_file *f, char *buf, size_t len, uint64_t off,
 		uint64_t *hash);
+/* drop rows first..end (chunks) of file k from its mapping, once they were copied */
+void eng_mapread_drop(struct eng_region *reg, unsigned k, uint64_t first, uint64_t end);
+#define ENG_MAP_DROP (64u << 20) /* bytes of one file a thread reads, then drops, at a time */
 
 /* engine_pool.c: a free pool buffer of at least len bytes, or NULL; give it back when done */
 void *eng_pool_take(struct cs_pinned_pool *p, size_t len);

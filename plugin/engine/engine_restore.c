@@ -124,6 +124,39 @@ static int load_chunk(struct eng_thread *t, uint64_t idx, unsigned b)
 	return 0;
 }
 
+/*
+ * The next chunk for this thread. Reading through mappings (reg->group, engine_mapread.c), a
+ * thread claims a run of reg->group chunks that lie back to back in one file (claim g: file
+ * g % nfiles, rows (g / nfiles) * group on), and drops the run from the mapping once it has
+ * copied all of it: one call per ENG_MAP_DROP bytes, not one per chunk. Otherwise one chunk.
+ */
+static bool claim(struct eng_thread *t, uint64_t *idx)
+{
+	struct eng_region *reg = t->reg;
+	uint64_t rows = (reg->nchunks + reg->nfiles - 1) / reg->nfiles, g;
+
+	if (!reg->group)
+		return eng_claim(reg, idx);
+	for (;;) {
+		while (t->grp_row < t->grp_end) {
+			*idx = t->grp_file + (uint64_t)reg->nfiles * t->grp_row++;
+			if (*idx < reg->nchunks)
+				return !eng_stopped(reg->job);
+		}
+		if (t->grp_end > t->grp_first)
+			eng_mapread_drop(reg, t->grp_file, t->grp_first, t->grp_end);
+		t->grp_first = t->grp_row = t->grp_end = 0;
+		if (eng_stopped(reg->job))
+			return false;
+		g = atomic_fetch_add(&reg->next, 1);
+		if (g >= (uint64_t)reg->nfiles * ((rows + reg->group - 1) / reg->group))
+			return false;
+		t->grp_file = (unsigned)(g % reg->nfiles);
+		t->grp_first = t->grp_row = g / reg->nfiles * reg->group;
+		t->grp_end = t->grp_first + reg->group < rows ? t->grp_first + reg->group : rows;
+	}
+}
+
 void eng_restore_loop(struct eng_thread *t)
 {
 	struct eng_region *reg = t->reg;
@@ -131,7 +164,7 @@ void eng_restore_loop(struct eng_thread *t)
 	uint64_t idx;
 	CUresult res;
 
-	while (eng_claim(reg, &idx)) {
+	while (claim(t, &idx)) {
 		if (reg->r->zero[idx]) {
 			if (clear_chunk(t, idx))
 				return;

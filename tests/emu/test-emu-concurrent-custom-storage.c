@@ -8,6 +8,7 @@
  * the trace shows the four checkpoints (and restores) in flight together, every image is the
  * process's pattern, and every process verifies every byte afterwards.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,10 @@ struct job {
 };
 
 static struct cs_cuda_ops cu;
+/* at once: the caller threads start their checkpoints, then their restores, together, as the
+ * helper starts every process's (each thread's copy-out takes its own time before its restore;
+ * on a loaded 2-CPU machine the last restore began after the first had ended) */
+static pthread_barrier_t *together;
 
 static void checkpoint(struct job *j)
 {
@@ -71,8 +76,12 @@ static void *cycle(void *arg)
 	j->saved = j->loaded = -1;
 	j->out_complete = j->restore = j->in_complete = j->unlock = CUDA_ERROR_UNKNOWN;
 	j->lock = cu.CheckpointProcessLock(j->pid, NULL);
+	if (together)
+		pthread_barrier_wait(together);
 	if (CU_OK(j->lock))
 		checkpoint(j);
+	if (together)
+		pthread_barrier_wait(together);
 	if (CU_OK(j->out_complete))
 		restore(j);
 	if (CU_OK(j->in_complete))
@@ -127,7 +136,14 @@ static double one_by_one(struct job *jobs)
 
 static void at_once(struct job *jobs, double sum)
 {
-	double wall = emu_test_parallel(cycle, jobs, sizeof(jobs[0]), NAPP);
+	pthread_barrier_t b;
+	double wall;
+
+	pthread_barrier_init(&b, NULL, NAPP);
+	together = &b;
+	wall = emu_test_parallel(cycle, jobs, sizeof(jobs[0]), NAPP);
+	together = NULL;
+	pthread_barrier_destroy(&b);
 
 	for (int i = 0; i < NAPP; i++) {
 		job_report(&jobs[i], i, "at once");

@@ -3,9 +3,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -187,4 +189,94 @@ uint64_t et_disk_bytes_region(int dirfd, const struct cs_engine_region *r)
 		sum += b;
 	}
 	return sum;
+}
+
+/* classic LRU and a readable /proc/kpageflags (root): the page flags below mean what they say */
+bool et_page_flags_readable(void)
+{
+	char buf[32] = "";
+	FILE *f = fopen("/sys/kernel/mm/lru_gen/enabled", "r");
+	bool mglru = false;
+	int fd;
+
+	if (f) {
+		mglru = fgets(buf, sizeof(buf), f) && strtoul(buf, NULL, 16) != 0;
+		fclose(f);
+	}
+	fd = open("/proc/kpageflags", O_RDONLY);
+	if (fd >= 0)
+		close(fd);
+	return !mglru && fd >= 0 && geteuid() == 0;
+}
+
+#define KPF_REFERENCED 2
+#define KPF_LRU	       5
+#define KPF_ACTIVE     6
+
+/*
+ * The pages of file dirfd/name that a first read(2) would promote (on an LRU list, referenced,
+ * inactive), and how many pages were looked at. The file is mapped sequential and each page
+ * touched by a plain load, which leaves these flags alone (a fault does not mark a page
+ * accessed, and dropping a sequential mapping does not either).
+ */
+int et_count_promotable(int dirfd, const char *name, uint64_t *promotable, uint64_t *pages)
+{
+	int fd = openat(dirfd, name, O_RDONLY), pm = open("/proc/self/pagemap", O_RDONLY),
+	    kf = open("/proc/kpageflags", O_RDONLY), ret = -1;
+	long psz = sysconf(_SC_PAGESIZE);
+	struct stat st;
+	void *map = MAP_FAILED;
+	uint64_t i;
+
+	*promotable = *pages = 0;
+	if (fd < 0 || pm < 0 || kf < 0 || fstat(fd, &st) || !st.st_size)
+		goto out;
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		goto out;
+	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+	for (i = 0; i < (uint64_t)st.st_size / (uint64_t)psz; i++) {
+		volatile const char *p = (const char *)map + i * (uint64_t)psz;
+		uint64_t ent, flags;
+
+		(void)*p;
+		if (pread(pm, &ent, sizeof(ent), (off_t)(((uintptr_t)p / (uintptr_t)psz) * sizeof(ent))) !=
+			(ssize_t)sizeof(ent) ||
+		    !(ent >> 63) || !(ent & ((1ull << 55) - 1)))
+			goto out; /* not present, or no PFN shown */
+		if (pread(kf, &flags, sizeof(flags), (off_t)((ent & ((1ull << 55) - 1)) * sizeof(flags))) !=
+		    (ssize_t)sizeof(flags))
+			goto out;
+		(*pages)++;
+		if ((flags >> KPF_LRU & 1) && (flags >> KPF_REFERENCED & 1) && !(flags >> KPF_ACTIVE & 1))
+			(*promotable)++;
+	}
+	ret = 0;
+out:
+	if (map != MAP_FAILED)
+		munmap(map, (size_t)st.st_size);
+	if (fd >= 0)
+		close(fd);
+	if (pm >= 0)
+		close(pm);
+	if (kf >= 0)
+		close(kf);
+	return ret;
+}
+
+/* et_count_promotable summed over the region's extent files */
+int et_count_promotable_region(int dirfd, const struct cs_engine_region *r, uint64_t *promotable,
+			       uint64_t *pages)
+{
+	unsigned k, n = r->nstripes ? r->nstripes : 1;
+	uint64_t a, b;
+
+	*promotable = *pages = 0;
+	for (k = 0; k < n; k++) {
+		if (et_count_promotable(dirfd, k ? r->stripe_name[k] : r->name, &a, &b))
+			return -1;
+		*promotable += a;
+		*pages += b;
+	}
+	return 0;
 }

@@ -45,6 +45,14 @@ uint64_t et_disk_bytes_region(int dirfd, const struct cs_engine_region *r);
 /* st_blocks * 512 of name in dirfd, or UINT64_MAX */
 uint64_t et_disk_bytes(int dirfd, const char *name);
 
+/* classic LRU and a readable /proc/kpageflags (root): the page flags below mean what they say */
+bool et_page_flags_readable(void);
+/* pages of dirfd/name that a first read(2) would promote (on an LRU list, referenced, inactive),
+ * and how many were looked at; 0, or -1 when a page frame cannot be seen. Changes no flag. */
+int et_count_promotable(int dirfd, const char *name, uint64_t *promotable, uint64_t *pages);
+int et_count_promotable_region(int dirfd, const struct cs_engine_region *r, uint64_t *promotable,
+			       uint64_t *pages);
+
 #ifndef ET_NO_TAP /* the TAP counters live in the test program (tap.h is all static) */
 #include <string.h>
 #include <linux/magic.h>

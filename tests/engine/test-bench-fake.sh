@@ -60,20 +60,18 @@ ok $? "the read limit is the faster of the chunk-sized and 256 KiB read passes (
 	echo "$out" | grep '"kind":"dense"' | grep -qE '"pipeline_gbps":([1-9][0-9.]*|0\.[0-9]*[1-9])'
 ok $? "the dense row measured read + H2D without the engine and compares both restores with it"
 # the kernel's page promotions around the pooled copies: in a memory filesystem (classic LRU) the
-# pooled restore of pages just written reads them through mappings (tmpfs_restore_map = auto), so
-# the kernel promotes only the probe's few of the dense row's 1280 pages; read(2) would promote
-# at least half of them (other processes can only add to a count, never take from it)
+# pooled restore of pages just written reads them through mappings (tmpfs_restore_map = auto);
+# read(2) promotes at least half of the dense row's 1280 pages (other processes can only add to
+# the system-wide count, never take from it, so only lower bounds are checked)
 classic=no
 [ "$base" = /dev/shm ] && ! grep -qv '^0x0*$' /sys/kernel/mm/lru_gen/enabled 2>/dev/null && classic=yes
 [ "$(echo "$out" | grep -cE '^# 5M .*pages the kernel promoted to its active list \(pgactivate\): [0-9]+ during the dump with the pool, [0-9]+ during its restore')" = 2 ] &&
 	[ "$(echo "$out" | grep -c '"tmpfs_restore_map":"auto"')" = 2 ] &&
 	if [ $classic = yes ]; then
-		pr=$(echo "$out" | grep '"kind":"dense"' | sed -n 's/.*"restore_pool_pages_promoted":\([0-9]*\).*/\1/p')
-		echo "# dense 5M pooled restore through mappings: $pr pages promoted"
-		[ -n "$pr" ] && [ "$pr" -lt 320 ] && echo "$out" | grep '"kind":"dense"' | grep -q '"restore_pool_mapped":true' &&
+		echo "$out" | grep '"kind":"dense"' | grep -q '"restore_pool_mapped":true' &&
 			echo "$out" | grep -q '^# 5M dense: .* during its restore (read through mappings)'
 	fi
-ok $? "both rows count the kernel's promotions; a pooled restore of fresh tmpfs pages reads through mappings and promotes few"
+ok $? "both rows count the kernel's promotions; a pooled restore of fresh tmpfs pages reads through mappings"
 out=$(CUDASTORE_TEST_LOGLEVEL=1 CUDASTORE_LIBCUDA=$lib "$bench" --dir "$dir" --sizes 5M --chunk 1M \
 	--pinned 3M --threads 2 --kinds dense --no-naive --pool --tmpfs-restore-map no 2>&1); rc=$?
 echo "$out" | sed 's/^/# /'

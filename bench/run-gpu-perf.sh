@@ -117,7 +117,7 @@ for s in (8, 32):
     r = find("/dev/shm", s * G, "dense")
     if r and r.get("dump_pool_gbps", 0) > 0:
         res(r["dump_pool_ratio"] >= 0.8, "dump into /dev/shm %g GiB with the pool (as the plugin) >= 0.8 of the write limit: %.2f (%.2f of %.2f GB/s)" % (s, r["dump_pool_ratio"], r["dump_pool_gbps"], r["storage_write_gbps"]))
-        res(r["restore_pool_ratio"] >= 0.9, "pooled restore from /dev/shm %g GiB >= 0.9 of the read limit (its faster, second pass): %.2f (%.2f of %.2f GB/s); of the first read of pages just written: %.2f (%.2f GB/s); pages promoted during it: %d" % (s, r["restore_pool_ratio"], r["restore_pool_gbps"], r["limit_restore_gbps"], r["restore_pool_first_ratio"], r["storage_read_first_gbps"], r.get("restore_pool_pages_promoted", -1)))
+        res(r["restore_pool_ratio"] >= 0.9, "pooled restore from /dev/shm %g GiB >= 0.9 of the read limit (its faster, second pass): %.2f (%.2f of %.2f GB/s); of the first read of pages just written: %.2f (%.2f GB/s); pages promoted during it: %d; %s" % (s, r["restore_pool_ratio"], r["restore_pool_gbps"], r["limit_restore_gbps"], r["restore_pool_first_ratio"], r["storage_read_first_gbps"], r.get("restore_pool_pages_promoted", -1), "read through mappings" if r.get("restore_pool_mapped") else "read with read(2)"))
         z = find("/dev/shm", s * G, "zero75")
         if z: res(z["dump_pool_gbps"] >= r["dump_pool_gbps"], "/dev/shm %g GiB: 75%%-zero dump per logical byte >= dense: %.2f vs %.2f GB/s" % (s, z["dump_pool_gbps"], r["dump_pool_gbps"]))
 for r in eng:

@@ -141,10 +141,11 @@ static void pick(const struct eng_region *reg, struct probes *p)
 	}
 }
 
-#define KPF_REFERENCED 2
-#define KPF_LRU	       5
-#define KPF_ACTIVE     6
-#define PM_PFN(e)      ((e) & ((1ull << 55) - 1))
+#define KPF_REFERENCED	2
+#define KPF_LRU		5
+#define KPF_ACTIVE	6
+#define KPF_UNEVICTABLE 18 /* ramfs, locked shm: never promoted, read(2) is fine */
+#define PM_PFN(e)	((e) & ((1ull << 55) - 1))
 
 /* the flags of the page at off of fd (mapped sequential and touched, which changes no flag);
  * -1: not known (not resident, or page frames not shown: the caller lacks CAP_SYS_ADMIN) */
@@ -180,7 +181,8 @@ static int unread_by_flags(const struct eng_region *reg, const struct probes *p)
 
 		if (fl < 0)
 			unread = -1;
-		else if ((fl >> KPF_LRU & 1) && (fl >> KPF_REFERENCED & 1) && !(fl >> KPF_ACTIVE & 1))
+		else if ((fl >> KPF_LRU & 1) && (fl >> KPF_REFERENCED & 1) && !(fl >> KPF_ACTIVE & 1) &&
+			 !(fl >> KPF_UNEVICTABLE & 1))
 			unread++;
 	}
 	if (pm < 0 || kf < 0)
@@ -235,8 +237,8 @@ static bool want_map(struct eng_region *reg)
 	if (unread >= 0) {
 		if (2 * (unsigned)unread < p.n) {
 			eng_note(reg->job, CS_ENGINE_NOTE_DEBUG,
-				 "engine: region %u (%s): its pages were read before (%d of %u probed pages "
-				 "not): read(2)",
+				 "engine: region %u (%s): few of its pages wait for a promotion (%d of %u "
+				 "probed): read(2)",
 				 reg->index, reg->r->name, unread, p.n);
 			return false;
 		}
@@ -249,8 +251,8 @@ static bool want_map(struct eng_region *reg)
 	promoted = promoted_by_reading(reg, &p);
 	if (promoted < (p.n + 3) / 4) {
 		eng_note(reg->job, CS_ENGINE_NOTE_DEBUG,
-			 "engine: region %u (%s): its pages were read before (reading %u of them promoted "
-			 "%llu): read(2)",
+			 "engine: region %u (%s): few of its pages wait for a promotion (reading %u of "
+			 "them promoted %llu): read(2)",
 			 reg->index, reg->r->name, p.n, (unsigned long long)promoted);
 		return false;
 	}

@@ -7,7 +7,8 @@
  * waiting for their first promotion, and read(2) promotes nearly all. (The auto cases rely on
  * the engine's probe, which reads the same flags as root: other work on the host cannot sway it.) A file that
  * shrinks during a mapped restore fails it with an error that says so, and the process lives on; a SIGBUS
- * that is not the engine's still reaches the handler that was installed before.
+ * that is not the engine's still reaches the handler that was installed before. On a ramfs,
+ * whose pages are never promoted (they are unevictable), auto reads with read(2).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -208,7 +209,7 @@ int main(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGBUS, &sa, NULL);
 
-	tap_plan(7 * CASE_CHECKS + 2);
+	tap_plan(8 * CASE_CHECKS + 2);
 	if (et_dir_make(&t, "tmpfs", "size=64m,mode=0700")) {
 		tap_skip(6 * CASE_CHECKS + 2, "cannot mount a tmpfs (not root?)");
 	} else {
@@ -221,6 +222,13 @@ int main(void)
 		restore_case("tmpfs, no, pages never read", &t, CS_NO, FRESH, false, flags, SIZE);
 		shrink_case(&t);
 		forward_case(&t);
+		et_dir_remove(&t);
+	}
+	/* ramfs never promotes its pages (they are unevictable): nothing to avoid, read(2) */
+	if (et_dir_make(&t, "ramfs", "mode=0700")) {
+		tap_skip(CASE_CHECKS, "cannot mount a ramfs (not root?)");
+	} else {
+		restore_case("ramfs, auto", &t, CS_AUTO, FRESH, false, false, SIZE);
 		et_dir_remove(&t);
 	}
 	if (et_disk_dir_make(&disk, CASE_CHECKS)) {

@@ -5,10 +5,11 @@
  * no or on a disk, and returns the same bytes every way. Where the page flags can be read
  * (root, classic LRU), a restore through the mapping leaves the pages as the dump left them,
  * waiting for their first promotion, and read(2) promotes nearly all. (The auto cases rely on
- * the engine's probe, which reads the same flags as root: other work on the host cannot sway it.) A file that
- * shrinks during a mapped restore fails it with an error that says so, and the process lives on; a SIGBUS
- * that is not the engine's still reaches the handler that was installed before. On a ramfs,
- * whose pages are never promoted (they are unevictable), auto reads with read(2).
+ * the engine's probe, which reads the same flags as root: other work on the host cannot sway
+ * it.) A file that shrinks during a mapped restore fails it with an error that says so, and the
+ * process lives on; a SIGBUS that is not the engine's still reaches the handler that was
+ * installed before. On a ramfs, whose pages are never promoted (they are unevictable), auto
+ * reads with read(2).
  */
 #include <dirent.h>
 #include <errno.h>

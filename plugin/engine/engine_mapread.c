@@ -73,9 +73,11 @@ static void guard_forward(int sig, siginfo_t *si, void *uc)
 		guard_prev.sa_sigaction(sig, si, uc);
 	} else if (guard_prev.sa_handler != SIG_DFL && guard_prev.sa_handler != SIG_IGN) {
 		guard_prev.sa_handler(sig);
+	} else if (guard_prev.sa_handler == SIG_IGN && si->si_code <= 0) {
+		return; /* sent by someone, and ignored before: still ignored, the guard stays */
 	} else {
-		/* the default (or ignoring it, which the kernel refuses for a fault): put it back;
-		 * a fault happens again on return, a SIGBUS sent by someone is sent again */
+		/* the default (or ignoring a fault, which the kernel refuses): put it back; a fault
+		 * happens again on return, a SIGBUS sent by someone is sent again */
 		sigaction(SIGBUS, &guard_prev, NULL);
 		if (si->si_code <= 0)
 			raise(SIGBUS);

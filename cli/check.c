@@ -561,12 +561,12 @@ static void print_text(const struct report *r)
 		printf("  ERROR: %s\n", r->opt_err);
 	for (i = 0; i < CS_OPTION_COUNT; i++) {
 		cs_option_format(&r->o, cs_option_key(i), v, sizeof(v));
-		printf("  %-16s = %-20s (%s)\n", cs_option_key(i), v,
+		printf("  %-17s = %-20s (%s)\n", cs_option_key(i), v,
 		       r->opt_where[i][0] ? r->opt_where[i] : "default");
 	}
 	for (i = 0; i < r->nunknown_env; i++)
 		printf(
-		    "  %-16s   not an option: the plugin refuses to start with it (see cudastore.conf(5))\n",
+		    "  %-17s   not an option: the plugin refuses to start with it (see cudastore.conf(5))\n",
 		    r->unknown_env[i]);
 	if (r->o.warnings[0])
 		printf("  warning: %s\n", r->o.warnings);

@@ -49,9 +49,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/statfs.h>
 #include <unistd.h>
-#include <linux/magic.h>
 
 #include "engine_priv.h"
 #include "procfs.h"

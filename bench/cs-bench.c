@@ -210,13 +210,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 			c->eo.tmpfs_readback = true;
 			break;
 		case 'm':
-			if (!strcmp(optarg, "auto"))
-				c->eo.tmpfs_restore_map = CS_AUTO;
-			else if (!strcmp(optarg, "yes"))
-				c->eo.tmpfs_restore_map = CS_YES;
-			else if (!strcmp(optarg, "no"))
-				c->eo.tmpfs_restore_map = CS_NO;
-			else
+			if (cs_tristate_parse(optarg, &c->eo.tmpfs_restore_map))
 				goto bad;
 			break;
 		case 'N':
@@ -268,11 +262,6 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 bad:
 	usage(stderr);
 	return -1;
-}
-
-static const char *tri_name(enum cs_tristate t)
-{
-	return t == CS_AUTO ? "auto" : t == CS_YES ? "yes" : "no";
 }
 
 static double ratio(double v, double limit)
@@ -335,7 +324,7 @@ static void print_row(const struct cli *c, const struct row *r)
 	    r->rsetup, r->rteardown, r->restore_pool, ratio(r->restore_pool, lr), r->rd_piece, r->pipe,
 	    r->dump_pool, ratio(r->dump_pool, ld), r->rd_first, ratio(r->restore, rf),
 	    ratio(r->restore_pool, rf), (unsigned long long)r->dump_pool_promoted,
-	    (unsigned long long)r->restore_pool_promoted, tri_name(c->eo.tmpfs_restore_map),
+	    (unsigned long long)r->restore_pool_promoted, cs_tristate_name(c->eo.tmpfs_restore_map),
 	    r->restore_mapped ? "true" : "false", r->restore_pool_mapped ? "true" : "false");
 	printf("# %s %s: dump thread setup %.3f s, teardown %.3f s; restore thread setup %.3f s, teardown "
 	       "%.3f s",

@@ -62,7 +62,7 @@ static int parse_bool(const char *v, bool *out)
 	return 0;
 }
 
-static int parse_tristate(const char *v, enum cs_tristate *out)
+int cs_tristate_parse(const char *v, enum cs_tristate *out)
 {
 	bool b;
 
@@ -178,7 +178,7 @@ int cs_options_set(struct cs_options *o, const char *key, const char *v, char *e
 		if (parse_bool(v, &o->tmpfs_readback))
 			return cs_fail(-EINVAL, err, len, "tmpfs_readback: '%s' is not yes or no", v);
 	} else if (!strcmp(key, "tmpfs_restore_map")) {
-		if (parse_tristate(v, &o->tmpfs_restore_map))
+		if (cs_tristate_parse(v, &o->tmpfs_restore_map))
 			return cs_fail(-EINVAL, err, len, "tmpfs_restore_map: '%s' is not auto, yes or no",
 				       v);
 	} else if (!strcmp(key, "stripes")) {
@@ -187,7 +187,7 @@ int cs_options_set(struct cs_options *o, const char *key, const char *v, char *e
 				       CS_MAX_STRIPES);
 		o->stripes = (unsigned)x;
 	} else if (!strcmp(key, "prefetch")) {
-		if (parse_tristate(v, &o->prefetch))
+		if (cs_tristate_parse(v, &o->prefetch))
 			return cs_fail(-EINVAL, err, len, "prefetch: '%s' is not auto, yes or no", v);
 	} else if (!strcmp(key, "prefetch_mb")) {
 		if (parse_u64(v, 0, 1u << 22, &x))
@@ -203,13 +203,13 @@ int cs_options_set(struct cs_options *o, const char *key, const char *v, char *e
 		if (parse_bool(v, &o->space_check))
 			return cs_fail(-EINVAL, err, len, "space_check: '%s' is not yes or no", v);
 	} else if (!strcmp(key, "rescue")) {
-		if (parse_tristate(v, &o->rescue))
+		if (cs_tristate_parse(v, &o->rescue))
 			return cs_fail(-EINVAL, err, len, "rescue: '%s' is not auto, yes or no", v);
 	} else if (!strcmp(key, "leave_running")) {
-		if (parse_tristate(v, &o->leave_running))
+		if (cs_tristate_parse(v, &o->leave_running))
 			return cs_fail(-EINVAL, err, len, "leave_running: '%s' is not auto, yes or no", v);
 	} else if (!strcmp(key, "criu_options")) {
-		if (parse_tristate(v, &o->criu_options))
+		if (cs_tristate_parse(v, &o->criu_options))
 			return cs_fail(-EINVAL, err, len, "criu_options: '%s' is not auto, yes or no", v);
 	} else if (!strcmp(key, "lock_timeout_ms")) {
 		if (parse_u64(v, 0, 3600000, &x))
@@ -517,7 +517,7 @@ static const char *key_guess(const char *key)
 	return guess;
 }
 
-static const char *tri_name(enum cs_tristate t)
+const char *cs_tristate_name(enum cs_tristate t)
 {
 	return t == CS_AUTO ? "auto" : t == CS_YES ? "yes" : "no";
 }
@@ -563,11 +563,11 @@ int cs_option_format(const struct cs_options *o, const char *key, char *buf, siz
 	else if (!strcmp(key, "tmpfs_readback"))
 		snprintf(buf, len, "%s", yes_no(o->tmpfs_readback));
 	else if (!strcmp(key, "tmpfs_restore_map"))
-		snprintf(buf, len, "%s", tri_name(o->tmpfs_restore_map));
+		snprintf(buf, len, "%s", cs_tristate_name(o->tmpfs_restore_map));
 	else if (!strcmp(key, "stripes"))
 		snprintf(buf, len, "%u%s", o->stripes, o->stripes ? "" : " (auto)");
 	else if (!strcmp(key, "prefetch"))
-		snprintf(buf, len, "%s", tri_name(o->prefetch));
+		snprintf(buf, len, "%s", cs_tristate_name(o->prefetch));
 	else if (!strcmp(key, "prefetch_mb"))
 		snprintf(buf, len, "%llu", (unsigned long long)(o->prefetch_max >> 20));
 	else if (!strcmp(key, "warmup"))
@@ -577,11 +577,11 @@ int cs_option_format(const struct cs_options *o, const char *key, char *buf, siz
 	else if (!strcmp(key, "space_check"))
 		snprintf(buf, len, "%s", yes_no(o->space_check));
 	else if (!strcmp(key, "rescue"))
-		snprintf(buf, len, "%s", tri_name(o->rescue));
+		snprintf(buf, len, "%s", cs_tristate_name(o->rescue));
 	else if (!strcmp(key, "leave_running"))
-		snprintf(buf, len, "%s", tri_name(o->leave_running));
+		snprintf(buf, len, "%s", cs_tristate_name(o->leave_running));
 	else if (!strcmp(key, "criu_options"))
-		snprintf(buf, len, "%s", tri_name(o->criu_options));
+		snprintf(buf, len, "%s", cs_tristate_name(o->criu_options));
 	else if (!strcmp(key, "lock_timeout_ms"))
 		snprintf(buf, len, "%u", o->lock_timeout_ms);
 	else if (!strcmp(key, "op_timeout_s"))

@@ -91,6 +91,10 @@ int cs_options_load_traced(struct cs_options *o, cs_options_trace_fn fn, void *a
 /* The config file cs_options_load reads: $CUDASTORE_CONFIG, else the default under /etc. */
 const char *cs_options_config_path(void);
 const char *cs_opt_mode_name(enum cs_opt_mode m);
+/* A tristate as the file spells it ("auto", "yes", "no"), and parsed as the file takes it
+ * (auto, or a boolean: yes/no, true/false, on/off, 1/0, any case); 0 or -EINVAL. */
+const char *cs_tristate_name(enum cs_tristate t);
+int cs_tristate_parse(const char *v, enum cs_tristate *out);
 /* Every option: its key in the file (CUDASTORE_<KEY> in the environment), in a stable order. */
 #define CS_OPTION_COUNT 24
 const char *cs_option_key(unsigned i); /* i < CS_OPTION_COUNT, else NULL */

@@ -191,22 +191,27 @@ uint64_t et_disk_bytes_region(int dirfd, const struct cs_engine_region *r)
 	return sum;
 }
 
-/* classic LRU and a readable /proc/kpageflags (root): the page flags below mean what they say */
-bool et_page_flags_readable(void)
+bool et_multigen_lru(void)
 {
 	char buf[32] = "";
 	FILE *f = fopen("/sys/kernel/mm/lru_gen/enabled", "r");
-	bool mglru = false;
-	int fd;
+	bool on = false;
 
 	if (f) {
-		mglru = fgets(buf, sizeof(buf), f) && strtoul(buf, NULL, 16) != 0;
+		on = fgets(buf, sizeof(buf), f) && strtoul(buf, NULL, 16) != 0;
 		fclose(f);
 	}
-	fd = open("/proc/kpageflags", O_RDONLY);
+	return on;
+}
+
+/* classic LRU and a readable /proc/kpageflags (root): the page flags below mean what they say */
+bool et_page_flags_readable(void)
+{
+	int fd = open("/proc/kpageflags", O_RDONLY);
+
 	if (fd >= 0)
 		close(fd);
-	return !mglru && fd >= 0 && geteuid() == 0;
+	return !et_multigen_lru() && fd >= 0 && geteuid() == 0;
 }
 
 #define KPF_REFERENCED 2

@@ -45,6 +45,9 @@ uint64_t et_disk_bytes_region(int dirfd, const struct cs_engine_region *r);
 /* st_blocks * 512 of name in dirfd, or UINT64_MAX */
 uint64_t et_disk_bytes(int dirfd, const char *name);
 
+/* the kernel runs the multi-gen LRU (/sys/kernel/mm/lru_gen/enabled non-zero): no active and
+ * inactive lists, so no page waits for a promotion */
+bool et_multigen_lru(void);
 /* classic LRU and a readable /proc/kpageflags (root): the page flags below mean what they say */
 bool et_page_flags_readable(void);
 /* pages of dirfd/name that a first read(2) would promote (on an LRU list, referenced, inactive),

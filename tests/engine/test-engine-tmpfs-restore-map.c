@@ -206,25 +206,11 @@ static void forward_case(struct et_dir *d)
 #define CASE_CHECKS                                                                                          \
 	7 /* shrink_case, and restore_case with the page flags: 4 of their own, et_check_clean 3 */
 
-/* the multi-gen LRU keeps no inactive list: the engine's probe then never chooses the mapping */
-static bool multigen_lru(void)
-{
-	char buf[32] = "";
-	FILE *f = fopen("/sys/kernel/mm/lru_gen/enabled", "r");
-	bool on = false;
-
-	if (f) {
-		on = fgets(buf, sizeof(buf), f) && strtoul(buf, NULL, 16) != 0;
-		fclose(f);
-	}
-	return on;
-}
-
 int main(void)
 {
 	struct sigaction sa;
 	struct et_dir t, disk;
-	bool classic = !multigen_lru();
+	bool classic = !et_multigen_lru(); /* else the engine's probe never chooses the mapping */
 
 	flags_readable = et_page_flags_readable();
 	memset(&sa, 0, sizeof(sa));

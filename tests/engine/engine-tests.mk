@@ -28,7 +28,7 @@ ENGINE_TESTS = \
 	tests/engine/test-engine-tmpfs-readback \
 	tests/engine/test-engine-tmpfs-restore-map \
 	tests/engine/test-engine-cuda-fault \
-	tests/engine/test-engine-hash-avx2-matches-sse2 \
+	tests/engine/test-engine-hash-builds-agree \
 	tests/engine/test-engine-threads-block-signals \
 	tests/engine/test-engine-direct-align \
 	tests/engine/test-engine-extent-not-regular \
@@ -75,9 +75,9 @@ tests_engine_test_engine_tmpfs_restore_map_LDADD = $(ENGINE_TEST_LDADD)
 tests_engine_test_engine_cuda_fault_SOURCES = tests/engine/test-engine-cuda-fault.c
 tests_engine_test_engine_cuda_fault_CFLAGS = $(ENGINE_TEST_CFLAGS)
 tests_engine_test_engine_cuda_fault_LDADD = $(ENGINE_TEST_LDADD)
-tests_engine_test_engine_hash_avx2_matches_sse2_SOURCES = tests/engine/test-engine-hash-avx2-matches-sse2.c
-tests_engine_test_engine_hash_avx2_matches_sse2_CFLAGS = $(ENGINE_TEST_CFLAGS)
-tests_engine_test_engine_hash_avx2_matches_sse2_LDADD = $(ENGINE_TEST_LDADD)
+tests_engine_test_engine_hash_builds_agree_SOURCES = tests/engine/test-engine-hash-builds-agree.c
+tests_engine_test_engine_hash_builds_agree_CFLAGS = $(ENGINE_TEST_CFLAGS)
+tests_engine_test_engine_hash_builds_agree_LDADD = $(ENGINE_TEST_LDADD)
 tests_engine_test_engine_restore_big_chunks_SOURCES = tests/engine/test-engine-restore-big-chunks.c
 tests_engine_test_engine_restore_big_chunks_CFLAGS = $(ENGINE_TEST_CFLAGS)
 tests_engine_test_engine_restore_big_chunks_LDADD = $(ENGINE_TEST_LDADD)

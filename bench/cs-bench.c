@@ -34,6 +34,7 @@ struct cli {
 	bool kinds[2];
 	struct cs_engine_opts eo;
 	bool keep, naive, limits;
+	bool limits_after; /* measure the storage limits again after each row's engine runs */
 	int device;
 	double overlap; /* > 0: also a restore after a prefetch of this many seconds */
 	bool pool;	/* also a dump and a restore with the buffers pinned ahead (cs_pinned_pool) */
@@ -53,6 +54,7 @@ struct row {
 	double d2h, h2d, wr, rd;		     /* limits */
 	double rd_piece; /* the read limit's 256 KiB-pread pass (rd is the faster pass) */
 	double rd_first; /* its first pass: the first read of the pages just written */
+	double wr_after, rd_after; /* --limits-after: the storage limits again, after the engine runs */
 	double pipe;	 /* dense rows: read + H2D without the engine (bench-pipe.c), 0 if not run */
 	uint64_t image_bytes, pinned;
 	/* --pool: pages the kernel promoted (pgactivate) during the pooled dump and restore */
@@ -126,13 +128,15 @@ static void usage(FILE *f)
 	    "                [--chunk SIZE] [--pinned SIZE] [--no-direct] [--no-naive] [--no-limits]\n"
 	    "                [--tmpfs-map] [--stripes N] [--overlap SECONDS] [--prefetch-max SIZE]\n"
 	    "                [--tmpfs-readback] [--tmpfs-restore-map auto|yes|no] [--pool] [--procs N]\n"
-	    "                [--device N] [--keep]\n"
+	    "                [--limits-after] [--device N] [--keep]\n"
 	    "Sizes are binary (K, M, G = KiB, MiB, GiB); rates are GB/s (1e9 bytes/s).\n"
 	    "--procs N (2..%u): after each size's rows, N concurrent engine calls (one thread each, as the\n"
 	    "  helper copies N processes) of SIZE/N bytes each (rounded down to 4 KiB: the row's size is\n"
 	    "  the total), opts.sharers = N, one shared pinned pool; aggregate GB/s against the storage\n"
 	    "  limit of N copies with each call's writers/readers/files (cs_engine_plan), target >= 0.8.\n"
 	    "--pool: each row also dumps and restores with buffers pinned once ahead, as the plugin does.\n"
+	    "--limits-after: the storage limits are measured again after each row's engine runs, and the\n"
+	    "  row's ratios are also given against them (the limit moves with other work on the host).\n"
 	    "libcuda: $CUDASTORE_LIBCUDA, else libcuda.so.1 (exit 77 if it cannot be loaded).\n",
 	    PROCS_MAX);
 }
@@ -152,6 +156,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		{ "tmpfs-restore-map", 1, 0, 'm' },
 		{ "no-naive", 0, 0, 'N' },
 		{ "no-limits", 0, 0, 'L' },
+		{ "limits-after", 0, 0, 'A' },
 		{ "device", 1, 0, 'g' },
 		{ "keep", 0, 0, 'K' },
 		{ "stripes", 1, 0, 'S' },
@@ -218,6 +223,9 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 			break;
 		case 'L':
 			c->limits = false;
+			break;
+		case 'A':
+			c->limits_after = true;
 			break;
 		case 'g':
 			c->device = atoi(optarg);
@@ -286,6 +294,9 @@ static void print_header(void)
 static void print_row(const struct cli *c, const struct row *r)
 {
 	double ld = min2(r->d2h, r->wr), lr = min2(r->h2d, r->rd), rf = min2(r->h2d, r->rd_first);
+	/* --limits-after: the same limits from the storage measured again after the engine ran */
+	double ld2 = r->wr_after > 0 ? min2(r->d2h, r->wr_after) : 0;
+	double lr2 = r->rd_after > 0 ? min2(r->h2d, r->rd_after) : 0;
 	char size[32];
 
 	snprintf(size, sizeof(size), "%lluM", (unsigned long long)(r->size >> 20));
@@ -313,7 +324,10 @@ static void print_row(const struct cli *c, const struct row *r)
 	    "\"pipeline_gbps\":%.3f,\"dump_pool_gbps\":%.3f,\"dump_pool_ratio\":%.3f,"
 	    "\"storage_read_first_gbps\":%.3f,\"restore_first_ratio\":%.3f,\"restore_pool_first_ratio\":%.3f,"
 	    "\"dump_pool_pages_promoted\":%llu,\"restore_pool_pages_promoted\":%llu,"
-	    "\"tmpfs_restore_map\":\"%s\",\"restore_mapped\":%s,\"restore_pool_mapped\":%s}"
+	    "\"tmpfs_restore_map\":\"%s\",\"restore_mapped\":%s,\"restore_pool_mapped\":%s,"
+	    "\"storage_write_after_gbps\":%.3f,\"storage_read_after_gbps\":%.3f,"
+	    "\"limit_dump_after_gbps\":%.3f,\"limit_restore_after_gbps\":%.3f,\"dump_ratio_after\":%.3f,"
+	    "\"restore_ratio_after\":%.3f,\"dump_pool_ratio_after\":%.3f,\"restore_pool_ratio_after\":%.3f}"
 	    "\n",
 	    c->dir, (unsigned long long)r->size, kind_name(r->kind), c->eo.threads, c->eo.chunk_size,
 	    c->eo.pinned_max, r->direct ? "true" : "false", r->mapped ? "true" : "false",
@@ -325,7 +339,9 @@ static void print_row(const struct cli *c, const struct row *r)
 	    r->dump_pool, ratio(r->dump_pool, ld), r->rd_first, ratio(r->restore, rf),
 	    ratio(r->restore_pool, rf), (unsigned long long)r->dump_pool_promoted,
 	    (unsigned long long)r->restore_pool_promoted, cs_tristate_name(c->eo.tmpfs_restore_map),
-	    r->restore_mapped ? "true" : "false", r->restore_pool_mapped ? "true" : "false");
+	    r->restore_mapped ? "true" : "false", r->restore_pool_mapped ? "true" : "false", r->wr_after,
+	    r->rd_after, ld2, lr2, ratio(r->dump, ld2), ratio(r->restore, lr2), ratio(r->dump_pool, ld2),
+	    ratio(r->restore_pool, lr2));
 	printf("# %s %s: dump thread setup %.3f s, teardown %.3f s; restore thread setup %.3f s, teardown "
 	       "%.3f s",
 	       size, kind_name(r->kind), r->dsetup, r->dteardown, r->rsetup, r->rteardown);
@@ -350,6 +366,12 @@ static void print_row(const struct cli *c, const struct row *r)
 		       r->rthreads, r->pipe, ratio(r->restore, r->pipe), c->pool ? ", with the pool" : "");
 	if (r->pipe > 0 && c->pool)
 		printf(" %.2f", ratio(r->restore_pool, r->pipe));
+	if (lr2 > 0)
+		printf("; limits measured again after the row: dump %.2f GB/s (was %.2f), restore %.2f GB/s "
+		       "(was %.2f): the dump %.2f of it, the restore %.2f",
+		       ld2, ld, lr2, lr, ratio(r->dump, ld2), ratio(r->restore, lr2));
+	if (lr2 > 0 && c->pool)
+		printf("; with the pool %.2f, %.2f", ratio(r->dump_pool, ld2), ratio(r->restore_pool, lr2));
 	printf("\n");
 	fflush(stdout);
 }
@@ -542,6 +564,7 @@ static int one_size(const struct bench *b0, const struct cli *c, uint64_t size)
 	struct bench bb = *b0, *b = &bb;
 	unsigned files;
 	bool disk = bench_dir_is_disk(b->dirfd);
+	double piece, first; /* --limits-after: not reported again */
 	CUdeviceptr dev = 0;
 	int k, ret = 0;
 
@@ -573,6 +596,9 @@ static int one_size(const struct bench *b0, const struct cli *c, uint64_t size)
 			break;
 		}
 		if (engine_row(b, c, dev, &r))
+			ret = -1;
+		else if (c->limits && c->limits_after &&
+			 bench_storage(b, size, disk, &r.wr_after, &r.rd_after, &piece, &first))
 			ret = -1;
 		print_row(c, &r);
 	}

@@ -2,13 +2,15 @@
 # test-bench-fake: cs-bench runs end to end on the fake libcuda (tiny sizes), verifies every byte, and skips with 77 without libcuda;
 # it creates a missing --dir, and its restore-overlap stand-in (--overlap) and its restore with buffers pinned
 # ahead (--pool) verify every byte too, with and without --tmpfs-readback, and count the kernel's page
+# promotions; --limits-after measures the storage limits again after each row and gives the ratios against them too
+# (without it those fields are 0); the kernel's page
 # promotions (a restore of fresh tmpfs pages reads them through mappings, and promotes few); --procs 4 runs 4 engine calls at once per row, verifies every byte
 # of every copy and prints the 4-copy storage limit beside the aggregate.
 set -u
 b=${top_builddir:-.}
 bench=$b/bench/cs-bench
 lib=$b/tests/engine/libcuda-fake.so
-echo "1..22"
+echo "1..24"
 n=0
 all=
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
@@ -27,6 +29,9 @@ all="$all$out"
 ok $rc "cs-bench on the fake device exits 0"
 [ "$(echo "$out" | grep -c '"verified":true')" = 4 ]; ok $? "4 rows (2 sizes x dense, zero75), all verified"
 [ -z "$(ls -A "$dir")" ]; ok $? "no files left in the directory without --keep"
+[ "$(echo "$out" | grep -c '"storage_write_after_gbps":0.000,"storage_read_after_gbps":0.000,"limit_dump_after_gbps":0.000,"limit_restore_after_gbps":0.000,')" = 4 ] &&
+	! echo "$out" | grep -q 'limits measured again'
+ok $? "without --limits-after the limits are measured once: the after fields are 0 and no row mentions them"
 
 out=$(CUDASTORE_TEST_LOGLEVEL=1 CUDASTORE_LIBCUDA=$lib "$bench" --dir "$dir/new/sub" --sizes 6M --chunk 1M \
 	--pinned 3M --threads 2 --kinds dense --no-naive --overlap 0.1 --prefetch-max 4M 2>&1); rc=$?
@@ -40,7 +45,7 @@ j=$(echo "$out" | grep '"bench":"cs-bench-overlap"')
 pf=$(echo "$j" | sed -n 's/.*"prefetch_bytes":\([0-9]*\).*/\1/p'); tk=$(echo "$j" | sed -n 's/.*"taken_bytes":\([0-9]*\).*/\1/p')
 [ -n "$pf" ] && [ "$pf" = "$tk" ] && [ "$pf" -le 4194304 ]; ok $? "the restore took all the prefetch read ($tk of $pf bytes), within its 4 MiB bound"
 out=$(CUDASTORE_TEST_LOGLEVEL=1 CUDASTORE_LIBCUDA=$lib "$bench" --dir "$dir" --sizes 5M --chunk 1M \
-	--pinned 3M --threads 2 --no-naive --pool 2>&1); rc=$?
+	--pinned 3M --threads 2 --no-naive --pool --limits-after 2>&1); rc=$?
 echo "$out" | sed 's/^/# /'
 all="$all$out"
 ok $rc "--pool run exits 0"
@@ -56,9 +61,23 @@ echo "$out" | grep '"bench":"cs-bench"' | awk '{
 	pc = $0; sub(/.*"storage_read_piece_gbps":/, "", pc); sub(/[,}].*/, "", pc)
 	if (!(pc + 0 > 0 && rd + 0 >= pc + 0)) bad = 1; n++ } END { exit (n == 2 && !bad) ? 0 : 1 }'
 ok $? "the read limit is the faster of the chunk-sized and 256 KiB read passes (both measured)"
-[ "$(echo "$out" | grep -cE '^# 5M dense: .*read \+ H2D alone \([0-9]+ threads, no hashing\) [0-9.]+ GB/s: the restore [0-9.]+ of it, with the pool [0-9.]+$')" = 1 ] &&
+[ "$(echo "$out" | grep -cE '^# 5M dense: .*read \+ H2D alone \([0-9]+ threads, no hashing\) [0-9.]+ GB/s: the restore [0-9.]+ of it, with the pool [0-9.]+(;|$)')" = 1 ] &&
 	echo "$out" | grep '"kind":"dense"' | grep -qE '"pipeline_gbps":([1-9][0-9.]*|0\.[0-9]*[1-9])'
 ok $? "the dense row measured read + H2D without the engine and compares both restores with it"
+# --limits-after: positive limits measured again, limit = min(PCIe, storage), ratios = rate / that limit
+echo "$out" | grep '"bench":"cs-bench"' | awk '
+	function f(k,   v) { v = $0; sub(".*\"" k "\":", "", v); sub(/[,}].*/, "", v); return v + 0 }
+	function near(a, b) { return a - b <= 0.002 + 0.002 * b && b - a <= 0.002 + 0.002 * b }
+	{ n++
+	  w = f("storage_write_after_gbps"); r = f("storage_read_after_gbps")
+	  ld = f("pcie_d2h_gbps") < w ? f("pcie_d2h_gbps") : w; lr = f("pcie_h2d_gbps") < r ? f("pcie_h2d_gbps") : r
+	  if (!(w > 0 && r > 0 && near(f("limit_dump_after_gbps"), ld) && near(f("limit_restore_after_gbps"), lr))) bad = 1
+	  if (!near(f("restore_pool_ratio_after"), f("restore_pool_gbps") / f("limit_restore_after_gbps"))) bad = 1
+	  if (!near(f("dump_pool_ratio_after"), f("dump_pool_gbps") / f("limit_dump_after_gbps"))) bad = 1
+	  if (!near(f("restore_ratio_after"), f("restore_gbps") / f("limit_restore_after_gbps"))) bad = 1 }
+	END { exit (n == 2 && !bad) ? 0 : 1 }' &&
+	[ "$(echo "$out" | grep -cE '^# 5M .*; limits measured again after the row: dump [0-9.]+ GB/s \(was [0-9.]+\), restore [0-9.]+ GB/s \(was [0-9.]+\): the dump [0-9.]+ of it, the restore [0-9.]+; with the pool [0-9.]+, [0-9.]+$')" = 2 ]
+ok $? "--limits-after: both rows measured the storage limits again and give every ratio against them too"
 # the kernel's page promotions around the pooled copies: in a memory filesystem (classic LRU) the
 # pooled restore of pages just written reads them through mappings (tmpfs_restore_map = auto);
 # read(2) promotes at least half of the dense row's 1280 pages (other processes can only add to

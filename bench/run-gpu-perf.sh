@@ -95,7 +95,7 @@ grep -h '^{' "$OUT"/*.out >"$OUT/results.jsonl" 2>/dev/null
 
 # the targets, checked from the JSON lines
 if command -v python3 >/dev/null; then
-	python3 - "$OUT/results.jsonl" <<'PY' | tee "$OUT/summary.txt"
+	python3 - "$OUT/results.jsonl" "$DISK" <<'PY' | tee "$OUT/summary.txt"
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 eng = [r for r in rows if r.get("bench") == "cs-bench"]
@@ -125,13 +125,13 @@ for s in (8, 32):
         z = find("/dev/shm", s * G, "zero75")
         if z: res(z["dump_pool_gbps"] >= r["dump_pool_gbps"], "/dev/shm %g GiB: 75%%-zero dump per logical byte >= dense: %.2f vs %.2f GB/s" % (s, z["dump_pool_gbps"], r["dump_pool_gbps"]))
 for r in eng:
-    if not r["dir"].startswith("/dev/shm") and r["kind"] == "dense":
+    if r["dir"].startswith(sys.argv[2]) and r["kind"] == "dense": # step 2 (not the 2 MiB-page tmpfs)
         res(r["dump_ratio"] >= 0.95 and r["restore_ratio"] >= 0.95, "disk %g GiB dense >= 0.95 of the limits: dump %.2f, restore %.2f" % (r["size"] / G, r["dump_ratio"], r["restore_ratio"]))
 for r in eng:
     if r["naive_dump_gbps"] > 0:
         res(r["dump_gbps"] >= r["naive_dump_gbps"] and r["restore_gbps"] >= r["naive_restore_gbps"], "%s %g GiB %s >= naive: dump %.2f vs %.2f, restore %.2f vs %.2f" % (r["dir"], r["size"] / G, r["kind"], r["dump_gbps"], r["naive_dump_gbps"], r["restore_gbps"], r["naive_restore_gbps"]))
 for r in eng:
-    if r["kind"] == "zero75":
+    if r["kind"] == "zero75" and r["naive_dump_gbps"] > 0: # steps 1 and 2 (target 2)
         d = find(r["dir"], r["size"], "dense", r["tmpfs_mapped"])
         if d: res(r["restore_gbps"] >= 3 * d["restore_gbps"], "%s %g GiB: 75%%-zero restore >= 3x dense: %.1fx (%.2f vs %.2f GB/s)" % (r["dir"], r["size"] / G, r["restore_gbps"] / d["restore_gbps"], r["restore_gbps"], d["restore_gbps"]))
 res(all(r["pinned_bytes"] <= r["pinned_max"] for r in eng) and eng, "pinned memory within its bound in every row (max %d of %d)" % (max([r["pinned_bytes"] for r in eng] or [0]), max([r["pinned_max"] for r in eng] or [0])))

@@ -44,6 +44,11 @@ struct cli {
 	struct bench_procs bp;
 };
 
+/* where an engine call's copy threads spent their time (cs_engine_region), summed over them */
+struct thread_times {
+	double io, gpu_wait, total; /* files and chunk checks; waiting for the GPU; threads x seconds */
+};
+
 struct row {
 	uint64_t size;
 	enum bench_kind kind;
@@ -55,6 +60,7 @@ struct row {
 	double rd_piece; /* the read limit's 256 KiB-pread pass (rd is the faster pass) */
 	double rd_first; /* its first pass: the first read of the pages just written */
 	double wr_after, rd_after; /* --limits-after: the storage limits again, after the engine runs */
+	struct thread_times t_dump, t_restore, t_dump_pool, t_restore_pool;
 	double pipe;	 /* dense rows: read + H2D without the engine (bench-pipe.c), 0 if not run */
 	uint64_t image_bytes, pinned;
 	/* --pool: pages the kernel promoted (pgactivate) during the pooled dump and restore */
@@ -291,6 +297,15 @@ static void print_header(void)
 	       "GB/s", "", "", "GB/s", "GB/s", "(st_blocks)", "bytes");
 }
 
+/* "; WHAT: dump A % in the files and checks, B % waiting for the GPU; restore C %, D %" */
+static void print_times(const char *what, const struct thread_times *d, const struct thread_times *r)
+{
+	printf("; %s: dump %.0f %% in the files and checks, %.0f %% waiting for the GPU; restore %.0f %%, "
+	       "%.0f %%",
+	       what, 100 * ratio(d->io, d->total), 100 * ratio(d->gpu_wait, d->total), 100 * ratio(r->io, r->total),
+	       100 * ratio(r->gpu_wait, r->total));
+}
+
 static void print_row(const struct cli *c, const struct row *r)
 {
 	double ld = min2(r->d2h, r->wr), lr = min2(r->h2d, r->rd), rf = min2(r->h2d, r->rd_first);
@@ -327,7 +342,11 @@ static void print_row(const struct cli *c, const struct row *r)
 	    "\"tmpfs_restore_map\":\"%s\",\"restore_mapped\":%s,\"restore_pool_mapped\":%s,"
 	    "\"storage_write_after_gbps\":%.3f,\"storage_read_after_gbps\":%.3f,"
 	    "\"limit_dump_after_gbps\":%.3f,\"limit_restore_after_gbps\":%.3f,\"dump_ratio_after\":%.3f,"
-	    "\"restore_ratio_after\":%.3f,\"dump_pool_ratio_after\":%.3f,\"restore_pool_ratio_after\":%.3f}"
+	    "\"restore_ratio_after\":%.3f,\"dump_pool_ratio_after\":%.3f,\"restore_pool_ratio_after\":%.3f,"
+	    "\"dump_threads_s\":%.4f,\"dump_io_s\":%.4f,\"dump_gpu_wait_s\":%.4f,"
+	    "\"restore_threads_s\":%.4f,\"restore_io_s\":%.4f,\"restore_gpu_wait_s\":%.4f,"
+	    "\"dump_pool_threads_s\":%.4f,\"dump_pool_io_s\":%.4f,\"dump_pool_gpu_wait_s\":%.4f,"
+	    "\"restore_pool_threads_s\":%.4f,\"restore_pool_io_s\":%.4f,\"restore_pool_gpu_wait_s\":%.4f}"
 	    "\n",
 	    c->dir, (unsigned long long)r->size, kind_name(r->kind), c->eo.threads, c->eo.chunk_size,
 	    c->eo.pinned_max, r->direct ? "true" : "false", r->mapped ? "true" : "false",
@@ -341,10 +360,14 @@ static void print_row(const struct cli *c, const struct row *r)
 	    (unsigned long long)r->restore_pool_promoted, cs_tristate_name(c->eo.tmpfs_restore_map),
 	    r->restore_mapped ? "true" : "false", r->restore_pool_mapped ? "true" : "false", r->wr_after,
 	    r->rd_after, ld2, lr2, ratio(r->dump, ld2), ratio(r->restore, lr2), ratio(r->dump_pool, ld2),
-	    ratio(r->restore_pool, lr2));
+	    ratio(r->restore_pool, lr2), r->t_dump.total, r->t_dump.io, r->t_dump.gpu_wait, r->t_restore.total,
+	    r->t_restore.io, r->t_restore.gpu_wait, r->t_dump_pool.total, r->t_dump_pool.io,
+	    r->t_dump_pool.gpu_wait, r->t_restore_pool.total, r->t_restore_pool.io, r->t_restore_pool.gpu_wait);
 	printf("# %s %s: dump thread setup %.3f s, teardown %.3f s; restore thread setup %.3f s, teardown "
 	       "%.3f s",
 	       size, kind_name(r->kind), r->dsetup, r->dteardown, r->rsetup, r->rteardown);
+	print_times(c->pool ? "the threads' time with the pool" : "the threads' time",
+		    c->pool ? &r->t_dump_pool : &r->t_dump, c->pool ? &r->t_restore_pool : &r->t_restore);
 	if (c->pool)
 		printf("; dump with the pool %.2f GB/s (%.2f of the limit %.2f); restore with the pool %.2f "
 		       "GB/s (%.2f of the limit %.2f)",
@@ -464,13 +487,14 @@ uint64_t bench_image_bytes(const struct bench *b, const struct cs_engine_region 
 
 /* one engine call over reg, timed from call to return: its GB/s into *gbps; 0, or -1 (said on stderr) */
 static int timed_copy(const struct bench *b, struct cs_engine_region *reg, const struct cs_engine_opts *eo,
-		      bool dump, const char *what, double *gbps)
+		      bool dump, const char *what, double *gbps, struct thread_times *tt)
 {
 	char err[512];
 	double t0 = cs_now();
 	int ret = (dump ? cs_engine_dump : cs_engine_restore)(b->ops, reg, 1, eo, err, sizeof(err));
 
 	*gbps = (double)reg->size / (cs_now() - t0) / 1e9;
+	*tt = (struct thread_times){ reg->io_seconds, reg->gpu_wait_seconds, reg->seconds * reg->threads };
 	if (ret)
 		fprintf(stderr, "cs-bench: %s failed: %s\n", what, err);
 	return ret ? -1 : 0;
@@ -492,7 +516,7 @@ static int pool_row(const struct bench *b, const struct cli *c, CUdeviceptr dev,
 	cs_engine_region_free_meta(reg);
 	bench_remove_extents(b, reg->name);
 	p0 = cs_procfs_vmstat("pgactivate");
-	if (timed_copy(b, reg, &eo, true, "dump with the pool", &r->dump_pool))
+	if (timed_copy(b, reg, &eo, true, "dump with the pool", &r->dump_pool, &r->t_dump_pool))
 		return -1;
 	r->dump_pool_promoted = cs_procfs_vmstat("pgactivate") - p0;
 	if (r->dropped)
@@ -500,7 +524,7 @@ static int pool_row(const struct bench *b, const struct cli *c, CUdeviceptr dev,
 	if (bench_scramble(b, dev, r->size))
 		return -1;
 	p0 = cs_procfs_vmstat("pgactivate");
-	if (timed_copy(b, reg, &eo, false, "restore with the pool", &r->restore_pool))
+	if (timed_copy(b, reg, &eo, false, "restore with the pool", &r->restore_pool, &r->t_restore_pool))
 		return -1;
 	r->restore_pool_mapped = reg->used_mapping;
 	r->restore_pool_promoted = cs_procfs_vmstat("pgactivate") - p0;
@@ -523,7 +547,7 @@ static int engine_row(const struct bench *b, const struct cli *c, CUdeviceptr de
 		 kind_name(r->kind));
 	reg.name = name;
 	bench_remove_extents(b, name);
-	if (timed_copy(b, &reg, &c->eo, true, "engine dump", &r->dump))
+	if (timed_copy(b, &reg, &c->eo, true, "engine dump", &r->dump, &r->t_dump))
 		return -1;
 	r->pinned = reg.pinned_bytes;
 	r->dsetup = reg.setup_seconds;
@@ -538,7 +562,7 @@ static int engine_row(const struct bench *b, const struct cli *c, CUdeviceptr de
 	r->dropped = bench_dir_is_disk(b->dirfd) && bench_drop_caches();
 	if (bench_scramble(b, dev, r->size))
 		goto err;
-	if (timed_copy(b, &reg, &c->eo, false, "engine restore", &r->restore))
+	if (timed_copy(b, &reg, &c->eo, false, "engine restore", &r->restore, &r->t_restore))
 		goto err;
 	r->pinned = reg.pinned_bytes > r->pinned ? reg.pinned_bytes : r->pinned;
 	r->direct = r->direct && reg.used_direct_io;

@@ -108,6 +108,10 @@ def find(d, size, kind, mapped=False, readback=False):
         if r["dir"].startswith(d) and r["size"] == size and r["kind"] == kind and r["tmpfs_mapped"] == mapped and r.get("tmpfs_readback", False) == readback:
             return r
 G = 1 << 30
+def threads(r, copy):
+    """where the copy threads' time went (the engine's io_seconds and gpu_wait_seconds)"""
+    t = r.get(copy + "_threads_s", 0)
+    return "; its threads' time: %.0f %% in the files and checks, %.0f %% waiting for the GPU" % (100 * r[copy + "_io_s"] / t, 100 * r[copy + "_gpu_wait_s"] / t) if t > 0 else ""
 def after(r, key, lim):
     """the ratio against the limit measured again after the row (cs-bench --limits-after)"""
     return "; against the limit measured again after the row: %.2f (%.2f GB/s)" % (r[key], r[lim]) if r.get(lim, 0) > 0 else ""
@@ -121,7 +125,7 @@ for s in (8, 32):
     r = find("/dev/shm", s * G, "dense")
     if r and r.get("dump_pool_gbps", 0) > 0:
         res(r["dump_pool_ratio"] >= 0.8, "dump into /dev/shm %g GiB with the pool (as the plugin) >= 0.8 of the write limit: %.2f (%.2f of %.2f GB/s)%s" % (s, r["dump_pool_ratio"], r["dump_pool_gbps"], r["storage_write_gbps"], after(r, "dump_pool_ratio_after", "limit_dump_after_gbps")))
-        res(r["restore_pool_ratio"] >= 0.9, "pooled restore from /dev/shm %g GiB >= 0.9 of the read limit (its faster, second pass): %.2f (%.2f of %.2f GB/s); of the first read of pages just written: %.2f (%.2f GB/s); pages promoted during it: %d; %s%s" % (s, r["restore_pool_ratio"], r["restore_pool_gbps"], r["limit_restore_gbps"], r["restore_pool_first_ratio"], r["storage_read_first_gbps"], r.get("restore_pool_pages_promoted", -1), "read through mappings" if r.get("restore_pool_mapped") else "read with read(2)", after(r, "restore_pool_ratio_after", "limit_restore_after_gbps")))
+        res(r["restore_pool_ratio"] >= 0.9, "pooled restore from /dev/shm %g GiB >= 0.9 of the read limit (its faster, second pass): %.2f (%.2f of %.2f GB/s); of the first read of pages just written: %.2f (%.2f GB/s); pages promoted during it: %d; %s%s" % (s, r["restore_pool_ratio"], r["restore_pool_gbps"], r["limit_restore_gbps"], r["restore_pool_first_ratio"], r["storage_read_first_gbps"], r.get("restore_pool_pages_promoted", -1), "read through mappings" if r.get("restore_pool_mapped") else "read with read(2)", after(r, "restore_pool_ratio_after", "limit_restore_after_gbps") + threads(r, "restore_pool")))
         z = find("/dev/shm", s * G, "zero75")
         if z: res(z["dump_pool_gbps"] >= r["dump_pool_gbps"], "/dev/shm %g GiB: 75%%-zero dump per logical byte >= dense: %.2f vs %.2f GB/s" % (s, z["dump_pool_gbps"], r["dump_pool_gbps"]))
 for r in eng:

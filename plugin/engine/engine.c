@@ -165,6 +165,9 @@ static void region_finish(struct eng_region *reg)
 	reg->r->seconds = (double)(cs_now_ns() - reg->t0_ns) / 1e9;
 	reg->r->setup_seconds = (double)atomic_load(&reg->setup_ns) / 1e9;
 	reg->r->teardown_seconds = (double)atomic_load(&reg->teardown_ns) / 1e9;
+	reg->r->io_seconds = (double)atomic_load(&reg->io_ns) / 1e9;
+	reg->r->gpu_wait_seconds = (double)atomic_load(&reg->gpu_wait_ns) / 1e9;
+	reg->r->threads = reg->nthreads;
 }
 
 /* *slowest = max(*slowest, now - t0) */
@@ -190,6 +193,8 @@ static void *thread_main(void *arg)
 		else
 			eng_restore_loop(t);
 	}
+	atomic_fetch_add(&reg->io_ns, t->io_ns);
+	atomic_fetch_add(&reg->gpu_wait_ns, t->gpu_wait_ns);
 	t0 = cs_now_ns();
 	thread_teardown(t);
 	note_slowest(&reg->teardown_ns, t0);
@@ -562,12 +567,14 @@ static void note_region(const struct eng_region *reg)
 		zero += r->zero[i] != 0;
 	eng_note(reg->job, CS_ENGINE_NOTE_INFO,
 		 "%s region %u (%s): %llu bytes in %.3f s (%.2f GB/s); %llu chunks, %llu zero; %llu bytes in "
-		 "%u file%s; %s; %u threads, %llu pinned bytes%s; thread setup %.3f s, teardown %.3f s%s",
+		 "%u file%s; %s; %u threads, %llu pinned bytes%s; thread setup %.3f s, teardown %.3f s%s; "
+		 "the threads' %.3f s: %.3f in the files and checks, %.3f waiting for the GPU",
 		 reg->job->dump ? "dumped" : "restored", reg->index, r->name, (unsigned long long)r->size,
 		 r->seconds, (double)r->size / s / 1e9, (unsigned long long)reg->nchunks,
 		 (unsigned long long)zero, (unsigned long long)r->stored_bytes, reg->nfiles,
 		 reg->nfiles > 1 ? "s" : "", io_name(reg), reg->nthreads, (unsigned long long)r->pinned_bytes,
-		 pool, r->setup_seconds, r->teardown_seconds, pf);
+		 pool, r->setup_seconds, r->teardown_seconds, pf, r->seconds * reg->nthreads, r->io_seconds,
+		 r->gpu_wait_seconds);
 }
 
 static int run(const struct cs_cuda_ops *ops, struct cs_engine_region *regions, unsigned n,
@@ -596,6 +603,8 @@ static int run(const struct cs_cuda_ops *ops, struct cs_engine_region *regions, 
 		regions[i].used_direct_io = regions[i].used_mapping = false;
 		regions[i].pooled_bytes = 0;
 		regions[i].seconds = regions[i].setup_seconds = regions[i].teardown_seconds = 0;
+		regions[i].io_seconds = regions[i].gpu_wait_seconds = 0;
+		regions[i].threads = 0;
 		ret = (dump ? region_prepare_dump : region_prepare_restore)(&regs[i]);
 		if (ret) {
 			if (!job.err)

@@ -120,6 +120,11 @@ struct cs_engine_region {
 	double seconds;		   /* wall time of this region's copy */
 	double setup_seconds;	   /* of it, the slowest thread's setup: stream, events, pinning */
 	double teardown_seconds;   /* of it, the slowest thread's teardown: sync, unpinning */
+	/* the copy threads' time, summed over them: in the files and the chunk checks (zero test,
+	 * hash), and waiting for the GPU's copies. Beside threads x seconds they say what bound the
+	 * copy: the CPU and storage, or the GPU */
+	double io_seconds, gpu_wait_seconds;
+	unsigned threads; /* copy threads this region ran */
 };
 
 /*

@@ -32,10 +32,13 @@ static int finish(struct eng_thread *t, uint64_t idx, unsigned b)
 	struct eng_region *reg = t->reg;
 	struct cs_engine_region *r = reg->r;
 	size_t len = eng_chunk_len(reg, idx);
+	uint64_t t0 = cs_now_ns(), t1;
 	CUresult res;
 	int ret;
 
 	res = reg->job->ops->EventSynchronize(t->ev[b]);
+	t1 = cs_now_ns();
+	t->gpu_wait_ns += t1 - t0;
 	if (res != CUDA_SUCCESS)
 		return eng_cuda_fail(reg, res, "cuMemcpyDtoHAsync (completion)", idx);
 	if (eng_stopped(reg->job))
@@ -44,13 +47,12 @@ static int finish(struct eng_thread *t, uint64_t idx, unsigned b)
 		r->zero[idx] = 1;
 		r->hash[idx] = eng_zero_hash_for(reg, len);
 		ret = eng_io_skip(t, len, idx);
-		if (ret)
-			return ret;
 	} else {
 		ret = eng_io_write(t, t->buf[b], len, idx, &r->hash[idx]); /* hashes it too */
-		if (ret)
-			return ret;
 	}
+	t->io_ns += cs_now_ns() - t1;
+	if (ret)
+		return ret;
 	eng_progress(reg, len);
 	return 0;
 }
@@ -61,6 +63,7 @@ void eng_dump_loop(struct eng_thread *t)
 	uint64_t cur, next = 0;
 	bool have, have_next;
 	unsigned b = 0;
+	uint64_t t0;
 	CUresult res;
 
 	have = eng_claim(reg, &cur);
@@ -84,7 +87,9 @@ void eng_dump_loop(struct eng_thread *t)
 	}
 	if (eng_stopped(reg->job))
 		return;
+	t0 = cs_now_ns();
 	res = reg->job->ops->StreamSynchronize(t->stream);
+	t->gpu_wait_ns += cs_now_ns() - t0;
 	if (res != CUDA_SUCCESS)
 		eng_cuda_fail(reg, res, "cuStreamSynchronize", UINT64_MAX);
 }

@@ -20,7 +20,7 @@ bool eng_chunk_size_ok(uint64_t c)
 /* One line for the caller to log, when it asked for them (cs_engine_opts.note). */
 void eng_note(const struct eng_job *job, unsigned level, const char *fmt, ...)
 {
-	char line[512];
+	char line[1024];
 	va_list ap;
 
 	if (!job->opts->note)

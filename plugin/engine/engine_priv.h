@@ -88,6 +88,7 @@ struct eng_region {
 	atomic_uint_fast64_t pinned; /* pinned bytes allocated */
 	atomic_uint_fast64_t pooled; /* of them, lent by the pool */
 	atomic_uint_fast64_t setup_ns, teardown_ns; /* slowest thread's */
+	atomic_uint_fast64_t io_ns, gpu_wait_ns;     /* summed over the threads (struct eng_thread) */
 	atomic_uint_fast64_t last_progress_ns;
 	struct pf_region *pf; /* restore: this region's prefetched chunks (engine_prefetch.c), or NULL */
 	atomic_uint_fast64_t prefetched; /* bytes taken from it */
@@ -114,6 +115,9 @@ struct eng_thread {
 	/* buffered dump: the previous chunk this thread wrote, for write-behind */
 	struct eng_file *prev_file;
 	uint64_t prev_off, prev_len;
+	/* where the loop's time went: the files and the chunk checks (zero test, hash), and waiting
+	 * for the GPU's copies (events, the last stream sync); added to the region at the end */
+	uint64_t io_ns, gpu_wait_ns;
 };
 
 /* engine_job.c */

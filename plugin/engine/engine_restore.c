@@ -90,16 +90,18 @@ static int load_chunk(struct eng_thread *t, uint64_t idx, unsigned b)
 	struct eng_region *reg = t->reg;
 	const struct cs_cuda_ops *ops = reg->job->ops;
 	size_t len = eng_chunk_len(reg, idx);
-	uint64_t found = 0;
+	uint64_t found = 0, t0 = cs_now_ns(), t1;
 	CUresult res;
 	int ret;
 
 	if (t->busy[b]) {
 		res = ops->EventSynchronize(t->ev[b]);
+		t->gpu_wait_ns += cs_now_ns() - t0;
 		if (res != CUDA_SUCCESS)
 			return eng_cuda_fail(reg, res, "cuMemcpyHtoDAsync (completion)", UINT64_MAX);
 		t->busy[b] = false;
 	}
+	t1 = cs_now_ns();
 	if (reg->pf &&
 	    eng_prefetch_take(reg->job->opts->prefetch, reg->pf, idx, t->buf[b], len, reg->r->hash[idx])) {
 		atomic_fetch_add(&reg->prefetched, len); /* read and verified before (engine_prefetch.c) */
@@ -110,6 +112,7 @@ static int load_chunk(struct eng_thread *t, uint64_t idx, unsigned b)
 		if (ret)
 			return ret;
 	}
+	t->io_ns += cs_now_ns() - t1;
 	if (eng_stopped(reg->job))
 		return -ECANCELED;
 	res = ops->MemcpyHtoDAsync(reg->r->ptr + eng_chunk_off(reg, idx), t->buf[b], len, t->stream);
@@ -161,7 +164,7 @@ void eng_restore_loop(struct eng_thread *t)
 {
 	struct eng_region *reg = t->reg;
 	unsigned b = 0;
-	uint64_t idx;
+	uint64_t idx, t0;
 	CUresult res;
 
 	while (claim(t, &idx)) {
@@ -176,7 +179,9 @@ void eng_restore_loop(struct eng_thread *t)
 	}
 	if (eng_stopped(reg->job))
 		return;
+	t0 = cs_now_ns();
 	res = reg->job->ops->StreamSynchronize(t->stream);
+	t->gpu_wait_ns += cs_now_ns() - t0;
 	if (res != CUDA_SUCCESS)
 		eng_cuda_fail(reg, res, "cuStreamSynchronize", UINT64_MAX);
 }

@@ -35,7 +35,8 @@ ENGINE_TESTS = \
 	tests/engine/test-engine-restore-big-chunks \
 	tests/engine/test-engine-stripes \
 	tests/engine/test-engine-prefetch \
-	tests/engine/test-engine-pinned-pool
+	tests/engine/test-engine-pinned-pool \
+	tests/engine/test-engine-thread-times
 check_PROGRAMS += $(ENGINE_TESTS)
 TESTS += $(ENGINE_TESTS)
 
@@ -110,3 +111,6 @@ tests_engine_test_engine_extent_not_regular_LDADD = $(ENGINE_TEST_LDADD)
 tests_engine_test_engine_pinned_pool_SOURCES = tests/engine/test-engine-pinned-pool.c
 tests_engine_test_engine_pinned_pool_CFLAGS = $(ENGINE_TEST_CFLAGS)
 tests_engine_test_engine_pinned_pool_LDADD = $(ENGINE_TEST_LDADD)
+tests_engine_test_engine_thread_times_SOURCES = tests/engine/test-engine-thread-times.c
+tests_engine_test_engine_thread_times_CFLAGS = $(ENGINE_TEST_CFLAGS)
+tests_engine_test_engine_thread_times_LDADD = $(ENGINE_TEST_LDADD)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fake-cuda.h"
 
@@ -49,6 +50,7 @@ static struct {
 	unsigned long fail_at[FAKE_NCALLS];
 	CUresult fail_res[FAKE_NCALLS];
 	size_t misalign;
+	unsigned copy_delay_us;
 	char violation[256];
 } F = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -203,9 +205,11 @@ static void run_until(CUstream s, uint64_t seq)
 	for (i = 0; i < s->n && s->base + i < seq; i++) {
 		struct op *o = &s->ops[i];
 
-		if (o->kind == OP_COPY)
+		if (o->kind == OP_COPY) {
 			memcpy(o->dst, o->src, o->len);
-		else
+			if (F.copy_delay_us)
+				usleep(F.copy_delay_us);
+		} else
 			memset(o->dst, o->val, o->len);
 	}
 	for (k = 0; i + k < s->n; k++)
@@ -436,6 +440,7 @@ void fake_cuda_init(struct cs_cuda_ops *ops)
 	memset(&F.st, 0, sizeof(F.st));
 	memset(F.fail_at, 0, sizeof(F.fail_at));
 	F.misalign = 0;
+	F.copy_delay_us = 0;
 	F.violation[0] = 0;
 	for (int i = 0; i < MAX_ALLOCS; i++) /* pinned bytes still live count as a leak later */
 		if (F.allocs[i].used && F.allocs[i].pinned)
@@ -449,6 +454,11 @@ void fake_fail_at(enum fake_call kind, unsigned long n, CUresult res)
 	F.fail_at[kind] = n ? F.st.calls[kind] + n : 0;
 	F.fail_res[kind] = res;
 	pthread_mutex_unlock(&F.lock);
+}
+
+void fake_set_copy_delay_us(unsigned us)
+{
+	F.copy_delay_us = us;
 }
 
 void fake_set_misalign(size_t misalign)

@@ -48,6 +48,8 @@ static inline void *fake_host(CUdeviceptr p)
 
 /* The nth call (1-based) of kind fails with res; n = 0 disables. Counts from now. */
 void fake_fail_at(enum fake_call kind, unsigned long n, CUresult res);
+/* Each copy (D2H, H2D) takes at least us microseconds more when it runs (0 = none). */
+void fake_set_copy_delay_us(unsigned us);
 /* Pinned buffers start misalign bytes past a page boundary (0 = page-aligned). */
 void fake_set_misalign(size_t misalign);
 void fake_get_stats(struct fake_stats *st);

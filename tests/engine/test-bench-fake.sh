@@ -3,14 +3,15 @@
 # it creates a missing --dir, and its restore-overlap stand-in (--overlap) and its restore with buffers pinned
 # ahead (--pool) verify every byte too, with and without --tmpfs-readback, and count the kernel's page
 # promotions; --limits-after measures the storage limits again after each row and gives the ratios against them too
-# (without it those fields are 0); the kernel's page
+# (without it those fields are 0); every copy says where its threads' time went (files and checks, waiting
+# for the GPU, within threads x seconds); the kernel's page
 # promotions (a restore of fresh tmpfs pages reads them through mappings, and promotes few); --procs 4 runs 4 engine calls at once per row, verifies every byte
 # of every copy and prints the 4-copy storage limit beside the aggregate.
 set -u
 b=${top_builddir:-.}
 bench=$b/bench/cs-bench
 lib=$b/tests/engine/libcuda-fake.so
-echo "1..24"
+echo "1..25"
 n=0
 all=
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
@@ -78,6 +79,17 @@ echo "$out" | grep '"bench":"cs-bench"' | awk '
 	END { exit (n == 2 && !bad) ? 0 : 1 }' &&
 	[ "$(echo "$out" | grep -cE '^# 5M .*; limits measured again after the row: dump [0-9.]+ GB/s \(was [0-9.]+\), restore [0-9.]+ GB/s \(was [0-9.]+\): the dump [0-9.]+ of it, the restore [0-9.]+; with the pool [0-9.]+, [0-9.]+$')" = 2 ]
 ok $? "--limits-after: both rows measured the storage limits again and give every ratio against them too"
+echo "$out" | grep '"bench":"cs-bench"' | awk '
+	function f(k,   v) { v = $0; sub(".*\"" k "\":", "", v); sub(/[,}].*/, "", v); return v + 0 }
+	{ n++
+	  split("dump restore dump_pool restore_pool", c, " ")
+	  for (i = 1; i <= 4; i++) {
+		t = f(c[i] "_threads_s"); io = f(c[i] "_io_s"); w = f(c[i] "_gpu_wait_s")
+		if (!(t > 0 && io > 0 && w >= 0 && io + w <= t * 1.01 + 0.001)) bad = 1
+	  } }
+	END { exit (n == 2 && !bad) ? 0 : 1 }' &&
+	[ "$(echo "$out" | grep -cE "^# 5M .*; the threads' time with the pool: dump [0-9]+ % in the files and checks, [0-9]+ % waiting for the GPU; restore [0-9]+ %, [0-9]+ %;")" = 2 ]
+ok $? "every copy of both rows says where its threads' time went, within threads x seconds"
 # the kernel's page promotions around the pooled copies: in a memory filesystem (classic LRU) the
 # pooled restore of pages just written reads them through mappings (tmpfs_restore_map = auto);
 # read(2) promotes at least half of the dense row's 1280 pages (other processes can only add to

@@ -145,6 +145,7 @@ void cli_archive_remove(const char *tmp);
 
 /* ---- the helper's summary file (sumread.c) ---- */
 #define CLI_MAX_PHASES 32
+#define CLI_MAX_COPIES 64 /* devices whose copy account is read */
 struct cli_summary {
 	double seconds; /* NaN when absent */
 	unsigned nphases;
@@ -154,6 +155,12 @@ struct cli_summary {
 		uint64_t bytes;
 	} phase[CLI_MAX_PHASES];
 	json_object *batch, *gpu_phase; /* optional objects as written, or NULL */
+	/* devices[i].copy: the engine's copy of device i (CustomStorage dumps), when well formed */
+	struct cli_copy {
+		bool present;
+		unsigned threads;
+		double seconds, io_seconds, gpu_wait_seconds;
+	} copy[CLI_MAX_COPIES];
 };
 /*
  * cudastore-<nspid>.json read with json-c. 0; -ENOENT when absent; -EBADMSG (message in err) when

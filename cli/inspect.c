@@ -67,12 +67,11 @@ static const char *time_text(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-static void text_summary(int dirfd, int nspid)
+/* sum as cli_summary_read left it: ret its answer, err its message */
+static void text_summary(const struct cli_summary *s, int ret, const char *err, int nspid)
 {
-	struct cli_summary sum;
-	char err[512], a[32];
+	char a[32];
 	unsigned i;
-	int ret = cli_summary_read(dirfd, nspid, &sum, err, sizeof(err));
 
 	if (ret == -ENOENT) {
 		cli_line("  summary:        none (cudastore-%d.json absent)", nspid);
@@ -82,23 +81,38 @@ static void text_summary(int dirfd, int nspid)
 		cli_line("  summary:        unreadable: %s", err);
 		return;
 	}
-	if (isnan(sum.seconds))
+	if (isnan(s->seconds))
 		cli_line("  dump phases:");
 	else
-		cli_line("  dump phases:    %.3f s in all", sum.seconds);
-	for (i = 0; i < sum.nphases; i++)
-		cli_line("    %-12s %9.3f s%s%s", sum.phase[i].name, sum.phase[i].seconds,
-			 sum.phase[i].bytes ? "  " : "",
-			 sum.phase[i].bytes ? cli_bytes(sum.phase[i].bytes, a, sizeof(a)) : "");
-	cli_summary_free(&sum);
+		cli_line("  dump phases:    %.3f s in all", s->seconds);
+	for (i = 0; i < s->nphases; i++)
+		cli_line("    %-12s %9.3f s%s%s", s->phase[i].name, s->phase[i].seconds,
+			 s->phase[i].bytes ? "  " : "", s->phase[i].bytes ? cli_bytes(s->phase[i].bytes, a, sizeof(a)) : "");
+}
+
+/* "copied in S s by N threads: X % of their time in the files and checks, Y % waiting for the GPU" */
+static void text_copy(const struct cli_summary *s, int ret, unsigned i)
+{
+	const struct cli_copy *c = &s->copy[i];
+	double t;
+
+	if (ret || i >= CLI_MAX_COPIES || !c->present)
+		return;
+	t = c->seconds * c->threads;
+	if (isfinite(t) && t > 0 && isfinite(c->io_seconds) && isfinite(c->gpu_wait_seconds))
+		cli_line("    copied in %.3f s by %u threads: %.0f%% of their time in the files and checks, "
+			 "%.0f%% waiting for the GPU",
+			 c->seconds, c->threads, 100 * c->io_seconds / t, 100 * c->gpu_wait_seconds / t);
 }
 
 static bool text_one(int dirfd, const char *dir, const char *mname, const struct cs_manifest *m)
 {
-	char a[32], b[32], u[CS_UUID_STRLEN], t[64];
+	char a[32], b[32], u[CS_UUID_STRLEN], t[64], err[512];
+	struct cli_summary sum;
 	struct extent_info e;
 	bool ok = true;
 	unsigned i;
+	int sret = cli_summary_read(dirfd, m->ns_pid, &sum, err, sizeof(err));
 
 	cli_line("%s/%s", dir, mname);
 	cli_line("  mode:           %s", m->mode == CS_MODE_CUSTOM ? "custom (CUDA CustomStorage, data in "
@@ -123,6 +137,7 @@ static bool text_one(int dirfd, const char *dir, const char *mname, const struct
 			 cli_bytes(d->size, a, sizeof(a)), cli_bytes(d->stored_bytes, b, sizeof(b)),
 			 cli_bytes(d->chunk_size, t, sizeof(t)), (unsigned long long)d->nchunks,
 			 (unsigned long long)z, d->nchunks ? 100.0 * (double)z / (double)d->nchunks : 0.0);
+		text_copy(&sum, sret, i);
 		if (m->mode != CS_MODE_CUSTOM)
 			continue;
 		for (unsigned k = 0; k < (d->nstripes ? d->nstripes : 1); k++) {
@@ -141,7 +156,9 @@ static bool text_one(int dirfd, const char *dir, const char *mname, const struct
 			}
 		}
 	}
-	text_summary(dirfd, m->ns_pid);
+	text_summary(&sum, sret, err, m->ns_pid);
+	if (!sret)
+		cli_summary_free(&sum);
 	if (!ok)
 		cli_line(
 		    "  problem:        a restore would refuse these images; run 'cudastore verify %s %d'",
@@ -192,13 +209,11 @@ static void json_chunks(json_object *dev, const struct cs_manifest_dev *d)
 	}
 }
 
-static void json_summary(json_object *p, int dirfd, int nspid)
+/* sum as cli_summary_read left it: ret its answer, err its message */
+static void json_summary(json_object *p, const struct cli_summary *s, int ret, const char *err)
 {
-	struct cli_summary sum;
 	json_object *o, *a, *ph;
-	char err[512];
 	unsigned i;
-	int ret = cli_summary_read(dirfd, nspid, &sum, err, sizeof(err));
 
 	if (ret == -ENOENT)
 		return;
@@ -207,26 +222,43 @@ static void json_summary(json_object *p, int dirfd, int nspid)
 		cli_jstr(o, "error", err);
 		return;
 	}
-	cli_jdbl(o, "seconds", sum.seconds);
+	cli_jdbl(o, "seconds", s->seconds);
 	a = cli_jarr(o, "phases");
-	for (i = 0; i < sum.nphases; i++) {
+	for (i = 0; i < s->nphases; i++) {
 		ph = cli_jobj(a, NULL);
-		cli_jstr(ph, "name", sum.phase[i].name);
-		cli_jdbl(ph, "seconds", sum.phase[i].seconds);
-		cli_ju64(ph, "bytes", sum.phase[i].bytes);
+		cli_jstr(ph, "name", s->phase[i].name);
+		cli_jdbl(ph, "seconds", s->phase[i].seconds);
+		cli_ju64(ph, "bytes", s->phase[i].bytes);
 	}
-	if (sum.gpu_phase && o)
-		json_object_object_add(o, "gpu_phase", json_object_get(sum.gpu_phase));
-	if (sum.batch && o)
-		json_object_object_add(o, "batch", json_object_get(sum.batch));
-	cli_summary_free(&sum);
+	if (s->gpu_phase && o)
+		json_object_object_add(o, "gpu_phase", json_object_get(s->gpu_phase));
+	if (s->batch && o)
+		json_object_object_add(o, "batch", json_object_get(s->batch));
+}
+
+/* the device's "copy" object, from the summary (CustomStorage dumps) */
+static void json_copy(json_object *dev, const struct cli_summary *s, int ret, unsigned i)
+{
+	const struct cli_copy *c = &s->copy[i];
+	json_object *o;
+
+	if (ret || i >= CLI_MAX_COPIES || !c->present)
+		return;
+	o = cli_jobj(dev, "copy");
+	cli_jdbl(o, "seconds", c->seconds);
+	cli_jint(o, "threads", c->threads);
+	cli_jdbl(o, "io_seconds", c->io_seconds);
+	cli_jdbl(o, "gpu_wait_seconds", c->gpu_wait_seconds);
 }
 
 static bool json_one(json_object *p, int dirfd, const struct cs_manifest *m)
 {
 	json_object *devs, *d;
+	struct cli_summary sum;
+	char err[512];
 	bool ok = true;
 	unsigned i;
+	int sret = cli_summary_read(dirfd, m->ns_pid, &sum, err, sizeof(err));
 
 	cli_jbool(p, "readable", true);
 	cli_jint(p, "format_major", m->format_major);
@@ -245,8 +277,11 @@ static bool json_one(json_object *p, int dirfd, const struct cs_manifest *m)
 		if (m->mode == CS_MODE_CUSTOM)
 			ok &= json_extents(d, dirfd, &m->dev[i]);
 		json_chunks(d, &m->dev[i]);
+		json_copy(d, &sum, sret, i);
 	}
-	json_summary(p, dirfd, m->ns_pid);
+	json_summary(p, &sum, sret, err);
+	if (!sret)
+		cli_summary_free(&sum);
 	cli_jbool(p, "consistent", ok);
 	return ok;
 }

@@ -97,6 +97,29 @@ static json_object *optional(json_object *o, const char *key)
 	return json_object_get(x);
 }
 
+/* devices[i].copy, optional: one that is missing or not well formed is left out, never an error */
+static void copies(json_object *o, struct cli_summary *s)
+{
+	json_object *a, *c, *t;
+	size_t i, len;
+
+	if (!json_object_object_get_ex(o, "devices", &a) || !json_object_is_type(a, json_type_array))
+		return;
+	len = json_object_array_length(a);
+	for (i = 0; i < len && i < CLI_MAX_COPIES; i++) {
+		struct cli_copy *k = &s->copy[i];
+
+		if (!json_object_object_get_ex(json_object_array_get_idx(a, i), "copy", &c) ||
+		    !json_object_is_type(c, json_type_object) || !json_object_object_get_ex(c, "threads", &t) ||
+		    !json_object_is_type(t, json_type_int) || json_object_get_int64(t) < 1 ||
+		    json_object_get_int64(t) > 4096 || !number(c, "seconds", &k->seconds) ||
+		    !number(c, "io_seconds", &k->io_seconds) || !number(c, "gpu_wait_seconds", &k->gpu_wait_seconds))
+			continue;
+		k->threads = (unsigned)json_object_get_int64(t);
+		k->present = true;
+	}
+}
+
 static int decode(json_object *o, struct cli_summary *s, const char *name, char *err, size_t errlen)
 {
 	json_object *v;
@@ -120,6 +143,7 @@ static int decode(json_object *o, struct cli_summary *s, const char *name, char 
 		return -EBADMSG;
 	s->batch = optional(o, "batch");
 	s->gpu_phase = optional(o, "gpu_phase");
+	copies(o, s);
 	return 0;
 }
 

@@ -44,6 +44,13 @@ enum cs_proc_phase {
 
 struct cs_rescue; /* host copy of GPU memory kept when writing extents failed (dump.c) */
 
+/* One GPU's copy by the engine (cs_engine_region's out fields), for the summary */
+struct cs_copy_account {
+	double seconds;			/* the copy's wall time */
+	unsigned threads;		/* 0: no copy of this GPU by the engine */
+	double io_seconds, gpu_wait_seconds; /* its threads' time, summed: files and checks; GPU waits */
+};
+
 struct cs_proc {
 	pid_t pid;
 	pid_t ns_pid;
@@ -65,6 +72,7 @@ struct cs_proc {
 	double t_begin, t_end;	  /* cs_now() */
 	uint64_t bytes;		  /* GPU memory it moved */
 	struct cs_phase_timer st; /* its phases (dump: for the summary written after the batch) */
+	struct cs_copy_account copy[CS_MAX_DEVICES]; /* dump: each GPU's copy (CustomStorage) */
 	struct cs_manifest *m;	  /* restore: its validated manifest while the batch runs */
 };
 

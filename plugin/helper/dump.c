@@ -356,6 +356,10 @@ static int copy_out(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_v
 		m->dev[i].zero = regs[i].zero;
 		m->dev[i].stored_bytes = regs[i].stored_bytes;
 		m->dev[i].nstripes = regs[i].nstripes;
+		p->copy[i] = (struct cs_copy_account){ .seconds = regs[i].seconds,
+						       .threads = regs[i].threads,
+						       .io_seconds = regs[i].io_seconds,
+						       .gpu_wait_seconds = regs[i].gpu_wait_seconds };
 		memcpy(m->dev[i].stripe, regs[i].stripe_name, sizeof(m->dev[i].stripe));
 		m->stored_bytes += regs[i].stored_bytes;
 	}

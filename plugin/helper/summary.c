@@ -66,7 +66,23 @@ static json_object *phases_json(const struct cs_phase_timer *st, bool *ok)
 	return a;
 }
 
-static json_object *devices_json(const struct cs_manifest *m, bool *ok)
+/* "copy": {"seconds", "threads", "io_seconds", "gpu_wait_seconds"} of one GPU's engine copy */
+static json_object *copy_json(const struct cs_copy_account *c, bool *ok)
+{
+	json_object *o = json_object_new_object();
+
+	if (!o) {
+		*ok = false;
+		return NULL;
+	}
+	put(o, "seconds", num(c->seconds), ok);
+	put(o, "threads", json_object_new_int64(c->threads), ok);
+	put(o, "io_seconds", num(c->io_seconds), ok);
+	put(o, "gpu_wait_seconds", num(c->gpu_wait_seconds), ok);
+	return o;
+}
+
+static json_object *devices_json(const struct cs_proc *p, const struct cs_manifest *m, bool *ok)
 {
 	json_object *a = json_object_new_array(), *d;
 	char uuid[CS_UUID_STRLEN];
@@ -85,6 +101,8 @@ static json_object *devices_json(const struct cs_manifest *m, bool *ok)
 		put(d, "bytes", u64(m->dev[i].size), ok);
 		put(d, "stored_bytes", u64(m->dev[i].stored_bytes), ok);
 		put(d, "extent", json_object_new_string(m->dev[i].extent), ok);
+		if (p->copy[i].threads)
+			put(d, "copy", copy_json(&p->copy[i], ok), ok);
 	}
 	return a;
 }
@@ -135,7 +153,7 @@ static json_object *summary_json(const struct cs_proc *p, const struct cs_manife
 	put(o, "stored_bytes", u64(m->stored_bytes), ok);
 	put(o, "seconds", num(cs_phase_timer_total(st)), ok);
 	put(o, "phases", phases_json(st, ok), ok);
-	put(o, "devices", devices_json(m, ok), ok);
+	put(o, "devices", devices_json(p, m, ok), ok);
 	timing_json(o, t, ok);
 	return o;
 }

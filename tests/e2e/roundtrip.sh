@@ -10,7 +10,7 @@ use_emulator
 : "${EXPECT_MODE:=custom}"
 export CUDASTORE_EMU_DEVICES=$DEVICES CUDASTORE_EMU_DRIVER_VERSION=$DRIVER CUDASTORE_MODE=$MODE
 export CUDASTORE_EMU_MEM_MB=${MEM_MB:-4096}
-plan 12
+plan 13
 
 start_workload w --devices "$DEVICES" --buffers "$BUFFERS" --size "$SIZE" --zero-percent "$ZERO"
 criu_dump "$WORK/img" "$WPID"
@@ -31,6 +31,15 @@ else
 	check "driver-managed: no extents, GPU memory in CRIU's pages ($n extents)" [ "$n" = 0 ]
 fi
 check "JSON summary next to the manifest" grep -q '"phases":\[' "$WORK/img/cudastore-$WPID.json"
+# each GPU's copy account: a CustomStorage copy gives its threads' time (files and checks, GPU
+# waits) within threads x seconds; driver-managed GPU memory is not copied by the engine
+S=$WORK/img/cudastore-$WPID.json
+if [ "$EXPECT_MODE" = custom ]; then
+	check "the summary gives each GPU's copy: threads, and their time in the files and checks and waiting for the GPU" \
+		[ "$(json_get "$S" "len(d['devices']) == $DEVICES and all(c['threads'] >= 1 and c['seconds'] > 0 and c['io_seconds'] > 0 and c['gpu_wait_seconds'] >= 0 and c['io_seconds'] + c['gpu_wait_seconds'] <= c['threads'] * c['seconds'] * 1.01 + 0.001 for c in [x['copy'] for x in d['devices']])")" = True ]
+else
+	check "driver-managed: no engine copy in the summary" [ "$(json_get "$S" "all('copy' not in x for x in d['devices'])")" = True ]
+fi
 wait_gone "$WPID"
 before=$(images_sum "$WORK/img")
 criu_restore "$WORK/img"

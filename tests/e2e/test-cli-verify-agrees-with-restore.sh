@@ -10,7 +10,7 @@ TOOL=$top_builddir/tests/e2e/cs-manifest-tool
 CS=$CUDASTORE_CMD
 export CUDASTORE_CONFIG=$WORK/cudastore.conf # pinned: nothing in /etc changes what verify reads
 echo "chunk_mb = 1" >"$CUDASTORE_CONFIG" # many chunks, some of them all-zero
-plan 55
+plan 58
 start_workload w --size 8m --buffers 2 --zero-percent 50 --seed 11
 criu_dump "$WORK/img" "$WPID"
 check "criu dump succeeds" [ $? = 0 ]
@@ -38,6 +38,21 @@ check "inspect --json: zero chunks counted as the manifest flags them (50% zeros
 	[ "$(json_get "$WORK/inspect.json" "0 < d['processes'][0]['devices'][0]['zero_chunks'] == sum(c['zero'] for c in d['processes'][0]['devices'][0]['chunks'])")" = True ]
 check "inspect --json: the dump's phases from the summary" \
 	[ "$(json_get "$WORK/inspect.json" "'copy-out' in [p['name'] for p in d['processes'][0]['summary']['phases']]")" = True ]
+S=$WORK/img/cudastore-$WPID.json
+check "inspect --json: the device's copy account is the summary's (threads, seconds, files and checks, GPU waits)" \
+	[ "$(json_get "$WORK/inspect.json" "[round(x['copy'][k], 4) for x in d['processes'][0]['devices'] for k in ('threads', 'seconds', 'io_seconds', 'gpu_wait_seconds')]")" = \
+		"$(json_get "$S" "[round(x['copy'][k], 4) for x in d['devices'] for k in ('threads', 'seconds', 'io_seconds', 'gpu_wait_seconds')]")" ]
+check "inspect says how the device was copied: threads and the shares of their time" \
+	grep -Eq '^    copied in [0-9.]+ s by [0-9]+ threads: [0-9]+% of their time in the files and checks, [0-9]+% waiting for the GPU$' "$WORK/inspect.txt"
+# a summary whose copy account is malformed: left out, the rest shown, no error
+rm -rf "$WORK/badcopy"; cp -a "$WORK/img" "$WORK/badcopy"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["devices"][0]["copy"]["threads"]="many"; open(sys.argv[1],"w").write(json.dumps(d))' "$WORK/badcopy/cudastore-$WPID.json"
+"$CS" inspect "$WORK/badcopy" >"$WORK/badcopy.txt" 2>&1; rc=$?
+"$CS" inspect --json "$WORK/badcopy" >"$WORK/badcopy.json" 2>&1
+check "a malformed copy account in the summary is left out: inspect exits 0 ($rc), shows the phases, no copy line or key" \
+	bash -c "[ $rc = 0 ] && grep -q 'copy-out' '$WORK/badcopy.txt' && ! grep -q 'copied in' '$WORK/badcopy.txt' &&
+		[ \"\$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(\"copy\" in d[\"processes\"][0][\"devices\"][0])' '$WORK/badcopy.json')\" = False ]"
+rm -rf "$WORK/badcopy"
 "$CS" verify "$WORK/img" >"$WORK/verify.txt" 2>"$WORK/verify.err"
 check "verify on good images exits 0" [ $? = 0 ]
 check "verify says OK, no progress bar when stderr is no terminal" \

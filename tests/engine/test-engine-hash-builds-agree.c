@@ -14,9 +14,8 @@
 
 #define BIG (16u << 20)
 
-static const size_t lens[] = { 0,    1,	   3,	  4,	 8,	  9,	   16,	 17,
-			       64,   128,  129,	  200,	 240,	  241,	   1023, 1024,
-			       1025, 4096, 65536, 65537, 1000003, BIG - 1, BIG };
+static const size_t lens[] = { 0,   1,	 3,    4,    8,	   9,	 16,	17,    64,	128,	 129, 200,
+			       240, 241, 1023, 1024, 1025, 4096, 65536, 65537, 1000003, BIG - 1, BIG };
 #define NLENS (sizeof(lens) / sizeof(lens[0]))
 
 /* the streaming hash of len bytes fed in pieces of 1, 7, 255, 4096, 65537, ... bytes */
@@ -58,7 +57,8 @@ int main(void)
 
 			if (__builtin_cpu_supports("avx2"))
 				tap_ok(eng_hash_avx2(p, lens[i]) == want,
-				       "%zu bytes at offset %zu: AVX2 and SSE2 hashes agree", lens[i], off * 7);
+				       "%zu bytes at offset %zu: AVX2 and SSE2 hashes agree", lens[i],
+				       off * 7);
 			else
 				tap_skip(1, "this CPU has no AVX2");
 			tap_ok(streamed(p, lens[i]) == want,

@@ -33,14 +33,14 @@ static bool line_agrees(const char *what, const char *line, const struct cs_engi
 	const char *p = strstr(line, "; the threads' ");
 	double tt, io, wait;
 
-	if (!p || sscanf(p, "; the threads' %lf s: %lf in the files and checks, %lf waiting for the GPU", &tt, &io,
-			 &wait) != 3) {
+	if (!p || sscanf(p, "; the threads' %lf s: %lf in the files and checks, %lf waiting for the GPU", &tt,
+			 &io, &wait) != 3) {
 		tap_diag("%s: line: %s", what, line);
 		return false;
 	}
 	return tt - r->seconds * r->threads < 0.002 && r->seconds * r->threads - tt < 0.002 &&
-	       io - r->io_seconds < 0.002 && r->io_seconds - io < 0.002 && wait - r->gpu_wait_seconds < 0.002 &&
-	       r->gpu_wait_seconds - wait < 0.002;
+	       io - r->io_seconds < 0.002 && r->io_seconds - io < 0.002 &&
+	       wait - r->gpu_wait_seconds < 0.002 && r->gpu_wait_seconds - wait < 0.002;
 }
 
 static void check(const char *what, const struct cs_engine_region *r, int dir, bool delayed)
@@ -48,16 +48,18 @@ static void check(const char *what, const struct cs_engine_region *r, int dir, b
 	double threads_s = r->seconds * r->threads;
 
 	tap_ok(r->threads >= 1 && r->io_seconds > 0 && r->gpu_wait_seconds >= 0 &&
-		       r->io_seconds + r->gpu_wait_seconds <= threads_s * 1.01 + 0.001,
+		   r->io_seconds + r->gpu_wait_seconds <= threads_s * 1.01 + 0.001,
 	       "%s: %u threads, %.4f s in the files and checks + %.4f s waiting for the GPU within the "
 	       "threads' %.4f s",
 	       what, r->threads, r->io_seconds, r->gpu_wait_seconds, threads_s);
 	if (delayed)
-		tap_ok(r->gpu_wait_seconds >= NCHUNK * DELAY / 1e6 * 0.95 && r->gpu_wait_seconds > r->io_seconds,
+		tap_ok(r->gpu_wait_seconds >= NCHUNK * DELAY / 1e6 * 0.95 &&
+			   r->gpu_wait_seconds > r->io_seconds,
 		       "%s: a GPU that takes 20 ms per copy: the waits (%.4f s) hold every copy's delay "
 		       "(%u x 20 ms) and outweigh the file work (%.4f s)",
 		       what, r->gpu_wait_seconds, NCHUNK, r->io_seconds);
-	tap_ok(line_agrees(what, region_line[dir], r), "%s: the region's log line gives the same times", what);
+	tap_ok(line_agrees(what, region_line[dir], r), "%s: the region's log line gives the same times",
+	       what);
 }
 
 static void roundtrip(const struct cs_cuda_ops *ops, int dirfd, bool delayed)

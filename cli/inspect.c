@@ -90,13 +90,19 @@ static void text_summary(const struct cli_summary *s, int ret, const char *err, 
 			 s->phase[i].bytes ? "  " : "", s->phase[i].bytes ? cli_bytes(s->phase[i].bytes, a, sizeof(a)) : "");
 }
 
+/* device i's copy account from the summary (ret: cli_summary_read's answer), or NULL */
+static const struct cli_copy *copy_of(const struct cli_summary *s, int ret, unsigned i)
+{
+	return !ret && i < CLI_MAX_COPIES && s->copy[i].present ? &s->copy[i] : NULL;
+}
+
 /* "copied in S s by N threads: X % of their time in the files and checks, Y % waiting for the GPU" */
 static void text_copy(const struct cli_summary *s, int ret, unsigned i)
 {
-	const struct cli_copy *c = &s->copy[i];
+	const struct cli_copy *c = copy_of(s, ret, i);
 	double t;
 
-	if (ret || i >= CLI_MAX_COPIES || !c->present)
+	if (!c)
 		return;
 	t = c->seconds * c->threads;
 	if (isfinite(t) && t > 0 && isfinite(c->io_seconds) && isfinite(c->gpu_wait_seconds))
@@ -239,10 +245,10 @@ static void json_summary(json_object *p, const struct cli_summary *s, int ret, c
 /* the device's "copy" object, from the summary (CustomStorage dumps) */
 static void json_copy(json_object *dev, const struct cli_summary *s, int ret, unsigned i)
 {
-	const struct cli_copy *c = &s->copy[i];
+	const struct cli_copy *c = copy_of(s, ret, i);
 	json_object *o;
 
-	if (ret || i >= CLI_MAX_COPIES || !c->present)
+	if (!c)
 		return;
 	o = cli_jobj(dev, "copy");
 	cli_jdbl(o, "seconds", c->seconds);

@@ -27,6 +27,12 @@ static void note(unsigned level, const char *line)
 		snprintf(region_line[1], sizeof(region_line[1]), "%s", line);
 }
 
+/* a and b agree to the line's three decimals */
+static bool near(double a, double b)
+{
+	return a - b < 0.002 && b - a < 0.002;
+}
+
 /* the line's "the threads' T s: I in the files and checks, W waiting for the GPU" agrees with r */
 static bool line_agrees(const char *what, const char *line, const struct cs_engine_region *r)
 {
@@ -38,9 +44,8 @@ static bool line_agrees(const char *what, const char *line, const struct cs_engi
 		tap_diag("%s: line: %s", what, line);
 		return false;
 	}
-	return tt - r->seconds * r->threads < 0.002 && r->seconds * r->threads - tt < 0.002 &&
-	       io - r->io_seconds < 0.002 && r->io_seconds - io < 0.002 &&
-	       wait - r->gpu_wait_seconds < 0.002 && r->gpu_wait_seconds - wait < 0.002;
+	return near(tt, r->seconds * r->threads) && near(io, r->io_seconds) &&
+	       near(wait, r->gpu_wait_seconds);
 }
 
 static void check(const char *what, const struct cs_engine_region *r, int dir, bool delayed)

@@ -7,9 +7,11 @@
  * each its own device buffer with its own pattern (b->seed) and its own extent files, named as N
  * processes' would be. N threads each call cs_engine_dump (later cs_engine_restore) on their
  * copy, with opts.sharers = N and one pinned pool for all N, released together; the wall runs
- * from the release until the last call returned. The limit beside the aggregate is the storage
- * measured with the same parallelism: N copies at once, each with the writers, readers and files
- * cs_engine_plan gives one call of SIZE / N bytes with these options (bench_storage_procs).
+ * from the release until the last call returned. The limit beside the aggregate is, as for the
+ * single rows, the lower of the PCIe link (the pinned D2H or H2D the size's rows measured: all N
+ * copies share it) and the storage measured with the same parallelism: N copies at once, each
+ * with the writers, readers and files cs_engine_plan gives one call of SIZE / N bytes with these
+ * options (bench_storage_procs).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -45,6 +47,7 @@ struct procs_row {
 	double dump, restore;		    /* aggregate GB/s */
 	double dwall, dsum, rwall, rsum;    /* seconds: wall of all, sum of the copies' own */
 	double wr, rd, rd_piece;	    /* N-copy storage limits, 0 = not measured */
+	double d2h, h2d;		    /* the PCIe link, from the size's rows; 0 = not measured */
 	double rd_first;		    /* the read limit's first pass: pages just written */
 	uint64_t image_bytes, pinned, pooled;
 	bool dropped, verified;
@@ -236,6 +239,22 @@ static double share(double v, double limit)
 	return limit > 0 ? v / limit : 0;
 }
 
+/* the lower of two limits, either of which may be missing (0) */
+static double lower(double a, double b)
+{
+	return a > 0 && (b <= 0 || a < b) ? a : b;
+}
+
+static double dump_limit(const struct procs_row *r)
+{
+	return lower(r->d2h, r->wr);
+}
+
+static double restore_limit(const struct procs_row *r)
+{
+	return lower(r->h2d, r->rd);
+}
+
 static void print_human(const struct bench_procs *p, const struct procs_row *r)
 {
 	const char *kind = r->kind == BENCH_DENSE ? "dense" : "zero75";
@@ -243,17 +262,17 @@ static void print_human(const struct bench_procs *p, const struct procs_row *r)
 
 	printf(
 	    "# procs %lluM %s dump:    %u copies of %llu bytes: %.2f GB/s aggregate; wall %.3f s, sum of "
-	    "copies %.3f s (%.2f x wall); N-writer limit %.2f GB/s (%u x %u writers, %u x %u files); ratio "
-	    "%.2f; target >= %.1f: %s\n",
+	    "copies %.3f s (%.2f x wall); limit %.2f GB/s = min(pinned D2H %.2f, N-writer storage %.2f: %u x "
+	    "%u writers, %u x %u files); ratio %.2f; target >= %.1f: %s\n",
 	    mib, kind, p->n, (unsigned long long)r->per, r->dump, r->dwall, r->dsum, share(r->dsum, r->dwall),
-	    r->wr, p->n, r->wthreads, p->n, r->files, share(r->dump, r->wr), PROCS_TARGET,
-	    target_word(r->dump, r->wr));
+	    dump_limit(r), r->d2h, r->wr, p->n, r->wthreads, p->n, r->files, share(r->dump, dump_limit(r)),
+	    PROCS_TARGET, target_word(r->dump, dump_limit(r)));
 	printf("# procs %lluM %s restore: %u copies of %llu bytes: %.2f GB/s aggregate; wall %.3f s, sum of "
-	       "copies %.3f s (%.2f x wall); N-reader limit %.2f GB/s (%u x %u readers); ratio %.2f; "
-	       "target >= %.1f: %s\n",
+	       "copies %.3f s (%.2f x wall); limit %.2f GB/s = min(pinned H2D %.2f, N-reader storage %.2f: "
+	       "%u x %u readers); ratio %.2f; target >= %.1f: %s\n",
 	       mib, kind, p->n, (unsigned long long)r->per, r->restore, r->rwall, r->rsum,
-	       share(r->rsum, r->rwall), r->rd, p->n, r->rthreads, share(r->restore, r->rd), PROCS_TARGET,
-	       target_word(r->restore, r->rd));
+	       share(r->rsum, r->rwall), restore_limit(r), r->h2d, r->rd, p->n, r->rthreads,
+	       share(r->restore, restore_limit(r)), PROCS_TARGET, target_word(r->restore, restore_limit(r)));
 	if (r->rd_first > 0)
 		printf("# procs %lluM %s restore: first read of pages just written %.2f GB/s (the N-reader "
 		       "limit's first pass): the restore %.2f of it\n",
@@ -276,16 +295,18 @@ static void print_json(const struct bench *b, const struct bench_procs *p, const
 	    "\"storage_read_piece_gbps\":%.3f,\"dump_ratio\":%.3f,\"restore_ratio\":%.3f,\"target\":%.2f,"
 	    "\"dump_target_met\":%s,\"restore_target_met\":%s,\"image_bytes\":%llu,\"pinned_bytes\":%llu,"
 	    "\"pooled_bytes\":%llu,\"caches_dropped\":%s,\"verified\":%s,\"storage_read_first_gbps\":%.3f,"
-	    "\"restore_first_ratio\":%.3f}\n",
+	    "\"restore_first_ratio\":%.3f,\"pcie_d2h_gbps\":%.3f,\"pcie_h2d_gbps\":%.3f,"
+	    "\"limit_dump_gbps\":%.3f,\"limit_restore_gbps\":%.3f}\n",
 	    b->dir, (unsigned long long)r->size, p->n, (unsigned long long)r->per,
 	    r->kind == BENCH_DENSE ? "dense" : "zero75", p->eo.threads, p->eo.chunk_size, p->eo.pinned_max,
 	    p->n, r->wthreads, r->rthreads, r->files, r->dump, r->restore, r->dwall, r->dsum, r->rwall,
-	    r->rsum, r->wr, r->rd, r->rd_piece, share(r->dump, r->wr), share(r->restore, r->rd), PROCS_TARGET,
-	    r->wr > 0 && r->dump >= PROCS_TARGET * r->wr ? "true" : "false",
-	    r->rd > 0 && r->restore >= PROCS_TARGET * r->rd ? "true" : "false",
+	    r->rsum, r->wr, r->rd, r->rd_piece, share(r->dump, dump_limit(r)),
+	    share(r->restore, restore_limit(r)), PROCS_TARGET,
+	    dump_limit(r) > 0 && r->dump >= PROCS_TARGET * dump_limit(r) ? "true" : "false",
+	    restore_limit(r) > 0 && r->restore >= PROCS_TARGET * restore_limit(r) ? "true" : "false",
 	    (unsigned long long)r->image_bytes, (unsigned long long)r->pinned, (unsigned long long)r->pooled,
 	    r->dropped ? "true" : "false", r->verified ? "true" : "false", r->rd_first,
-	    share(r->restore, r->rd_first));
+	    share(r->restore, r->rd_first), r->d2h, r->h2d, dump_limit(r), restore_limit(r));
 	fflush(stdout);
 }
 
@@ -347,9 +368,10 @@ static int procs_limits(const struct bench *b, const struct bench_procs *p, stru
 				   &lim->rd_piece, &lim->rd_first);
 }
 
-int bench_procs_size(const struct bench *b, const struct bench_procs *p, uint64_t size, const bool kinds[2])
+int bench_procs_size(const struct bench *b, const struct bench_procs *p, uint64_t size, const bool kinds[2],
+		     double d2h, double h2d)
 {
-	struct procs_row lim = { .size = size, .per = size / p->n & ~4095ull };
+	struct procs_row lim = { .size = size, .per = size / p->n & ~4095ull, .d2h = d2h, .h2d = h2d };
 	struct proc_copy *cp;
 	int k, ret = 0;
 

@@ -82,7 +82,10 @@ struct bench_procs {
 int bench_procs_init(struct bench_procs *p, const struct bench *b, const struct cs_engine_opts *eo,
 		     unsigned n);
 void bench_procs_fini(struct bench_procs *p);
-/* the N copies of size / N bytes each (4 KiB multiple) for every kind asked; 0 all verified, else -1 */
-int bench_procs_size(const struct bench *b, const struct bench_procs *p, uint64_t size, const bool kinds[2]);
+/* the N copies of size / N bytes each (4 KiB multiple) for every kind asked, against the lower of
+ * the N-copy storage limits and the PCIe link the size's rows measured (d2h, h2d; 0: not measured);
+ * 0 all verified, else -1 */
+int bench_procs_size(const struct bench *b, const struct bench_procs *p, uint64_t size, const bool kinds[2],
+		     double d2h, double h2d);
 
 #endif /* CUDASTORE_BENCH_H */

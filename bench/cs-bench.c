@@ -627,7 +627,7 @@ static int one_size(const struct bench *b0, const struct cli *c, uint64_t size)
 		print_row(c, &r);
 	}
 	ops->MemFree(dev);
-	if (!ret && c->procs && bench_procs_size(b0, &c->bp, size, c->kinds))
+	if (!ret && c->procs && bench_procs_size(b0, &c->bp, size, c->kinds, lim.d2h, lim.h2d))
 		ret = -1;
 	return ret;
 }
@@ -705,7 +705,7 @@ int main(int argc, char **argv)
 	struct cs_cuda_ops ops;
 	struct bench b = { 0 };
 	struct cli c;
-	unsigned i;
+	unsigned i, files;
 	int ret;
 
 	if (parse_cli(argc, argv, &c))
@@ -716,12 +716,6 @@ int main(int argc, char **argv)
 	b.ops = &ops;
 	b.dir = c.dir;
 	b.threads = c.eo.threads;
-	/* the engine's restore runs one thread per pinned chunk buffer (engine.c, region_plan) */
-	b.read_threads = (unsigned)(c.eo.pinned_max / c.eo.chunk_size);
-	if (b.read_threads < b.threads)
-		b.read_threads = b.threads;
-	if (b.read_threads > 32)
-		b.read_threads = 32;
 	b.chunk = c.eo.chunk_size;
 	b.direct = c.eo.direct_io;
 	b.map_tmpfs = c.eo.map_tmpfs;
@@ -732,6 +726,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cs-bench: cannot open %s: %s\n", c.dir, strerror(errno));
 		return 1;
 	}
+	/* the engine's restore threads for a large region (each row plans its own: cs_engine_plan) */
+	cs_engine_plan(&c.eo, 1ull << 40, false, b.dirfd, &b.read_threads, &files);
 	printf("# cs-bench: %s, driver %d, dir %s (%s), threads option %u (restore %u; per row: "
 	       "files/wr/rd), chunk %u, pinned bound %zu, "
 	       "O_DIRECT %s, tmpfs dumps %s\n",

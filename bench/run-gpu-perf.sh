@@ -141,8 +141,8 @@ for r in eng:
 res(all(r["pinned_bytes"] <= r["pinned_max"] for r in eng) and eng, "pinned memory within its bound in every row (max %d of %d)" % (max([r["pinned_bytes"] for r in eng] or [0]), max([r["pinned_max"] for r in eng] or [0])))
 for r in prc:
     what = "%d concurrent copies of %g GiB, %s, /dev/shm" % (r["procs"], r["size_per_proc"] / G, r["kind"])
-    res(r["dump_target_met"], "%s: dump aggregate >= 0.8 of the %d-writer limit: %.2f (%.2f of %.2f GB/s; copies' sum %.2f x wall)" % (what, r["procs"] * r["dump_threads"], r["dump_ratio"], r["dump_gbps"], r["storage_write_gbps"], r["dump_sum_s"] / max(r["dump_wall_s"], 1e-9)))
-    res(r["restore_target_met"], "%s: restore aggregate >= 0.8 of the %d-reader limit: %.2f (%.2f of %.2f GB/s; copies' sum %.2f x wall)" % (what, r["procs"] * r["restore_threads"], r["restore_ratio"], r["restore_gbps"], r["storage_read_gbps"], r["restore_sum_s"] / max(r["restore_wall_s"], 1e-9)))
+    res(r["dump_target_met"], "%s: dump aggregate >= 0.8 of the limit (min of pinned D2H %.2f and the %d-writer storage %.2f): %.2f (%.2f of %.2f GB/s; copies' sum %.2f x wall)" % (what, r.get("pcie_d2h_gbps", 0), r["procs"] * r["dump_threads"], r["storage_write_gbps"], r["dump_ratio"], r["dump_gbps"], r.get("limit_dump_gbps", r["storage_write_gbps"]), r["dump_sum_s"] / max(r["dump_wall_s"], 1e-9)))
+    res(r["restore_target_met"], "%s: restore aggregate >= 0.8 of the limit (min of pinned H2D %.2f and the %d-reader storage %.2f): %.2f (%.2f of %.2f GB/s; copies' sum %.2f x wall)" % (what, r.get("pcie_h2d_gbps", 0), r["procs"] * r["restore_threads"], r["storage_read_gbps"], r["restore_ratio"], r["restore_gbps"], r.get("limit_restore_gbps", r["storage_read_gbps"]), r["restore_sum_s"] / max(r["restore_wall_s"], 1e-9)))
 res(all(r["verified"] for r in eng + ovl + prc) and eng, "every row verified (%d rows, %d overlap rows, %d procs rows)" % (len(eng), len(ovl), len(prc)))
 print("== restore overlap")
 for r in ovl:

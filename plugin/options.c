@@ -709,7 +709,7 @@ static void note_copy_threads_capped(const struct cs_options *o)
 	if (bufs < o->threads)
 		cs_info(
 		    "pinned_mb %llu holds %llu chunk buffer(s) of %u MiB: dumps run %llu copy thread(s) per "
-		    "GPU, not threads = %u (pinned_mb >= threads x 2 x chunk_mb uses them all)",
+		    "GPU, not threads = %u (pinned_mb >= 2 x CPUs x chunk_mb uses them all)",
 		    (unsigned long long)(o->pinned_max >> 20), (unsigned long long)bufs, o->chunk_size >> 20,
 		    (unsigned long long)bufs, o->threads);
 }

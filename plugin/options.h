@@ -17,7 +17,7 @@
 #include "imglimits.h"
 
 /* the copy engine's defaults (cs_engine_opts_default), and the options' */
-#define CS_ENGINE_CHUNK_DEF   (16u << 20)  /* 16 MiB: 8 threads x 2 buffers fill the 256 MiB bound */
+#define CS_ENGINE_CHUNK_DEF   (4u << 20)   /* 4 MiB: a CPU's two buffers stay in its caches (performance.md) */
 #define CS_ENGINE_PINNED_DEF  (256u << 20) /* per device */
 #define CS_ENGINE_THREADS_DEF 8		   /* copy threads per device (GPU-host sweep, performance.md) */
 #define CS_PREFETCH_MAX_DEF   (8ull << 30) /* host bytes a restore prefetch may hold */

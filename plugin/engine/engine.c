@@ -14,6 +14,7 @@
  * context untouched.
  */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -206,47 +207,50 @@ static void *thread_main(void *arg)
 /* ---- regions ------------------------------------------------------------------------------ */
 
 /*
- * Buffers: as many chunk buffers as pinned_max holds, but no more than two per thread and
- * no more than there are chunks; threads: no more than buffers or chunks. Thread i gets
- * buffers i and i + nthreads (when that exists): two = double buffering.
+ * Buffers: as many chunk buffers as pinned_max holds, split among the copies that run at once.
+ * Threads: the option's count; a restore, and a dump into a memory filesystem, are bound by the
+ * CPUs' work (read + verify; the copy into the page cache), so they run one thread per CPU it may
+ * use (its affinity: a container's cpuset counts, not the host's CPUs) where
+ * the buffers allow (never more: 32 single-buffered restore threads on the GPU host's 16 CPUs ran
+ * at 42-43 GB/s, 16 double-buffered ones at 51; performance.md). Each thread then gets two
+ * buffers (one is copied to or from the GPU while the thread works on the other), except a dump
+ * into a memory filesystem: one buffer each, whose smaller set stays in the CPUs' caches (its
+ * D2H takes a fraction of the thread's write). Never more threads than buffers or chunks. Thread
+ * i gets buffers i and i + nthreads (when that exists).
  */
+/* the CPUs this thread may run on (a container's cpuset, taskset), else the online ones */
+static long usable_cpus(void)
+{
+	cpu_set_t set;
+
+	if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 static void plan_counts(const struct cs_engine_opts *o, size_t pinned_max, uint64_t nchunks, size_t buf_size,
 			bool dump, bool memfs, uint64_t *nthreads_out, uint64_t *nbufs_out)
 {
 	unsigned share = o->sharers > 1 ? o->sharers : 1;
-	uint64_t nbufs, nthreads;
+	long cpus = usable_cpus() / (long)share;
+	uint64_t nbufs, nthreads, cap, per_thread = dump && memfs ? 1 : 2;
 
 	/* copies that run at once split the budget; each keeps one thread and one buffer */
 	nbufs = buf_size ? pinned_max / share / buf_size : 0;
 	if (!nbufs && buf_size && pinned_max >= buf_size)
 		nbufs = 1;
 	nthreads = o->threads / share ? o->threads / share : 1;
-	/*
-	 * Restore is bound by read + verify on the CPU, and a buffer is free again as soon as its
-	 * H2D (a fraction of a millisecond) is done: one buffer per thread loses nothing, so use
-	 * every buffer the pinned bound allows as its own thread (GPU-host sweep, performance.md).
-	 */
-	if (!dump && nbufs > nthreads)
-		nthreads = nbufs < ENG_THREADS_MAX ? nbufs : ENG_THREADS_MAX;
-	/*
-	 * A dump into a memory filesystem is bound by the CPU copy into the page cache (a D2H is a
-	 * fraction of a millisecond): as for restore, one thread per buffer, each writing its own
-	 * stripe, up to one per CPU (no more writers than cores can run).
-	 */
-	if (dump && memfs && nbufs > nthreads) {
-		long cpus = sysconf(_SC_NPROCESSORS_ONLN) / (long)share;
-		uint64_t cap = cpus > (long)nthreads ? (uint64_t)cpus : nthreads;
-
+	cap = cpus > (long)nthreads ? (uint64_t)cpus : nthreads;
+	if (cap > ENG_THREADS_MAX)
+		cap = ENG_THREADS_MAX;
+	if ((!dump || memfs) && nbufs > nthreads)
 		nthreads = nbufs < cap ? nbufs : cap;
-		if (nthreads > ENG_THREADS_MAX)
-			nthreads = ENG_THREADS_MAX;
-	}
 	if (nthreads > nchunks)
 		nthreads = nchunks ? nchunks : 1;
 	if (nbufs && nthreads > nbufs)
 		nthreads = nbufs;
-	if (nbufs > 2 * nthreads)
-		nbufs = 2 * nthreads;
+	if (nbufs > per_thread * nthreads)
+		nbufs = per_thread * nthreads;
 	if (nbufs > nchunks)
 		nbufs = nchunks;
 	*nthreads_out = nthreads;
@@ -282,11 +286,20 @@ void cs_engine_plan(const struct cs_engine_opts *o, uint64_t size, bool dump, in
 	*stripes = plan_stripes(o, nchunks, nt, memfs);
 }
 
-/*
- * Buffers: as many chunk buffers as pinned_max holds, but no more than two per thread and
- * no more than there are chunks; threads: no more than buffers or chunks. Thread i gets
- * buffers i and i + nthreads (when that exists): two = double buffering.
- */
+unsigned cs_engine_plan_buffers(const struct cs_engine_opts *o, uint64_t size, uint32_t chunk)
+{
+	struct cs_engine_opts alone = *o;
+	uint64_t nt, nb;
+
+	if (!chunk)
+		return 0;
+	alone.sharers = 1;
+	plan_counts(&alone, o->pinned_max, (size + chunk - 1) / chunk, plan_buf_size(size, chunk), false,
+		    false, &nt, &nb);
+	return (unsigned)nb;
+}
+
+/* the region's threads and buffers (plan_counts) */
 static int region_plan(struct eng_region *reg)
 {
 	const struct cs_engine_opts *o = reg->job->opts;

@@ -43,9 +43,10 @@ struct cs_pinned_pool;
 
 struct cs_engine_opts {
 	uint32_t chunk_size; /* power of two in [CHUNK_MIN, CHUNK_MAX] */
-	unsigned threads;    /* copy threads (= streams) per device, 1..32; restore may use more: one
-			      * single-buffered thread per chunk buffer the pinned bound holds */
-	size_t pinned_max;   /* pinned bytes per device; >= threads * 2 * chunk_size is ideal */
+	unsigned threads;    /* copy threads (= streams) per device, 1..32; a restore, and a dump into a
+			      * memory filesystem, use one per CPU they may run on where the pinned bound
+			      * holds the buffers (engine.c, plan_counts) */
+	size_t pinned_max;   /* pinned bytes per device; >= 2 * CPUs * chunk_size is ideal */
 	bool direct_io;	     /* try O_DIRECT, fall back to buffered I/O when refused */
 	bool map_tmpfs;	     /* dump into tmpfs through a shared mapping (engine_io.c); default off */
 	bool tmpfs_readback; /* dump into a memory filesystem: read each piece back right after
@@ -183,5 +184,8 @@ void cs_prefetch_get_stats(struct cs_prefetch *pf, struct cs_prefetch_stats *st)
  * measures its storage limits with the same parallelism). */
 void cs_engine_plan(const struct cs_engine_opts *o, uint64_t size, bool dump, int dirfd, unsigned *threads,
 		    unsigned *stripes);
+/* The most chunk buffers a copy of one region of size bytes in chunks of chunk bytes pins (a
+ * restore's plan, alone on its GPU: no plan pins more); the helper's pool pins no more per GPU. */
+unsigned cs_engine_plan_buffers(const struct cs_engine_opts *o, uint64_t size, uint32_t chunk);
 
 #endif /* CUDASTORE_ENGINE_H */

@@ -2,21 +2,24 @@
 /* pool.c - the helper's one pinned pool, lent to every copy (see pool.h) */
 #include <pthread.h>
 
+#include "copy_opts.h"
 #include "engine.h"
 #include "imgset.h"
 #include "log.h"
 #include "pool.h"
 
 /*
- * Buffers of chunk bytes for one GPU of bytes: enough for all of it, at most pinned_mb (the
- * engine's bound per GPU; the GPUs of a process are copied at the same time, each within its
- * bound).
+ * Buffers of chunk bytes for one GPU of bytes: as many as the engine's plan for it uses (two per
+ * copy thread, enough for all of it, at most pinned_mb: the engine's bound per GPU; the GPUs of a
+ * process are copied at the same time, each within its bound). Concurrent copies of a tree split
+ * the same budget, so they need no more.
  */
-static unsigned bufs_for(const struct cs_ctx *ctx, uint64_t bytes, uint32_t chunk)
+static unsigned bufs_for(struct cs_ctx *ctx, uint64_t bytes, uint32_t chunk)
 {
-	uint64_t want = bytes < ctx->opt.pinned_max ? bytes : ctx->opt.pinned_max;
+	struct cs_engine_opts eo;
 
-	return (unsigned)((want + chunk - 1) / chunk);
+	cs_copy_engine_opts(ctx, &eo);
+	return cs_engine_plan_buffers(&eo, bytes, chunk);
 }
 
 /*
@@ -84,14 +87,14 @@ struct cs_pinned_pool *cs_pool_get_for_regions(struct cs_ctx *ctx, const struct 
 
 struct cs_pinned_pool *cs_pool_make_from_plan(struct cs_ctx *ctx, unsigned ndev, uint64_t bytes)
 {
-	uint64_t cap = (uint64_t)ndev * ctx->opt.pinned_max, want = bytes < cap ? bytes : cap;
 	CUcontext cu = NULL;
 
 	for (int i = 0; i < ctx->ndev && !cu; i++)
 		cu = ctx->retained[i];
-	if (!cu || !want || !ctx->opt.chunk_size)
+	if (!cu || !bytes || !ndev || !ctx->opt.chunk_size)
 		return ctx->pool;
-	return pool_get_or_make(ctx, cu, (unsigned)((want + ctx->opt.chunk_size - 1) / ctx->opt.chunk_size),
+	/* the bytes spread over the GPUs: each GPU's share as its plan has it */
+	return pool_get_or_make(ctx, cu, ndev * bufs_for(ctx, (bytes + ndev - 1) / ndev, ctx->opt.chunk_size),
 				ctx->opt.chunk_size);
 }
 

@@ -34,10 +34,10 @@ static void combinations(const char *path)
 	char err[512];
 
 	setenv("CUDASTORE_CONFIG", path, 1);
-	setenv("CUDASTORE_PINNED_MB", "8", 1);
+	setenv("CUDASTORE_PINNED_MB", "2", 1);
 	tap_ok(load_with("", path, &o, err, sizeof(err)) == -EINVAL && strstr(err, "pinned_mb") &&
 		       strstr(err, "chunk_mb"),
-	       "pinned_mb 8 below one default 16 MiB chunk refused at load: %s", err);
+	       "pinned_mb 2 below one default 4 MiB chunk refused at load: %s", err);
 	unsetenv("CUDASTORE_PINNED_MB");
 	tap_ok(load_with("chunk_mb = 512\npinned_mb = 256\n", path, &o, err, sizeof(err)) == -EINVAL &&
 		       strstr(err, "512") && strstr(err, "256"),

@@ -36,7 +36,8 @@ ENGINE_TESTS = \
 	tests/engine/test-engine-stripes \
 	tests/engine/test-engine-prefetch \
 	tests/engine/test-engine-pinned-pool \
-	tests/engine/test-engine-thread-times
+	tests/engine/test-engine-thread-times \
+	tests/engine/test-engine-plan
 check_PROGRAMS += $(ENGINE_TESTS)
 TESTS += $(ENGINE_TESTS)
 
@@ -114,3 +115,6 @@ tests_engine_test_engine_pinned_pool_LDADD = $(ENGINE_TEST_LDADD)
 tests_engine_test_engine_thread_times_SOURCES = tests/engine/test-engine-thread-times.c
 tests_engine_test_engine_thread_times_CFLAGS = $(ENGINE_TEST_CFLAGS)
 tests_engine_test_engine_thread_times_LDADD = $(ENGINE_TEST_LDADD)
+tests_engine_test_engine_plan_SOURCES = tests/engine/test-engine-plan.c
+tests_engine_test_engine_plan_CFLAGS = $(ENGINE_TEST_CFLAGS)
+tests_engine_test_engine_plan_LDADD = $(ENGINE_TEST_LDADD)

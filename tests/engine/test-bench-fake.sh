@@ -11,7 +11,7 @@ set -u
 b=${top_builddir:-.}
 bench=$b/bench/cs-bench
 lib=$b/tests/engine/libcuda-fake.so
-echo "1..25"
+echo "1..26"
 n=0
 all=
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
@@ -33,6 +33,11 @@ ok $rc "cs-bench on the fake device exits 0"
 [ "$(echo "$out" | grep -c '"storage_write_after_gbps":0.000,"storage_read_after_gbps":0.000,"limit_dump_after_gbps":0.000,"limit_restore_after_gbps":0.000,')" = 4 ] &&
 	! echo "$out" | grep -q 'limits measured again'
 ok $? "without --limits-after the limits are measured once: the after fields are 0 and no row mentions them"
+# the header's restore thread count is the engine's plan, as every row ran it (it once printed
+# pinned / chunk, 3 here, while the restores ran one thread per CPU)
+hdr=$(echo "$out" | sed -n 's/^# cs-bench: .*threads option 2 (restore \([0-9]*\);.*/\1/p')
+[ -n "$hdr" ] && [ "$(echo "$out" | grep -c "\"restore_threads\":$hdr,")" = 4 ]
+ok $? "the header's restore thread count ($hdr) is what every row's restore ran"
 
 out=$(CUDASTORE_TEST_LOGLEVEL=1 CUDASTORE_LIBCUDA=$lib "$bench" --dir "$dir/new/sub" --sizes 6M --chunk 1M \
 	--pinned 3M --threads 2 --kinds dense --no-naive --overlap 0.1 --prefetch-max 4M 2>&1); rc=$?

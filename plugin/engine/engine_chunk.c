@@ -86,3 +86,29 @@ uint64_t eng_hstate_digest(struct eng_hstate *h)
 {
 	return XXH3_64bits_digest((XXH3_state_t *)h->opaque);
 }
+
+int eng_pieces(const char *buf, size_t len, bool hash_first, int (*move)(void *arg, size_t at, size_t n),
+	       void *arg, uint64_t *hash)
+{
+	struct eng_hstate h;
+	size_t done = 0;
+	int ret;
+
+	if (hash)
+		eng_hstate_reset(&h);
+	while (done < len) {
+		size_t n = len - done < ENG_PIECE ? len - done : ENG_PIECE;
+
+		if (hash && hash_first)
+			eng_hstate_update(&h, buf + done, n);
+		ret = move(arg, done, n);
+		if (ret)
+			return ret;
+		if (hash && !hash_first)
+			eng_hstate_update(&h, buf + done, n);
+		done += n;
+	}
+	if (hash)
+		*hash = eng_hstate_digest(&h);
+	return 0;
+}

@@ -453,30 +453,30 @@ static int pread_full(int fd, char *buf, size_t want, size_t need, uint64_t off,
 	return 0;
 }
 
+struct pread_piece {
+	int fd;
+	char *buf;
+	uint64_t off;
+	size_t *got;
+};
+
+static int pread_piece(void *arg, size_t at, size_t n)
+{
+	struct pread_piece *p = arg;
+	size_t piece;
+	int ret = pread_full(p->fd, p->buf + at, n, n, p->off + at, &piece, 1);
+
+	*p->got = at + piece;
+	return ret;
+}
+
 /* Buffered read in ENG_PIECE pieces, each hashed right after it came in (see the top). */
 static int pread_hashed(int fd, char *buf, size_t len, uint64_t off, size_t *got, uint64_t *hash)
 {
-	struct eng_hstate h;
-	size_t done = 0;
-	int ret = 0;
+	struct pread_piece p = { .fd = fd, .buf = buf, .off = off, .got = got };
 
 	*got = 0;
-	if (hash)
-		eng_hstate_reset(&h);
-	while (done < len) {
-		size_t n = len - done < ENG_PIECE ? len - done : ENG_PIECE, piece;
-
-		ret = pread_full(fd, buf + done, n, n, off + done, &piece, 1);
-		*got = done + piece;
-		if (ret)
-			return ret;
-		if (hash)
-			eng_hstate_update(&h, buf + done, n);
-		done += n;
-	}
-	if (hash)
-		*hash = eng_hstate_digest(&h);
-	return 0;
+	return eng_pieces(buf, len, false, pread_piece, &p, hash);
 }
 
 /* O_DIRECT write of len (a multiple of align) at off; a short write goes on from the last
@@ -525,31 +525,28 @@ static int pwrite_readback(int fd, const char *buf, size_t len, uint64_t off)
 	return 0;
 }
 
+struct pwrite_piece {
+	int fd;
+	const char *buf;
+	uint64_t off;
+	bool readback;
+};
+
+static int pwrite_piece(void *arg, size_t at, size_t n)
+{
+	struct pwrite_piece *p = arg;
+
+	if (p->readback)
+		return pwrite_readback(p->fd, p->buf + at, n, p->off + at);
+	return cs_imgdir_pwrite_full(p->fd, p->buf + at, n, p->off + at);
+}
+
 /* Buffered write in ENG_PIECE pieces, each hashed right before it is written (see the top). */
 static int pwrite_hashed(int fd, const char *buf, size_t len, uint64_t off, uint64_t *hash, bool readback)
 {
-	struct eng_hstate h;
-	size_t done = 0;
-	int ret;
+	struct pwrite_piece p = { .fd = fd, .buf = buf, .off = off, .readback = readback };
 
-	if (hash)
-		eng_hstate_reset(&h);
-	while (done < len) {
-		size_t n = len - done < ENG_PIECE ? len - done : ENG_PIECE;
-
-		if (hash)
-			eng_hstate_update(&h, buf + done, n);
-		if (readback)
-			ret = pwrite_readback(fd, buf + done, n, off + done);
-		else
-			ret = cs_imgdir_pwrite_full(fd, buf + done, n, off + done);
-		if (ret)
-			return ret;
-		done += n;
-	}
-	if (hash)
-		*hash = eng_hstate_digest(&h);
-	return 0;
+	return eng_pieces(buf, len, true, pwrite_piece, &p, hash);
 }
 
 /* Buffered dump to a disk: start writeback of this chunk now; wait for and drop the previous one. */

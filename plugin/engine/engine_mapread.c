@@ -323,29 +323,31 @@ void eng_mapread_drop(struct eng_region *reg, unsigned k, uint64_t first, uint64
 	madvise(f->map + off, stop - off, MADV_DONTNEED); /* the page tables stay small */
 }
 
+struct map_piece {
+	char *dst;
+	const char *src;
+};
+
+static int map_piece(void *arg, size_t at, size_t n)
+{
+	struct map_piece *p = arg;
+
+	return guarded_copy(p->dst + at, p->src + at, n);
+}
+
 int eng_mapread(struct eng_region *reg, struct eng_file *f, char *buf, size_t len, uint64_t off,
 		uint64_t *hash)
 {
-	struct eng_hstate h;
+	struct map_piece p = { .dst = buf, .src = f->map + off };
 	sigset_t bus, old;
-	size_t done = 0;
-	int ret = 0;
+	int ret;
 
 	/* engine threads block every signal (engine.c), and the kernel kills a thread that faults
 	 * with SIGBUS blocked: let the guard have it while this thread copies */
 	sigemptyset(&bus);
 	sigaddset(&bus, SIGBUS);
 	pthread_sigmask(SIG_UNBLOCK, &bus, &old);
-	if (hash)
-		eng_hstate_reset(&h);
-	while (done < len && !ret) {
-		size_t n = len - done < ENG_PIECE ? len - done : ENG_PIECE;
-
-		ret = guarded_copy(buf + done, f->map + off + done, n);
-		if (!ret && hash)
-			eng_hstate_update(&h, buf + done, n);
-		done += n;
-	}
+	ret = eng_pieces(buf, len, false, map_piece, &p, hash);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret) {
 		eng_fail(reg->job, ret,
@@ -354,7 +356,5 @@ int eng_mapread(struct eng_region *reg, struct eng_file *f, char *buf, size_t le
 			 len, f->name, (unsigned long long)off);
 		return ret;
 	}
-	if (hash)
-		*hash = eng_hstate_digest(&h);
 	return 0;
 }

@@ -172,6 +172,14 @@ void eng_hstate_update_avx2(struct eng_hstate *h, const void *buf, size_t len);
 #endif
 #define ENG_PIECE    (256u << 10) /* buffered I/O moves a chunk in pieces this size, hashed while cached */
 #define ENG_READBACK (32u << 10)  /* tmpfs_readback: written and read back in steps this size */
+/*
+ * Move len bytes of a chunk at buf in ENG_PIECE pieces, move(arg, at, n) for the n bytes at offset
+ * at; *hash (when not NULL) gets the XXH3 of buf, fed piece by piece while the piece is in the
+ * CPU's cache: before its move when buf is the source (hash_first: a write), after it when buf
+ * is the destination (a read). The first failure of move is the result, and no hash then.
+ */
+int eng_pieces(const char *buf, size_t len, bool hash_first, int (*move)(void *arg, size_t at, size_t n),
+	       void *arg, uint64_t *hash);
 
 bool eng_dir_is_memfs(int dirfd); /* tmpfs or ramfs */
 /* a dump whose buffered writes are read back at once (opts->tmpfs_readback; engine_io.c) */

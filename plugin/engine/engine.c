@@ -206,41 +206,50 @@ static void *thread_main(void *arg)
 
 /* ---- regions ------------------------------------------------------------------------------ */
 
+/* the CPUs this thread may run on (a container's cpuset, taskset), else the online ones */
+static uint64_t usable_cpus(void)
+{
+	cpu_set_t set;
+	long n;
+
+	if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 0)
+		return (uint64_t)CPU_COUNT(&set);
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (uint64_t)n : 1;
+}
+
+/* this call's part of a budget shared with the copies that run at once (engine.h: part, sharers) */
+static uint64_t my_part(const struct cs_engine_opts *o, uint64_t whole)
+{
+	if (o->part && o->part < CS_ENGINE_PART_WHOLE)
+		return whole * o->part / CS_ENGINE_PART_WHOLE;
+	return whole / (o->sharers > 1 ? o->sharers : 1);
+}
+
 /*
- * Buffers: as many chunk buffers as pinned_max holds, split among the copies that run at once.
- * Threads: the option's count; a restore, and a dump into a memory filesystem, are bound by the
- * CPUs' work (read + verify; the copy into the page cache), so they run one thread per CPU it may
- * use (its affinity: a container's cpuset counts, not the host's CPUs) where
- * the buffers allow (never more: 32 single-buffered restore threads on the GPU host's 16 CPUs ran
- * at 42-43 GB/s, 16 double-buffered ones at 51; performance.md). Each thread then gets two
+ * Buffers: as many chunk buffers as pinned_max holds, split among the copies that run at once
+ * (my_part). Threads: the option's count; a restore, and a dump into a memory filesystem, are
+ * bound by the CPUs' work (read + verify; the copy into the page cache), so they run one thread
+ * per CPU the process may use (its affinity: a container's cpuset counts, not the host's CPUs)
+ * where the buffers allow (never more: 32 single-buffered restore threads on the GPU host's 16
+ * CPUs ran at 42-43 GB/s, 16 double-buffered ones at 51; performance.md). Each thread then gets two
  * buffers (one is copied to or from the GPU while the thread works on the other), except a dump
  * into a memory filesystem: one buffer each, whose smaller set stays in the CPUs' caches (its
  * D2H takes a fraction of the thread's write). Never more threads than buffers or chunks. Thread
  * i gets buffers i and i + nthreads (when that exists).
  */
-/* the CPUs this thread may run on (a container's cpuset, taskset), else the online ones */
-static long usable_cpus(void)
-{
-	cpu_set_t set;
-
-	if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 0)
-		return CPU_COUNT(&set);
-	return sysconf(_SC_NPROCESSORS_ONLN);
-}
-
 static void plan_counts(const struct cs_engine_opts *o, size_t pinned_max, uint64_t nchunks, size_t buf_size,
 			bool dump, bool memfs, uint64_t *nthreads_out, uint64_t *nbufs_out)
 {
-	unsigned share = o->sharers > 1 ? o->sharers : 1;
-	long cpus = usable_cpus() / (long)share;
+	uint64_t cpus = my_part(o, usable_cpus());
 	uint64_t nbufs, nthreads, cap, per_thread = dump && memfs ? 1 : 2;
 
 	/* copies that run at once split the budget; each keeps one thread and one buffer */
-	nbufs = buf_size ? pinned_max / share / buf_size : 0;
+	nbufs = buf_size ? my_part(o, pinned_max) / buf_size : 0;
 	if (!nbufs && buf_size && pinned_max >= buf_size)
 		nbufs = 1;
-	nthreads = o->threads / share ? o->threads / share : 1;
-	cap = cpus > (long)nthreads ? (uint64_t)cpus : nthreads;
+	nthreads = my_part(o, o->threads) ? my_part(o, o->threads) : 1;
+	cap = cpus > nthreads ? cpus : nthreads;
 	if (cap > ENG_THREADS_MAX)
 		cap = ENG_THREADS_MAX;
 	if ((!dump || memfs) && nbufs > nthreads)
@@ -294,6 +303,7 @@ unsigned cs_engine_plan_buffers(const struct cs_engine_opts *o, uint64_t size, u
 	if (!chunk)
 		return 0;
 	alone.sharers = 1;
+	alone.part = 0;
 	plan_counts(&alone, o->pinned_max, (size + chunk - 1) / chunk, plan_buf_size(size, chunk), false,
 		    false, &nt, &nb);
 	return (unsigned)nb;

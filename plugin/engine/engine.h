@@ -82,7 +82,15 @@ struct cs_engine_opts {
 	 * 0 or 1: this call is alone.
 	 */
 	unsigned sharers;
+	/*
+	 * This call's part of that budget in 1/CS_ENGINE_PART_WHOLE, when the calls that run at once
+	 * copy different amounts: a part in proportion to its bytes lets them all end together,
+	 * where an even split leaves the largest copy on its share alone once the small ones are
+	 * done. 0 (or CS_ENGINE_PART_WHOLE and more): 1/sharers.
+	 */
+	unsigned part;
 };
+#define CS_ENGINE_PART_WHOLE 1024u
 
 /* Defaults above; returns 0 or -EINVAL with a message naming the bad value in err. */
 void cs_engine_opts_default(struct cs_engine_opts *o);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "batch.h"
+#include "engine.h"
 #include "log.h"
 #include "relay.h"
 #include "phase_timer.h"
@@ -117,6 +118,49 @@ static void note_times(struct cs_batch *b, const bool *ready)
 				b->procs[i]->result ? ", failed" : "");
 }
 
+/*
+ * The engine copies that run at once share one budget (threads, pinned memory, CPUs). When every
+ * process runs at once and the size of every copy is known, each copy gets a part in proportion
+ * to its bytes, so that they end together; else (fewer workers than processes, a copy of unknown
+ * size, a lone copy) the even 1/sharers.
+ */
+static void share_by_size(struct cs_batch *b, const bool *ready, unsigned workers)
+{
+	uint64_t total = 0, largest = 0;
+	unsigned i, ncopies = 0;
+
+	for (i = 0; i < b->n; i++)
+		b->procs[i]->copy_part = 0;
+	for (i = 0; i < b->n; i++) {
+		uint64_t c = b->procs[i]->copy_bytes;
+
+		if (!ready[i] || !c)
+			continue;
+		if (c == CS_COPY_UNKNOWN)
+			return;
+		total += c;
+		largest = c > largest ? c : largest;
+		ncopies++;
+	}
+	if (ncopies < 2 || workers < b->n)
+		return;
+	for (i = 0; i < b->n; i++) {
+		struct cs_proc *p = b->procs[i];
+
+		if (!ready[i] || !p->copy_bytes)
+			continue;
+		p->copy_part = (unsigned)((double)CS_ENGINE_PART_WHOLE * p->copy_bytes / total);
+		if (!p->copy_part)
+			p->copy_part = 1;
+		cs_debug("pid %d: its copy (%.1f MiB of %.1f) takes %.1f%% of the copy threads and pinned memory",
+			 p->pid, p->copy_bytes / 1048576.0, total / 1048576.0,
+			 100.0 * p->copy_part / CS_ENGINE_PART_WHOLE);
+	}
+	cs_info("%s: the %u copies running at once share the copy threads and pinned memory by their "
+		"sizes (the largest, %.1f MiB, takes %.0f%%)",
+		b->what, ncopies, largest / 1048576.0, 100.0 * largest / total);
+}
+
 /* Run the processes on up to b->width workers; the main thread works when none starts. */
 static void run_workers(struct cs_ctx *ctx, struct cs_batch *b, const bool *ready)
 {
@@ -128,6 +172,7 @@ static void run_workers(struct cs_ctx *ctx, struct cs_batch *b, const bool *read
 	if (tids && b->width > 1)
 		started = start_workers(&wp, tids, b->width);
 	ctx->sharers = started ? started : 1;
+	share_by_size(b, ready, ctx->sharers);
 	if (!started) /* one at a time, here, as without a batch */
 		worker_main(&wp);
 	for (i = 0; i < started; i++)

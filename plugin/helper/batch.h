@@ -16,7 +16,9 @@
  *     that error as its result and no fn;
  *  3. stops every restore thread again and records each process's start, end and result.
  * fn may use the driver, the copy engine (whose copies then share one thread and pinned budget:
- * engine opts.sharers, cs_copy_engine_opts) and what ctx->mu guards (devices.c, the pool,
+ * engine opts.sharers, cs_copy_engine_opts; when every process runs at once and the caller gave
+ * every copy's size, cs_proc.copy_bytes, each copy's part is in proportion to it, so that the
+ * copies end together: opts.part) and what ctx->mu guards (devices.c, the pool,
  * the dump's index); it must not ask criu for anything (no cs_relay_rt_* calls).
  */
 #ifndef CUDASTORE_BATCH_H

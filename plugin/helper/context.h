@@ -51,6 +51,8 @@ struct cs_copy_account {
 	double io_seconds, gpu_wait_seconds; /* its threads' time, summed: files and checks; GPU waits */
 };
 
+#define CS_COPY_UNKNOWN UINT64_MAX
+
 struct cs_proc {
 	pid_t pid;
 	pid_t ns_pid;
@@ -66,6 +68,10 @@ struct cs_proc {
 	unsigned ndev_plan; /* GPUs the process uses, from NVML (0: unknown) */
 	CUuuid dev_plan[CS_MAX_DEVICES];
 	uint64_t bytes_plan; /* GPU memory the process uses, from NVML */
+	/* before a batch: the bytes its copy by the engine will move (0: none; CS_COPY_UNKNOWN: a
+	 * copy of unknown size); the batch sets its part of the shared budget (engine opts.part) */
+	uint64_t copy_bytes;
+	unsigned copy_part;
 	/* its GPU phase in the batch that ran it (batch.h) */
 	bool done;		  /* the batch ran it: result is its hook's answer */
 	int result;		  /* 0 or -errno */

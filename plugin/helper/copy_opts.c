@@ -22,7 +22,7 @@ static void progress(void *arg, unsigned region, uint64_t done, uint64_t total)
 	cs_test_stall("copy-out");
 }
 
-void cs_copy_engine_opts(struct cs_ctx *ctx, struct cs_engine_opts *eo)
+void cs_copy_engine_opts(struct cs_ctx *ctx, const struct cs_proc *p, struct cs_engine_opts *eo)
 {
 	cs_engine_opts_default(eo);
 	eo->chunk_size = ctx->opt.chunk_size;
@@ -40,4 +40,5 @@ void cs_copy_engine_opts(struct cs_ctx *ctx, struct cs_engine_opts *eo)
 	eo->progress = progress;
 	eo->note = cs_log_text;	    /* into this helper's log, as criu relays it */
 	eo->sharers = ctx->sharers; /* copies of other processes running at once (batch.h) */
+	eo->part = p && ctx->sharers > 1 ? p->copy_part : 0; /* by size, when the batch set it */
 }

@@ -12,7 +12,8 @@
 #include "context.h"
 #include "engine.h"
 
-/* Engine options from the plugin options, with a progress logger. */
-void cs_copy_engine_opts(struct cs_ctx *ctx, struct cs_engine_opts *eo);
+/* Engine options from the plugin options, with a progress logger; p (or NULL: a copy of no process
+ * of a batch) gives its part of the budget shared with the copies running at once (batch.h). */
+void cs_copy_engine_opts(struct cs_ctx *ctx, const struct cs_proc *p, struct cs_engine_opts *eo);
 
 #endif /* CUDASTORE_COPY_OPTS_H */

@@ -339,7 +339,7 @@ static int copy_out(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_v
 		m->total_bytes += d->size;
 	}
 	m->ndev = v->n;
-	cs_copy_engine_opts(ctx, &eo);
+	cs_copy_engine_opts(ctx, p, &eo);
 	eo.progress_arg = (void *)(long)p->pid;
 	eo.pool = cs_pool_get_for_regions(ctx, regs, v->n); /* kept for the next process */
 	ret = cs_engine_dump(&ctx->cuda, regs, v->n, &eo, err, sizeof(err));
@@ -561,9 +561,15 @@ static void checkpoint_all(struct cs_ctx *ctx, int dirfd)
 	}
 	/* the batch: every process we locked, or found locked, after them in procs */
 	b.procs = procs + nfound;
-	for (i = 0; i < ctx->nproc; i++)
-		if (ctx->proc[i].phase == CS_PHASE_LOCKED || ctx->proc[i].phase == CS_PHASE_FOUND)
-			b.procs[b.n++] = &ctx->proc[i];
+	for (i = 0; i < ctx->nproc; i++) {
+		struct cs_proc *p = &ctx->proc[i];
+
+		if (p->phase != CS_PHASE_LOCKED && p->phase != CS_PHASE_FOUND)
+			continue;
+		/* the copies share the engine by size (batch.h); NVML's figure, when it gave one */
+		p->copy_bytes = p->mode != CS_MODE_CUSTOM ? 0 : p->bytes_plan ? p->bytes_plan : CS_COPY_UNKNOWN;
+		b.procs[b.n++] = p;
+	}
 	cs_batch_run(ctx, &b);
 	checkpoint_settle(ctx, procs, nfound + b.n, dirfd, &b);
 }
@@ -698,8 +704,10 @@ void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd)
 	unsigned i;
 
 	for (i = 0; resume && i < ctx->nproc; i++)
-		if (cs_dump_needs_resume(&ctx->proc[i]))
-			procs[b.n++] = &ctx->proc[i];
+		if (cs_dump_needs_resume(&ctx->proc[i])) {
+			procs[b.n] = &ctx->proc[i];
+			procs[b.n++]->copy_bytes = 0; /* what each copies back is not known: an even split */
+		}
 	cs_batch_run(ctx, &b); /* every process at once, as the checkpoint ran */
 	for (i = 0; i < b.n; i++) {
 		struct cs_proc *p = procs[i];

@@ -18,7 +18,7 @@ static unsigned bufs_for(struct cs_ctx *ctx, uint64_t bytes, uint32_t chunk)
 {
 	struct cs_engine_opts eo;
 
-	cs_copy_engine_opts(ctx, &eo);
+	cs_copy_engine_opts(ctx, NULL, &eo);
 	return cs_engine_plan_buffers(&eo, bytes, chunk);
 }
 

@@ -151,7 +151,7 @@ static int copy_from_extents(struct cs_ctx *ctx, pid_t pid, const struct cs_gpu_
 		regs[i].ctx = ctx->retained[v->r[i].ordinal];
 		*bytes += d->size;
 	}
-	cs_copy_engine_opts(ctx, &eo);
+	cs_copy_engine_opts(ctx, cs_ctx_find(ctx, pid), &eo);
 	eo.progress_arg = (void *)(long)pid;
 	eo.prefetch = cs_prefetch_take(); /* read and verified at POST_FORKING, or NULL */
 	eo.pool = cs_pool_get_for_regions(ctx, regs, v->n); /* pinned ahead (warmup.h) or now */
@@ -502,8 +502,11 @@ static void restore_all(struct cs_ctx *ctx, const pid_t *tree, unsigned n, int d
 		if (cs_ctx_find(ctx, tree[i]) || not_ours(&ctx->restore, tree[i]))
 			continue;
 		p = prepare_one(ctx, tree[i], dirfd, &ret);
-		if (p && !ret)
+		if (p && !ret) {
+			/* the copies share the engine by size (batch.h) */
+			p->copy_bytes = p->m->mode == CS_MODE_CUSTOM ? p->m->total_bytes : 0;
 			procs[b.n++] = p;
+		}
 		else if (ret != -ENOTSUP)
 			failed = true;
 	}

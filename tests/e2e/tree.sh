@@ -11,10 +11,13 @@
 #     criu-killed      criu SIGKILLed during the parallel copy: the guardian brings all back
 #     flipped-byte     one byte of process 2's extent flipped (custom): the restore fails in
 #                      bounded time and no process of the tree runs
+#     by-size          (custom, CHILD_SIZE smaller than SIZE) the copies share the copy threads
+#                      and pinned memory by their sizes: the root's copy runs more threads than
+#                      each child's, dump and restore, every byte verified
 . "$top_srcdir/tests/e2e/lib.sh"
 . "$top_srcdir/tests/e2e/guardian.sh"
 need_criu; setup_work; use_emulator
-: "${MODE:=custom}" "${SIZE:=4m}" "${NCUDA:=4}" "${RATE:=64}" "${SCENARIO:=roundtrip}"
+: "${MODE:=custom}" "${SIZE:=4m}" "${NCUDA:=4}" "${RATE:=64}" "${SCENARIO:=roundtrip}" "${CHILD_SIZE:=$SIZE}"
 export CUDASTORE_MODE=$MODE CUDASTORE_EMU_RATE_MBPS=$RATE
 TRACE=$WORK/criu.trace
 STALL=$WORK/stall
@@ -22,7 +25,7 @@ STALL=$WORK/stall
 # the tree: sets KIDS (all children) and CUDA (the CUDA processes, root first, in fork order)
 start_tree() {
 	local k
-	start_workload w --size "$SIZE" --fork-cuda $((NCUDA - 1)) --fork-cpu 1
+	start_workload w --size "$SIZE" --child-size "$CHILD_SIZE" --fork-cuda $((NCUDA - 1)) --fork-cpu 1
 	sleep 0.5
 	KIDS=$(cat /proc/"$WPID"/task/*/children)
 	CUDA=$WPID
@@ -154,6 +157,43 @@ flipped_byte() {
 	check "the restore did not modify the images" [ "$before" = "$(images_sum "$WORK/img")" ]
 }
 
+# region_threads LOG WHAT PID: the copy threads of PID's GPU 0 in its "WHAT region 0" line
+region_threads() {
+	sed -n "s/.*$2 region 0 (cudastore-$3-gpu0\.ext): .* \([0-9]*\) threads, .*/\1/p" "$1" | tail -n1
+}
+
+# the root's copy runs more threads than every child's, in LOG's WHAT lines
+root_has_most() {
+	local p t root
+	root=$(region_threads "$1" "$2" "$WPID")
+	diag "$2: the root's copy ran ${root:-?} threads"
+	[ -n "$root" ] || return 1
+	for p in $CUDA; do
+		[ "$p" = "$WPID" ] && continue
+		t=$(region_threads "$1" "$2" "$p")
+		diag "$2: pid $p's copy ran ${t:-?} threads"
+		[ -n "$t" ] && [ "$t" -lt "$root" ] || return 1
+	done
+}
+
+by_size() {
+	plan 8
+	set_config "chunk_mb = 1"
+	start_tree
+	criu_dump "$WORK/img" "$WPID"
+	check "criu dump succeeds" [ $? = 0 ]
+	check "the dump's copies shared the engine by their sizes" log_has "$WORK/img/dump.log" \
+		"checkpoint: the $NCUDA copies running at once share the copy threads and pinned memory by their sizes"
+	check "the root's copy (the largest) ran more threads than each child's" root_has_most "$WORK/img/dump.log" dumped
+	tree_gone
+	criu_restore "$WORK/img"
+	check "criu restore succeeds" [ $? = 0 ]
+	check "the restore's copies shared the engine by their sizes" log_has "$WORK/img/restore.log" \
+		"restore: the $NCUDA copies running at once share the copy threads and pinned memory by their sizes"
+	check "the root's copy (the largest) ran more threads than each child's" root_has_most "$WORK/img/restore.log" restored
+	check_verdict w "$WPID" "root and children verified every byte"
+}
+
 case $SCENARIO in
 roundtrip) roundtrip ;;
 checkpoint-fails) fails_all_run_on "checkpoint call fails" "cuCheckpointProcessCheckpoint@PID:1:999" ;;
@@ -162,6 +202,7 @@ copy-fails) # 1 MiB chunks: process 3's second chunk fails on its way out of the
 	fails_all_run_on "copy fails" "cuMemcpyDtoHAsync@PID:2:999" ;;
 criu-killed) criu_killed ;;
 flipped-byte) flipped_byte ;;
+by-size) by_size ;;
 *) bail "tree.sh: unknown SCENARIO $SCENARIO" ;;
 esac
 done_testing

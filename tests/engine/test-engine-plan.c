@@ -5,7 +5,8 @@
  * than 32) where the pinned bound allows; a restore's threads get two buffers each, a dump's into
  * a memory filesystem one; a dump to a disk keeps the threads option with two buffers each. A
  * bound of fewer buffers gives every buffer a thread before any thread gets a second. Copies that
- * run at once split the CPUs, and the CPUs are those the process may use (its affinity). What
+ * run at once split the CPUs (evenly, or by the part of the budget their size gives them), and
+ * the CPUs are those the process may use (its affinity). What
  * cs_engine_plan and cs_engine_plan_buffers say is what the copies ran; every copy is byte-exact.
  */
 #include <fcntl.h>
@@ -111,6 +112,33 @@ static void disk(void)
 	et_dir_remove(&d);
 }
 
+/* a part of the budget in proportion to a copy's size (opts.part) instead of an even 1/sharers */
+static void parts(void)
+{
+	struct cs_engine_opts o = et_opts(K64, 8, 128 * K64, false);
+	unsigned k, dt, rt, stripes, want_r, want_d;
+	struct et_dir d;
+	static const unsigned part[] = { 768, 256 };
+
+	if (!et_disk_dir_make(&d, 2))
+		return;
+	o.sharers = 2; /* overridden by the part */
+	for (k = 0; k < 2; k++) {
+		o.part = part[k];
+		want_d = 8 * part[k] / CS_ENGINE_PART_WHOLE;
+		want_r = cpus * part[k] / CS_ENGINE_PART_WHOLE;
+		want_r = want_r > want_d ? want_r : want_d;
+		want_r = want_r < 32 ? want_r : 32;
+		cs_engine_plan(&o, SIZE, true, d.fd, &dt, &stripes);
+		cs_engine_plan(&o, SIZE, false, d.fd, &rt, &stripes);
+		tap_ok(dt == want_d && rt == want_r,
+		       "part %u/1024 of 8 threads and %u CPUs: %u dump threads to a disk, %u restore threads "
+		       "(want %u, %u)",
+		       part[k], cpus, dt, rt, want_d, want_r);
+	}
+	et_dir_remove(&d);
+}
+
 /* a process allowed on one CPU (taskset, a container's cpuset) plans for one, whatever the host has */
 static void one_cpu(void)
 {
@@ -140,11 +168,12 @@ int main(void)
 {
 	cpu_set_t set;
 
-	tap_plan(11);
+	tap_plan(13);
 	cpus = sched_getaffinity(0, sizeof(set), &set) ? 1 : (unsigned)CPU_COUNT(&set);
 	fake_cuda_init(&ops);
 	memfs();
 	disk();
+	parts();
 	one_cpu();
 	return tap_done();
 }

@@ -134,6 +134,7 @@ static int child_ready(void *arg)
 
 static pid_t fork_cuda_child(const struct wl_opts *o, uint64_t seed, int ready_rd, int ready_wr)
 {
+	struct wl_opts mine = *o;
 	char result[512];
 	pid_t pid = fork();
 	int ret;
@@ -141,7 +142,9 @@ static pid_t fork_cuda_child(const struct wl_opts *o, uint64_t seed, int ready_r
 	if (pid)
 		return pid;
 	close(ready_rd);
-	ret = cuda_work(o, seed, child_ready, &ready_wr, result, sizeof(result));
+	if (o->child_size)
+		mine.size = o->child_size;
+	ret = cuda_work(&mine, seed, child_ready, &ready_wr, result, sizeof(result));
 	if (ret)
 		(void)!write(ready_wr, "F", 1);
 	wl_log("%s", result);

@@ -15,9 +15,10 @@ static void usage(void)
 		"                     [--zero-percent P] [--fork-cuda K] [--fork-cpu K] [--daemon]\n"
 		"                     [--pidfile F] [--ready F] [--outfile F] [--log F]\n"
 		"                     [--itimer-us N] [--seccomp-deny-yield] [--host-mb N]\n"
-		"                     [--decoy-driver-thread] [--cuda-ipc-file]\n"
+		"                     [--decoy-driver-thread] [--cuda-ipc-file] [--child-size BYTES]\n"
 		"Fills N buffers per device with a pattern, keeps checking them, and on SIGTERM verifies\n"
-		"every byte and writes PASS or FAIL: ... to the outfile (exit 0 or 1).\n");
+		"every byte and writes PASS or FAIL: ... to the outfile (exit 0 or 1). --child-size: the\n"
+		"--fork-cuda children's buffers (default: --size).\n");
 }
 
 static int parse_size(const char *text, size_t *out)
@@ -71,7 +72,8 @@ enum {
 	O_SECCOMP,
 	O_HOSTMB,
 	O_DECOY,
-	O_IPC
+	O_IPC,
+	O_CSIZE
 };
 
 static const struct option longopts[] = {
@@ -92,6 +94,7 @@ static const struct option longopts[] = {
 	{ "host-mb", required_argument, NULL, O_HOSTMB },
 	{ "decoy-driver-thread", no_argument, NULL, O_DECOY },
 	{ "cuda-ipc-file", no_argument, NULL, O_IPC },
+	{ "child-size", required_argument, NULL, O_CSIZE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -102,6 +105,7 @@ static int parse_one(struct wl_opts *o, int c, const char *arg)
 	case O_DEV: return parse_int(arg, 1, WL_MAXDEV, &o->devices);
 	case O_BUF: return parse_int(arg, 1, WL_MAXBUF, &o->buffers);
 	case O_SIZE: return parse_size(arg, &o->size);
+	case O_CSIZE: return parse_size(arg, &o->child_size);
 	case O_SEED: o->seed = strtoull(arg, NULL, 0); return 0;
 	case O_ZERO: return parse_int(arg, 0, 100, &o->zero_percent);
 	case O_FCUDA: return parse_int(arg, 0, 64, &o->fork_cuda);

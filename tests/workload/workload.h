@@ -42,6 +42,7 @@ ssize_t wl_check(const struct wl_pattern *p, int dev, int buf, size_t off, const
 struct wl_opts {
 	int devices, buffers;
 	size_t size;
+	size_t child_size; /* the --fork-cuda children's buffers; 0: size */
 	uint64_t seed;
 	int zero_percent;
 	int fork_cuda, fork_cpu;

@@ -295,7 +295,8 @@ void cs_engine_plan(const struct cs_engine_opts *o, uint64_t size, bool dump, in
 	*stripes = plan_stripes(o, nchunks, nt, memfs);
 }
 
-unsigned cs_engine_plan_buffers(const struct cs_engine_opts *o, uint64_t size, uint32_t chunk)
+unsigned cs_engine_plan_buffers(const struct cs_engine_opts *o, uint64_t size, uint32_t chunk, bool dump,
+				int dirfd)
 {
 	struct cs_engine_opts alone = *o;
 	uint64_t nt, nb;
@@ -304,8 +305,8 @@ unsigned cs_engine_plan_buffers(const struct cs_engine_opts *o, uint64_t size, u
 		return 0;
 	alone.sharers = 1;
 	alone.part = 0;
-	plan_counts(&alone, o->pinned_max, (size + chunk - 1) / chunk, plan_buf_size(size, chunk), false,
-		    false, &nt, &nb);
+	plan_counts(&alone, o->pinned_max, (size + chunk - 1) / chunk, plan_buf_size(size, chunk), dump,
+		    dump && eng_dir_is_memfs(dirfd), &nt, &nb);
 	return (unsigned)nb;
 }
 

@@ -192,8 +192,9 @@ void cs_prefetch_get_stats(struct cs_prefetch *pf, struct cs_prefetch_stats *st)
  * measures its storage limits with the same parallelism). */
 void cs_engine_plan(const struct cs_engine_opts *o, uint64_t size, bool dump, int dirfd, unsigned *threads,
 		    unsigned *stripes);
-/* The most chunk buffers a copy of one region of size bytes in chunks of chunk bytes pins (a
- * restore's plan, alone on its GPU: no plan pins more); the helper's pool pins no more per GPU. */
-unsigned cs_engine_plan_buffers(const struct cs_engine_opts *o, uint64_t size, uint32_t chunk);
+/* The chunk buffers a dump (or restore) of one region of size bytes in chunks of chunk bytes into
+ * (from) dirfd pins when it runs alone on its GPU; the helper's pool pins no more per GPU. */
+unsigned cs_engine_plan_buffers(const struct cs_engine_opts *o, uint64_t size, uint32_t chunk, bool dump,
+				int dirfd);
 
 #endif /* CUDASTORE_ENGINE_H */

@@ -114,7 +114,7 @@ static int retain_planned(struct cs_ctx *ctx, struct cs_proc *p)
  * pinned pool) is set up while the process still runs, not in the frozen window. A failure
  * here leaves the process untouched.
  */
-static int prepare_copy(struct cs_ctx *ctx, struct cs_proc *p)
+static int prepare_copy(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
 {
 	double t0 = cs_now();
 	int ret = retain_planned(ctx, p);
@@ -125,7 +125,7 @@ static int prepare_copy(struct cs_ctx *ctx, struct cs_proc *p)
 		       p->pid);
 		return ret;
 	}
-	cs_pool_make_from_plan(ctx, p->ndev_plan, p->bytes_plan);
+	cs_pool_make_from_plan(ctx, p->ndev_plan, p->bytes_plan, dirfd);
 	cs_debug("pid %d: GPU contexts and pinned buffers ready in %.3f s, before the lock", p->pid,
 		 cs_now() - t0);
 	return 0;
@@ -213,7 +213,7 @@ int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd, unsigned alarm_cap_m
 		return -EPROTO;
 	}
 	if (p->mode == CS_MODE_CUSTOM) {
-		ret = prepare_copy(ctx, p);
+		ret = prepare_copy(ctx, p, dirfd);
 		if (ret) {
 			p->phase = CS_PHASE_FAILED;
 			return ret;

@@ -9,17 +9,19 @@
 #include "pool.h"
 
 /*
- * Buffers of chunk bytes for one GPU of bytes: as many as the engine's plan for it uses (two per
- * copy thread, enough for all of it, at most pinned_mb: the engine's bound per GPU; the GPUs of a
- * process are copied at the same time, each within its bound). Concurrent copies of a tree split
- * the same budget, so they need no more.
+ * Buffers of chunk bytes for one GPU of bytes: as many as the engine's plan for this stage's copy
+ * uses (a restore: two per copy thread; a dump: two, or one into a memory filesystem in dirfd),
+ * enough for all of it, at most pinned_mb (the engine's bound per GPU; the GPUs of a process are
+ * copied at the same time, each within its bound). Concurrent copies of a tree split the same
+ * budget, so they need no more. A dump's rollback that restores from the extents pins what it
+ * lacks itself.
  */
-static unsigned bufs_for(struct cs_ctx *ctx, uint64_t bytes, uint32_t chunk)
+static unsigned bufs_for(struct cs_ctx *ctx, uint64_t bytes, uint32_t chunk, int dirfd)
 {
 	struct cs_engine_opts eo;
 
 	cs_copy_engine_opts(ctx, NULL, &eo);
-	return cs_engine_plan_buffers(&eo, bytes, chunk);
+	return cs_engine_plan_buffers(&eo, bytes, chunk, ctx->stage != CS_STAGE_RESTORE, dirfd);
 }
 
 /*
@@ -57,7 +59,7 @@ static struct cs_pinned_pool *pool_get_or_make(struct cs_ctx *ctx, CUcontext cu,
 }
 
 struct cs_pinned_pool *cs_pool_get_for_gpus(struct cs_ctx *ctx, CUcontext cu, const struct cs_gpu_copy *g,
-					    unsigned n)
+					    unsigned n, int dirfd)
 {
 	uint32_t chunk = 0;
 	unsigned nbufs = 0, i;
@@ -66,7 +68,7 @@ struct cs_pinned_pool *cs_pool_get_for_gpus(struct cs_ctx *ctx, CUcontext cu, co
 		if (g[i].chunk > chunk)
 			chunk = g[i].chunk;
 	for (i = 0; chunk && i < n; i++)
-		nbufs += bufs_for(ctx, g[i].size, chunk);
+		nbufs += bufs_for(ctx, g[i].size, chunk, dirfd);
 	return pool_get_or_make(ctx, cu, nbufs, chunk);
 }
 
@@ -82,10 +84,10 @@ struct cs_pinned_pool *cs_pool_get_for_regions(struct cs_ctx *ctx, const struct 
 	for (i = 0; i < n; i++)
 		g[i] = (struct cs_gpu_copy){ regs[i].size,
 					     regs[i].chunk_size ? regs[i].chunk_size : ctx->opt.chunk_size };
-	return cs_pool_get_for_gpus(ctx, regs[0].ctx, g, n);
+	return cs_pool_get_for_gpus(ctx, regs[0].ctx, g, n, regs[0].dirfd);
 }
 
-struct cs_pinned_pool *cs_pool_make_from_plan(struct cs_ctx *ctx, unsigned ndev, uint64_t bytes)
+struct cs_pinned_pool *cs_pool_make_from_plan(struct cs_ctx *ctx, unsigned ndev, uint64_t bytes, int dirfd)
 {
 	CUcontext cu = NULL;
 
@@ -94,7 +96,8 @@ struct cs_pinned_pool *cs_pool_make_from_plan(struct cs_ctx *ctx, unsigned ndev,
 	if (!cu || !bytes || !ndev || !ctx->opt.chunk_size)
 		return ctx->pool;
 	/* the bytes spread over the GPUs: each GPU's share as its plan has it */
-	return pool_get_or_make(ctx, cu, ndev * bufs_for(ctx, (bytes + ndev - 1) / ndev, ctx->opt.chunk_size),
+	return pool_get_or_make(ctx, cu,
+				ndev * bufs_for(ctx, (bytes + ndev - 1) / ndev, ctx->opt.chunk_size, dirfd),
 				ctx->opt.chunk_size);
 }
 

@@ -22,12 +22,12 @@ struct cs_gpu_copy {
 };
 
 /*
- * The pool for copying n GPUs at once (made now, with cu current, when there is none yet):
- * buffers of their largest chunk, enough for each GPU, at most pinned_mb per GPU; NULL if it
- * cannot be made.
+ * The pool for copying n GPUs at once from or into the images directory dirfd (made now, with cu
+ * current, when there is none yet): buffers of their largest chunk, as many as this stage's copy
+ * of each GPU uses (bufs_for), at most pinned_mb per GPU; NULL if it cannot be made.
  */
 struct cs_pinned_pool *cs_pool_get_for_gpus(struct cs_ctx *ctx, CUcontext cu, const struct cs_gpu_copy *g,
-					    unsigned n);
+					    unsigned n, int dirfd);
 /*
  * The pool for a copy of regs: made now (with regs[0].ctx current, enough chunk buffers for every
  * region, at most pinned_mb per region) when there is none yet; NULL if it cannot be made (logged
@@ -40,7 +40,7 @@ struct cs_pinned_pool *cs_pool_get_for_regions(struct cs_ctx *ctx, const struct 
  * bytes on ndev GPUs (at most pinned_mb per GPU), made with a retained context current. Nothing
  * when the plan is unknown (bytes 0) or no context is retained: the copy makes it then.
  */
-struct cs_pinned_pool *cs_pool_make_from_plan(struct cs_ctx *ctx, unsigned ndev, uint64_t bytes);
+struct cs_pinned_pool *cs_pool_make_from_plan(struct cs_ctx *ctx, unsigned ndev, uint64_t bytes, int dirfd);
 /*
  * Restore, after each RESTORE: free the pool once every process the images' index lists has been
  * restored (after each RESTORE without an index). Without -d, criu and so the helper live as long

@@ -91,7 +91,7 @@ static void warm_tree(struct cs_ctx *ctx, int dirfd)
 		t.gpu[n++] = t.gpu[i];
 	}
 	if (cu)
-		cs_pool_get_for_gpus(ctx, cu, t.gpu, n);
+		cs_pool_get_for_gpus(ctx, cu, t.gpu, n, dirfd);
 	cs_debug("warm-up: %u CustomStorage process(es) on %u GPU(s)", t.processes, n);
 out:
 	free(m);

@@ -63,16 +63,17 @@ static void copies(int dirfd, const struct cs_engine_opts *o, const char *what, 
 
 /* what cs_engine_plan and cs_engine_plan_buffers say for o in dirfd */
 static void planned(int dirfd, const struct cs_engine_opts *o, const char *what, unsigned want_dump,
-		    unsigned want_restore, unsigned want_bufs)
+		    unsigned want_restore, unsigned want_dump_bufs, unsigned want_restore_bufs)
 {
-	unsigned dt, rt, stripes, bufs = cs_engine_plan_buffers(o, SIZE, o->chunk_size);
+	unsigned dt, rt, stripes, db = cs_engine_plan_buffers(o, SIZE, o->chunk_size, true, dirfd),
+				  rb = cs_engine_plan_buffers(o, SIZE, o->chunk_size, false, dirfd);
 
 	cs_engine_plan(o, SIZE, true, dirfd, &dt, &stripes);
 	cs_engine_plan(o, SIZE, false, dirfd, &rt, &stripes);
-	tap_ok(dt == want_dump && rt == want_restore && bufs == want_bufs,
-	       "%s: cs_engine_plan says %u dump and %u restore threads, cs_engine_plan_buffers %u buffers "
-	       "(want %u, %u, %u)",
-	       what, dt, rt, bufs, want_dump, want_restore, want_bufs);
+	tap_ok(dt == want_dump && rt == want_restore && db == want_dump_bufs && rb == want_restore_bufs,
+	       "%s: cs_engine_plan says %u dump and %u restore threads, cs_engine_plan_buffers %u and %u "
+	       "buffers (want %u, %u, %u, %u)",
+	       what, dt, rt, db, rb, want_dump, want_restore, want_dump_bufs, want_restore_bufs);
 }
 
 static void memfs(void)
@@ -86,7 +87,7 @@ static void memfs(void)
 		return;
 	}
 	copies(m.fd, &o, "tmpfs", n, n * K64, n, 2ull * n * K64);
-	planned(m.fd, &o, "tmpfs", n, n, 2 * n);
+	planned(m.fd, &o, "tmpfs", n, n, n, 2 * n);
 
 	o.pinned_max = 3 * K64;
 	s = n < 3 ? n : 3;
@@ -108,7 +109,7 @@ static void disk(void)
 	if (!et_disk_dir_make(&d, 3))
 		return;
 	copies(d.fd, &o, "disk", 1, 2 * K64, n, 2ull * n * K64);
-	planned(d.fd, &o, "disk", 1, n, 2 * n);
+	planned(d.fd, &o, "disk", 1, n, 2, 2 * n);
 	et_dir_remove(&d);
 }
 

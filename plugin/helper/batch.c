@@ -152,7 +152,8 @@ static void share_by_size(struct cs_batch *b, const bool *ready, unsigned worker
 		p->copy_part = (unsigned)((double)CS_ENGINE_PART_WHOLE * p->copy_bytes / total);
 		if (!p->copy_part)
 			p->copy_part = 1;
-		cs_debug("pid %d: its copy (%.1f MiB of %.1f) takes %.1f%% of the copy threads and pinned memory",
+		cs_debug("pid %d: its copy (%.1f of %.1f MiB) takes %.1f%% of the copy threads and pinned "
+			 "memory",
 			 p->pid, p->copy_bytes / 1048576.0, total / 1048576.0,
 			 100.0 * p->copy_part / CS_ENGINE_PART_WHOLE);
 	}

@@ -567,7 +567,9 @@ static void checkpoint_all(struct cs_ctx *ctx, int dirfd)
 		if (p->phase != CS_PHASE_LOCKED && p->phase != CS_PHASE_FOUND)
 			continue;
 		/* the copies share the engine by size (batch.h); NVML's figure, when it gave one */
-		p->copy_bytes = p->mode != CS_MODE_CUSTOM ? 0 : p->bytes_plan ? p->bytes_plan : CS_COPY_UNKNOWN;
+		p->copy_bytes = 0;
+		if (p->mode == CS_MODE_CUSTOM)
+			p->copy_bytes = p->bytes_plan ? p->bytes_plan : CS_COPY_UNKNOWN;
 		b.procs[b.n++] = p;
 	}
 	cs_batch_run(ctx, &b);

@@ -506,9 +506,9 @@ static void restore_all(struct cs_ctx *ctx, const pid_t *tree, unsigned n, int d
 			/* the copies share the engine by size (batch.h) */
 			p->copy_bytes = p->m->mode == CS_MODE_CUSTOM ? p->m->total_bytes : 0;
 			procs[b.n++] = p;
-		}
-		else if (ret != -ENOTSUP)
+		} else if (ret != -ENOTSUP) {
 			failed = true;
+		}
 	}
 	if (!failed)
 		failed = cs_batch_run(ctx, &b) != 0;

@@ -13,7 +13,8 @@
 #                      bounded time and no process of the tree runs
 #     by-size          (custom, CHILD_SIZE smaller than SIZE) the copies share the copy threads
 #                      and pinned memory by their sizes: the root's copy runs more threads than
-#                      each child's, dump and restore, every byte verified
+#                      each child's, dump and restore, every byte verified; a dump without NVML
+#                      (sizes unknown) splits them evenly
 . "$top_srcdir/tests/e2e/lib.sh"
 . "$top_srcdir/tests/e2e/guardian.sh"
 need_criu; setup_work; use_emulator
@@ -162,8 +163,8 @@ region_threads() {
 	sed -n "s/.*$2 region 0 (cudastore-$3-gpu0\.ext): .* \([0-9]*\) threads, .*/\1/p" "$1" | tail -n1
 }
 
-# the root's copy runs more threads than every child's, in LOG's WHAT lines
-root_has_most() {
+# root_vs_children LOG WHAT OP: every child's copy ran OP ("-lt", "-eq") the root's threads
+root_vs_children() {
 	local p t root
 	root=$(region_threads "$1" "$2" "$WPID")
 	diag "$2: the root's copy ran ${root:-?} threads"
@@ -172,25 +173,34 @@ root_has_most() {
 		[ "$p" = "$WPID" ] && continue
 		t=$(region_threads "$1" "$2" "$p")
 		diag "$2: pid $p's copy ran ${t:-?} threads"
-		[ -n "$t" ] && [ "$t" -lt "$root" ] || return 1
+		[ -n "$t" ] && [ "$t" "$3" "$root" ] || return 1
 	done
 }
 
 by_size() {
-	plan 8
+	plan 11
 	set_config "chunk_mb = 1"
 	start_tree
+	# NVML gives the dump its sizes; without it they are unknown, and the split stays even
+	CRIU_ENV="CUDASTORE_LIBNVML=/nonexistent/libnvidia-ml.so.1" criu_dump "$WORK/nonvml" "$WPID" --leave-running
+	check "criu dump --leave-running without NVML succeeds" [ $? = 0 ]
+	check "without NVML nothing was shared by size" bash -c "
+		grep -aq 'no NVML' '$WORK/nonvml/dump.log' && ! grep -aq 'by their sizes' '$WORK/nonvml/dump.log'"
+	check "without NVML every copy ran as many threads as the root's" \
+		root_vs_children "$WORK/nonvml/dump.log" dumped -eq
 	criu_dump "$WORK/img" "$WPID"
 	check "criu dump succeeds" [ $? = 0 ]
 	check "the dump's copies shared the engine by their sizes" log_has "$WORK/img/dump.log" \
 		"checkpoint: the $NCUDA copies running at once share the copy threads and pinned memory by their sizes"
-	check "the root's copy (the largest) ran more threads than each child's" root_has_most "$WORK/img/dump.log" dumped
+	check "the root's copy (the largest) ran more threads than each child's" \
+		root_vs_children "$WORK/img/dump.log" dumped -lt
 	tree_gone
 	criu_restore "$WORK/img"
 	check "criu restore succeeds" [ $? = 0 ]
 	check "the restore's copies shared the engine by their sizes" log_has "$WORK/img/restore.log" \
 		"restore: the $NCUDA copies running at once share the copy threads and pinned memory by their sizes"
-	check "the root's copy (the largest) ran more threads than each child's" root_has_most "$WORK/img/restore.log" restored
+	check "the root's copy (the largest) ran more threads than each child's" \
+		root_vs_children "$WORK/img/restore.log" restored -lt
 	check_verdict w "$WPID" "root and children verified every byte"
 }
 

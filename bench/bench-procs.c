@@ -26,8 +26,11 @@
 
 /* one of the N copies: its buffer, its region and its call's result */
 struct proc_copy {
-	struct bench b; /* b.seed: this copy's pattern */
-	const struct cs_engine_opts *eo;
+	struct bench b;				/* b.seed: this copy's pattern */
+	struct cs_engine_opts eo;		/* the row's, with this copy's part (--procs-split size) */
+	uint64_t size;				/* its bytes (--procs-weights) */
+	unsigned dump_threads, restore_threads; /* what its calls ran */
+	double dump_s, restore_s;		/* its calls' own times */
 	CUdeviceptr dev;
 	struct cs_engine_region reg;
 	char name[64];
@@ -48,6 +51,7 @@ struct procs_row {
 	double dwall, dsum, rwall, rsum;    /* seconds: wall of all, sum of the copies' own */
 	double wr, rd, rd_piece;	    /* N-copy storage limits, 0 = not measured */
 	double d2h, h2d;		    /* the PCIe link, from the size's rows; 0 = not measured */
+	uint64_t moved;			    /* the copies' bytes together (--procs-weights: about size) */
 	double rd_first;		    /* the read limit's first pass: pages just written */
 	uint64_t image_bytes, pinned, pooled;
 	bool dropped, verified;
@@ -93,9 +97,9 @@ static void *copy_main(void *arg)
 	ops->CtxSetCurrent(cp->b.ctx);
 	t0 = cs_now();
 	if (cp->dump)
-		cp->ret = cs_engine_dump(ops, &cp->reg, 1, cp->eo, cp->err, sizeof(cp->err));
+		cp->ret = cs_engine_dump(ops, &cp->reg, 1, &cp->eo, cp->err, sizeof(cp->err));
 	else
-		cp->ret = cs_engine_restore(ops, &cp->reg, 1, cp->eo, cp->err, sizeof(cp->err));
+		cp->ret = cs_engine_restore(ops, &cp->reg, 1, &cp->eo, cp->err, sizeof(cp->err));
 	cp->seconds = cs_now() - t0;
 	return NULL;
 }
@@ -157,19 +161,38 @@ static void copies_free(struct proc_copy *cp, unsigned n)
 	free(cp);
 }
 
-static struct proc_copy *copies_alloc(const struct bench *b, const struct bench_procs *p, uint64_t per)
+/* copy i's bytes of a row of size bytes: an even share, or by --procs-weights (4 KiB multiples) */
+static uint64_t copy_size(const struct bench_procs *p, uint64_t size, unsigned i)
+{
+	uint64_t sum = 0;
+	unsigned k;
+
+	for (k = 0; k < p->n; k++)
+		sum += p->weight[k];
+	if (!sum)
+		return size / p->n & ~4095ull;
+	return (uint64_t)((double)size * p->weight[i] / sum) & ~4095ull;
+}
+
+static struct proc_copy *copies_alloc(const struct bench *b, const struct bench_procs *p, uint64_t size)
 {
 	struct proc_copy *cp = calloc(p->n, sizeof(*cp));
+	uint64_t total = 0;
 	unsigned i;
 
+	for (i = 0; cp && i < p->n; i++)
+		total += copy_size(p, size, i);
 	for (i = 0; cp && i < p->n; i++) {
 		cp[i].b = *b;
 		cp[i].b.seed = i + 1;
-		cp[i].eo = &p->eo;
-		if (b->ops->MemAlloc(&cp[i].dev, per) != CUDA_SUCCESS) {
+		cp[i].size = copy_size(p, size, i);
+		cp[i].eo = p->eo;
+		if (p->by_size && total)
+			cp[i].eo.part = (unsigned)((double)CS_ENGINE_PART_WHOLE * cp[i].size / total) ?: 1;
+		if (b->ops->MemAlloc(&cp[i].dev, cp[i].size) != CUDA_SUCCESS) {
 			fprintf(stderr,
 				"cs-bench: --procs: cannot allocate %llu bytes of device memory (copy %u)\n",
-				(unsigned long long)per, i);
+				(unsigned long long)cp[i].size, i);
 			cp[i].dev = 0;
 			copies_free(cp, p->n);
 			return NULL;
@@ -190,23 +213,23 @@ static int copies_fill(struct proc_copy *cp, unsigned n, const struct procs_row 
 		bench_remove_extents(&cp[i].b, cp[i].name);
 		cp[i].reg = (struct cs_engine_region){
 			.ptr = cp[i].dev,
-			.size = r->per,
+			.size = cp[i].size,
 			.ctx = cp[i].b.ctx,
 			.dirfd = cp[i].b.dirfd,
 			.name = cp[i].name,
 		};
-		if (bench_fill(&cp[i].b, cp[i].dev, r->per, r->kind))
+		if (bench_fill(&cp[i].b, cp[i].dev, cp[i].size, r->kind))
 			return -1;
 	}
 	return 0;
 }
 
-static int copies_scramble(struct proc_copy *cp, unsigned n, uint64_t per)
+static int copies_scramble(struct proc_copy *cp, unsigned n)
 {
 	unsigned i;
 
 	for (i = 0; i < n; i++)
-		if (bench_scramble(&cp[i].b, cp[i].dev, per))
+		if (bench_scramble(&cp[i].b, cp[i].dev, cp[i].size))
 			return -1;
 	return 0;
 }
@@ -218,7 +241,7 @@ static int copies_verify(struct proc_copy *cp, unsigned n, const struct procs_ro
 
 	*same = true;
 	for (i = 0; i < n && *same; i++) {
-		if (bench_verify(&cp[i].b, cp[i].dev, r->per, r->kind, same))
+		if (bench_verify(&cp[i].b, cp[i].dev, cp[i].size, r->kind, same))
 			return -1;
 		if (!*same)
 			fprintf(stderr, "cs-bench: --procs: copy %u: device bytes differ after the restore\n",
@@ -259,20 +282,23 @@ static void print_human(const struct bench_procs *p, const struct procs_row *r)
 {
 	const char *kind = r->kind == BENCH_DENSE ? "dense" : "zero75";
 	unsigned long long mib = (unsigned long long)(r->size >> 20);
+	/* "of N bytes" each, or "moving N bytes" in all (--procs-weights) */
+	const char *of = p->weight[0] ? "moving" : "of";
+	unsigned long long each = p->weight[0] ? (unsigned long long)r->moved : (unsigned long long)r->per;
 
 	printf(
-	    "# procs %lluM %s dump:    %u copies of %llu bytes: %.2f GB/s aggregate; wall %.3f s, sum of "
+	    "# procs %lluM %s dump:    %u copies %s %llu bytes: %.2f GB/s aggregate; wall %.3f s, sum of "
 	    "copies %.3f s (%.2f x wall); limit %.2f GB/s = min(pinned D2H %.2f, N-writer storage %.2f: %u x "
 	    "%u writers, %u x %u files); ratio %.2f; target >= %.1f: %s\n",
-	    mib, kind, p->n, (unsigned long long)r->per, r->dump, r->dwall, r->dsum, share(r->dsum, r->dwall),
-	    dump_limit(r), r->d2h, r->wr, p->n, r->wthreads, p->n, r->files, share(r->dump, dump_limit(r)),
-	    PROCS_TARGET, target_word(r->dump, dump_limit(r)));
-	printf("# procs %lluM %s restore: %u copies of %llu bytes: %.2f GB/s aggregate; wall %.3f s, sum of "
+	    mib, kind, p->n, of, each, r->dump, r->dwall, r->dsum, share(r->dsum, r->dwall), dump_limit(r),
+	    r->d2h, r->wr, p->n, r->wthreads, p->n, r->files, share(r->dump, dump_limit(r)), PROCS_TARGET,
+	    target_word(r->dump, dump_limit(r)));
+	printf("# procs %lluM %s restore: %u copies %s %llu bytes: %.2f GB/s aggregate; wall %.3f s, sum of "
 	       "copies %.3f s (%.2f x wall); limit %.2f GB/s = min(pinned H2D %.2f, N-reader storage %.2f: "
 	       "%u x %u readers); ratio %.2f; target >= %.1f: %s\n",
-	       mib, kind, p->n, (unsigned long long)r->per, r->restore, r->rwall, r->rsum,
-	       share(r->rsum, r->rwall), restore_limit(r), r->h2d, r->rd, p->n, r->rthreads,
-	       share(r->restore, restore_limit(r)), PROCS_TARGET, target_word(r->restore, restore_limit(r)));
+	       mib, kind, p->n, of, each, r->restore, r->rwall, r->rsum, share(r->rsum, r->rwall),
+	       restore_limit(r), r->h2d, r->rd, p->n, r->rthreads, share(r->restore, restore_limit(r)),
+	       PROCS_TARGET, target_word(r->restore, restore_limit(r)));
 	if (r->rd_first > 0)
 		printf("# procs %lluM %s restore: first read of pages just written %.2f GB/s (the N-reader "
 		       "limit's first pass): the restore %.2f of it\n",
@@ -284,7 +310,36 @@ static void print_human(const struct bench_procs *p, const struct procs_row *r)
 	       (unsigned long long)r->pooled, r->dropped ? "yes" : "no");
 }
 
-static void print_json(const struct bench *b, const struct bench_procs *p, const struct procs_row *r)
+/* --procs-weights: each copy's bytes, threads and own times */
+static void print_copies(const struct bench_procs *p, const struct proc_copy *cp, const struct procs_row *r)
+{
+	unsigned i;
+
+	printf("# procs %lluM %s: %s split; copy: bytes, dump threads / s, restore threads / s:",
+	       (unsigned long long)(r->size >> 20), r->kind == BENCH_DENSE ? "dense" : "zero75",
+	       p->by_size ? "by-size" : "even");
+	for (i = 0; i < p->n; i++)
+		printf(" %u: %llu, %u / %.3f, %u / %.3f;", i + 1, (unsigned long long)cp[i].size,
+		       cp[i].dump_threads, cp[i].dump_s, cp[i].restore_threads, cp[i].restore_s);
+	printf("\n");
+}
+
+/* the JSON copies array: each copy's bytes, threads and own times */
+static void json_copies(const struct bench_procs *p, const struct proc_copy *cp)
+{
+	unsigned i;
+
+	printf(",\"split\":\"%s\",\"copies\":[", p->by_size ? "size" : "even");
+	for (i = 0; i < p->n; i++)
+		printf("%s{\"bytes\":%llu,\"dump_threads\":%u,\"dump_s\":%.4f,\"restore_threads\":%u,"
+		       "\"restore_s\":%.4f}",
+		       i ? "," : "", (unsigned long long)cp[i].size, cp[i].dump_threads, cp[i].dump_s,
+		       cp[i].restore_threads, cp[i].restore_s);
+	printf("]");
+}
+
+static void print_json(const struct bench *b, const struct bench_procs *p, const struct proc_copy *cp,
+		       const struct procs_row *r)
 {
 	printf(
 	    "{\"bench\":\"cs-bench-procs\",\"dir\":\"%s\",\"size\":%llu,\"procs\":%u,\"size_per_proc\":%llu,"
@@ -296,7 +351,7 @@ static void print_json(const struct bench *b, const struct bench_procs *p, const
 	    "\"dump_target_met\":%s,\"restore_target_met\":%s,\"image_bytes\":%llu,\"pinned_bytes\":%llu,"
 	    "\"pooled_bytes\":%llu,\"caches_dropped\":%s,\"verified\":%s,\"storage_read_first_gbps\":%.3f,"
 	    "\"restore_first_ratio\":%.3f,\"pcie_d2h_gbps\":%.3f,\"pcie_h2d_gbps\":%.3f,"
-	    "\"limit_dump_gbps\":%.3f,\"limit_restore_gbps\":%.3f}\n",
+	    "\"limit_dump_gbps\":%.3f,\"limit_restore_gbps\":%.3f,\"moved_bytes\":%llu",
 	    b->dir, (unsigned long long)r->size, p->n, (unsigned long long)r->per,
 	    r->kind == BENCH_DENSE ? "dense" : "zero75", p->eo.threads, p->eo.chunk_size, p->eo.pinned_max,
 	    p->n, r->wthreads, r->rthreads, r->files, r->dump, r->restore, r->dwall, r->dsum, r->rwall,
@@ -306,7 +361,10 @@ static void print_json(const struct bench *b, const struct bench_procs *p, const
 	    restore_limit(r) > 0 && r->restore >= PROCS_TARGET * restore_limit(r) ? "true" : "false",
 	    (unsigned long long)r->image_bytes, (unsigned long long)r->pinned, (unsigned long long)r->pooled,
 	    r->dropped ? "true" : "false", r->verified ? "true" : "false", r->rd_first,
-	    share(r->restore, r->rd_first), r->d2h, r->h2d, dump_limit(r), restore_limit(r));
+	    share(r->restore, r->rd_first), r->d2h, r->h2d, dump_limit(r), restore_limit(r),
+	    (unsigned long long)r->moved);
+	json_copies(p, cp);
+	printf("}\n");
 	fflush(stdout);
 }
 
@@ -335,19 +393,30 @@ static int procs_kind(const struct bench *b, const struct bench_procs *p, struct
 
 	if (copies_fill(cp, p->n, r) || procs_phase(cp, p->n, true, &r->dwall, &r->dsum))
 		return -1;
-	r->dump = (double)r->per * p->n / r->dwall / 1e9;
-	for (i = 0; i < p->n; i++)
+	r->moved = 0;
+	for (i = 0; i < p->n; i++) {
+		r->moved += cp[i].size;
 		r->image_bytes += bench_image_bytes(&cp[i].b, &cp[i].reg);
+		cp[i].dump_threads = cp[i].reg.threads;
+		cp[i].dump_s = cp[i].seconds;
+	}
+	r->dump = (double)r->moved / r->dwall / 1e9;
 	copies_account(cp, p->n, r);
 	r->dropped = disk && bench_drop_caches();
-	if (copies_scramble(cp, p->n, r->per) || procs_phase(cp, p->n, false, &r->rwall, &r->rsum))
+	if (copies_scramble(cp, p->n) || procs_phase(cp, p->n, false, &r->rwall, &r->rsum))
 		return -1;
-	r->restore = (double)r->per * p->n / r->rwall / 1e9;
+	r->restore = (double)r->moved / r->rwall / 1e9;
+	for (i = 0; i < p->n; i++) {
+		cp[i].restore_threads = cp[i].reg.threads;
+		cp[i].restore_s = cp[i].seconds;
+	}
 	copies_account(cp, p->n, r);
 	if (copies_verify(cp, p->n, r, &r->verified))
 		return -1;
 	print_human(p, r);
-	print_json(b, p, r);
+	if (p->weight[0])
+		print_copies(p, cp, r);
+	print_json(b, p, cp, r);
 	return r->verified ? 0 : -1;
 }
 
@@ -375,14 +444,17 @@ int bench_procs_size(const struct bench *b, const struct bench_procs *p, uint64_
 	struct proc_copy *cp;
 	int k, ret = 0;
 
+	for (k = 0; k < (int)p->n; k++)
+		if (!copy_size(p, size, (unsigned)k))
+			lim.per = 0;
 	if (!lim.per) {
-		fprintf(stderr, "cs-bench: --procs %u: size %llu leaves less than 4 KiB per copy\n", p->n,
+		fprintf(stderr, "cs-bench: --procs %u: size %llu leaves less than 4 KiB for a copy\n", p->n,
 			(unsigned long long)size);
 		return -1;
 	}
 	if (procs_limits(b, p, &lim))
 		return -1;
-	cp = copies_alloc(b, p, lim.per);
+	cp = copies_alloc(b, p, size);
 	if (!cp)
 		return -1;
 	for (k = 0; !ret && k < 2; k++) {

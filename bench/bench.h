@@ -72,11 +72,17 @@ void bench_remove_extents(const struct bench *b, const char *name);
 uint64_t bench_image_bytes(const struct bench *b, const struct cs_engine_region *reg); /* st_blocks x 512 */
 
 /* bench-procs.c: --procs N, N engine calls at once sharing one budget (sharers) and one pool */
+#define BENCH_PROCS_MAX 32
 struct bench_procs {
 	unsigned n;
 	struct cs_engine_opts eo; /* every copy's: the command line's, sharers = n, pool */
 	struct cs_pinned_pool *pool;
 	bool limits, keep; /* measure the N-copy storage limits; leave the extents */
+	/* --procs-weights: copy i moves size * weight[i] / the weights' sum (all 0: size / n each);
+	 * --procs-split size: each copy's part of the budget in proportion to its bytes, as the
+	 * helper gives a tree's copies (engine opts.part); even: 1/n each */
+	unsigned weight[BENCH_PROCS_MAX];
+	bool by_size;
 };
 /* pin the shared pool (untimed) and say so; 0 or -1 with a message */
 int bench_procs_init(struct bench_procs *p, const struct bench *b, const struct cs_engine_opts *eo,

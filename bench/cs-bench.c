@@ -25,7 +25,7 @@
 #include "procfs.h"
 
 #define MAX_SIZES 16
-#define PROCS_MAX 32 /* --procs */
+#define PROCS_MAX BENCH_PROCS_MAX /* --procs */
 
 struct cli {
 	const char *dir;
@@ -41,6 +41,8 @@ struct cli {
 	struct cs_pinned_pool *pinned_pool;
 	uint64_t prefetch_max; /* the prefetch's memory bound */
 	unsigned procs;	       /* > 1: also N engine calls at once per row (bench-procs.c) */
+	unsigned procs_weight[PROCS_MAX], nweights; /* --procs-weights */
+	bool procs_even;			    /* --procs-split even */
 	struct bench_procs bp;
 };
 
@@ -134,17 +136,40 @@ static void usage(FILE *f)
 	    "                [--chunk SIZE] [--pinned SIZE] [--no-direct] [--no-naive] [--no-limits]\n"
 	    "                [--tmpfs-map] [--stripes N] [--overlap SECONDS] [--prefetch-max SIZE]\n"
 	    "                [--tmpfs-readback] [--tmpfs-restore-map auto|yes|no] [--pool] [--procs N]\n"
-	    "                [--limits-after] [--device N] [--keep]\n"
+	    "                [--limits-after] [--procs-weights W1,W2,...] [--procs-split size|even]\n"
+	    "                [--device N] [--keep]\n"
 	    "Sizes are binary (K, M, G = KiB, MiB, GiB); rates are GB/s (1e9 bytes/s).\n"
 	    "--procs N (2..%u): after each size's rows, N concurrent engine calls (one thread each, as the\n"
 	    "  helper copies N processes) of SIZE/N bytes each (rounded down to 4 KiB: the row's size is\n"
 	    "  the total), opts.sharers = N, one shared pinned pool; aggregate GB/s against the storage\n"
 	    "  limit of N copies with each call's writers/readers/files (cs_engine_plan), target >= 0.8.\n"
+	    "--procs-weights W1,..,WN (1..1000 each, N = --procs): copy i moves SIZE * Wi / (W1 + .. + WN)\n"
+	    "  bytes instead of SIZE/N; each copy's bytes, threads and time are printed.\n"
+	    "--procs-split size (default, as the plugin shares a tree's copies) or even: each copy's part of\n"
+	    "  the threads, pinned memory and CPUs in proportion to its bytes, or 1/N.\n"
 	    "--pool: each row also dumps and restores with buffers pinned once ahead, as the plugin does.\n"
 	    "--limits-after: the storage limits are measured again after each row's engine runs, and the\n"
 	    "  row's ratios are also given against them (the limit moves with other work on the host).\n"
 	    "libcuda: $CUDASTORE_LIBCUDA, else libcuda.so.1 (exit 77 if it cannot be loaded).\n",
 	    PROCS_MAX);
+}
+
+/* --procs-weights W1,W2,...: each 1..1000 */
+static int parse_weights(const char *list, struct cli *c)
+{
+	const char *s = list;
+	char *end;
+
+	c->nweights = 0;
+	while (*s && c->nweights < PROCS_MAX) {
+		unsigned long w = strtoul(s, &end, 10);
+
+		if (end == s || !w || w > 1000 || (*end && *end != ','))
+			return -1;
+		c->procs_weight[c->nweights++] = (unsigned)w;
+		s = *end ? end + 1 : end;
+	}
+	return *s ? -1 : 0;
 }
 
 static int parse_cli(int argc, char **argv, struct cli *c)
@@ -170,6 +195,8 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		{ "prefetch-max", 1, 0, 'P' },
 		{ "pool", 0, 0, 'o' },
 		{ "procs", 1, 0, 'n' },
+		{ "procs-weights", 1, 0, 'w' },
+		{ "procs-split", 1, 0, 'x' },
 		{ "help", 0, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -259,6 +286,15 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 			if (c->procs < 2 || c->procs > PROCS_MAX)
 				goto bad;
 			break;
+		case 'w':
+			if (parse_weights(optarg, c))
+				goto bad;
+			break;
+		case 'x':
+			if (strcmp(optarg, "even") && strcmp(optarg, "size"))
+				goto bad;
+			c->procs_even = !strcmp(optarg, "even");
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -266,7 +302,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 			goto bad;
 		}
 	}
-	if (optind != argc)
+	if (optind != argc || (c->nweights && c->nweights != c->procs))
 		goto bad;
 	if (cs_engine_opts_check(&c->eo, err, sizeof(err))) {
 		fprintf(stderr, "cs-bench: %s\n", err);
@@ -748,6 +784,9 @@ int main(int argc, char **argv)
 		return 1;
 	c.bp.limits = c.limits;
 	c.bp.keep = c.keep;
+	c.bp.by_size = !c.procs_even;
+	for (i = 0; i < c.nweights; i++)
+		c.bp.weight[i] = c.procs_weight[i];
 	print_header();
 	for (i = 0; i < c.nsizes; i++)
 		if (one_size(&b, &c, c.sizes[i]))

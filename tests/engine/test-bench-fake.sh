@@ -11,7 +11,7 @@ set -u
 b=${top_builddir:-.}
 bench=$b/bench/cs-bench
 lib=$b/tests/engine/libcuda-fake.so
-echo "1..26"
+echo "1..29"
 n=0
 all=
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
@@ -159,6 +159,30 @@ echo "$pj" | awk '
 	END { exit (n == 4 && !bad) ? 0 : 1 }'
 ok $? "procs rates and limits are positive, sum of copies within 4 x wall, limit = min(PCIe, storage), ratio = aggregate / limit"
 [ -z "$(ls -A "$dir/procs")" ]; ok $? "no extents or scratch files of the 4 copies left"
+
+# --procs-weights 5,1,1,1: copies of 10, 2, 2 and 2 MiB; --procs-split size (the default, as the
+# plugin shares a tree's copies) gives the large one more restore threads than the even split does
+wrun() { # wrun SPLIT: the run's output in $dir/w-SPLIT.out, its exit status
+	CUDASTORE_TEST_LOGLEVEL=1 CUDASTORE_LIBCUDA=$lib "$bench" --dir "$dir/weights" --sizes 16M --chunk 1M \
+		--pinned 8M --threads 4 --no-naive --kinds dense --procs 4 --procs-weights 5,1,1,1 \
+		--procs-split "$1" >"$dir/w-$1.out" 2>&1
+}
+copies() { grep '"bench":"cs-bench-procs"' "$dir/w-$1.out" | sed 's/.*"copies":\[//; s/\]}$//'; }
+first_threads() { copies "$1" | sed 's/^{"bytes":[0-9]*,"dump_threads":[0-9]*,"dump_s":[0-9.]*,"restore_threads":\([0-9]*\).*/\1/'; }
+wrun size; rc1=$?
+wrun even; rc2=$?
+all="$all$(cat "$dir/w-size.out" "$dir/w-even.out")"
+[ $rc1 = 0 ] && [ $rc2 = 0 ] && grep -q '"verified":true.*"split":"size"' "$dir/w-size.out" &&
+	[ "$(copies size | grep -o '"bytes":[0-9]*' | tr '\n' ' ')" = '"bytes":10485760 "bytes":2097152 "bytes":2097152 "bytes":2097152 ' ] &&
+	grep -qE '^# procs 16M dense dump: +4 copies moving 16777216 bytes: ' "$dir/w-size.out" &&
+	grep -qE '^# procs 16M dense: by-size split; copy: bytes, dump threads / s, restore threads / s: 1: 10485760, ' "$dir/w-size.out"
+ok $? "--procs-weights 5,1,1,1: copies of 10, 2, 2, 2 MiB, every byte verified, each copy's bytes, threads and time printed"
+t1=$(first_threads size); t2=$(first_threads even)
+rm -f "$dir/w-size.out" "$dir/w-even.out"
+[ -n "$t1" ] && [ -n "$t2" ] && [ "$t1" -gt "$t2" ]
+ok $? "split by size, the 10 MiB copy's restore ran more threads ($t1) than with an even split ($t2)"
+"$bench" --procs 4 --procs-weights 1,2 >/dev/null 2>&1; [ $? = 2 ]
+ok $? "--procs-weights with fewer weights than --procs is refused (exit 2)"
 # the fake says on stderr when a program broke a driver rule (a stream destroyed with work never
 # waited for: the zero chunks of a fill still queued while the dump read them)
 ! echo "$all" | grep -q 'driver-rule violations'; ok $? "no driver-rule violation in any run"

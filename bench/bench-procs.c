@@ -188,7 +188,7 @@ static struct proc_copy *copies_alloc(const struct bench *b, const struct bench_
 		cp[i].size = copy_size(p, size, i);
 		cp[i].eo = p->eo;
 		if (p->by_size && total)
-			cp[i].eo.part = (unsigned)((double)CS_ENGINE_PART_WHOLE * cp[i].size / total) ?: 1;
+			cp[i].eo.part = cs_engine_part_of(cp[i].size, total);
 		if (b->ops->MemAlloc(&cp[i].dev, cp[i].size) != CUDA_SUCCESS) {
 			fprintf(stderr,
 				"cs-bench: --procs: cannot allocate %llu bytes of device memory (copy %u)\n",

@@ -41,8 +41,7 @@ struct cli {
 	struct cs_pinned_pool *pinned_pool;
 	uint64_t prefetch_max; /* the prefetch's memory bound */
 	unsigned procs;	       /* > 1: also N engine calls at once per row (bench-procs.c) */
-	unsigned procs_weight[PROCS_MAX], nweights; /* --procs-weights */
-	bool procs_even;			    /* --procs-split even */
+	unsigned nweights;     /* --procs-weights given: into bp.weight; --procs-split: bp.by_size */
 	struct bench_procs bp;
 };
 
@@ -166,7 +165,7 @@ static int parse_weights(const char *list, struct cli *c)
 
 		if (end == s || !w || w > 1000 || (*end && *end != ','))
 			return -1;
-		c->procs_weight[c->nweights++] = (unsigned)w;
+		c->bp.weight[c->nweights++] = (unsigned)w;
 		s = *end ? end + 1 : end;
 	}
 	return *s ? -1 : 0;
@@ -209,6 +208,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 	c->kinds[0] = c->kinds[1] = true;
 	c->naive = c->limits = true;
 	c->prefetch_max = CS_PREFETCH_MAX_DEF;
+	c->bp.by_size = true;
 	cs_engine_opts_default(&c->eo);
 	c->eo.note = cs_log_text;
 	parse_list(sizes_def, c, true);
@@ -293,7 +293,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		case 'x':
 			if (strcmp(optarg, "even") && strcmp(optarg, "size"))
 				goto bad;
-			c->procs_even = !strcmp(optarg, "even");
+			c->bp.by_size = !strcmp(optarg, "size");
 			break;
 		case 'h':
 			usage(stdout);
@@ -784,9 +784,6 @@ int main(int argc, char **argv)
 		return 1;
 	c.bp.limits = c.limits;
 	c.bp.keep = c.keep;
-	c.bp.by_size = !c.procs_even;
-	for (i = 0; i < c.nweights; i++)
-		c.bp.weight[i] = c.procs_weight[i];
 	print_header();
 	for (i = 0; i < c.nsizes; i++)
 		if (one_size(&b, &c, c.sizes[i]))

@@ -218,6 +218,13 @@ static uint64_t usable_cpus(void)
 	return n > 0 ? (uint64_t)n : 1;
 }
 
+unsigned cs_engine_part_of(uint64_t bytes, uint64_t total)
+{
+	unsigned part = total ? (unsigned)((double)CS_ENGINE_PART_WHOLE * bytes / total) : 0;
+
+	return part ? part : 1;
+}
+
 /* this call's part of a budget shared with the copies that run at once (engine.h: part, sharers) */
 static uint64_t my_part(const struct cs_engine_opts *o, uint64_t whole)
 {
@@ -248,7 +255,9 @@ static void plan_counts(const struct cs_engine_opts *o, size_t pinned_max, uint6
 	nbufs = buf_size ? my_part(o, pinned_max) / buf_size : 0;
 	if (!nbufs && buf_size && pinned_max >= buf_size)
 		nbufs = 1;
-	nthreads = my_part(o, o->threads) ? my_part(o, o->threads) : 1;
+	nthreads = my_part(o, o->threads);
+	if (!nthreads)
+		nthreads = 1;
 	cap = cpus > nthreads ? cpus : nthreads;
 	if (cap > ENG_THREADS_MAX)
 		cap = ENG_THREADS_MAX;

@@ -91,6 +91,8 @@ struct cs_engine_opts {
 	unsigned part;
 };
 #define CS_ENGINE_PART_WHOLE 1024u
+/* opts.part for a copy of bytes among copies of total bytes that run at once (at least 1) */
+unsigned cs_engine_part_of(uint64_t bytes, uint64_t total);
 
 /* Defaults above; returns 0 or -EINVAL with a message naming the bad value in err. */
 void cs_engine_opts_default(struct cs_engine_opts *o);

@@ -149,9 +149,7 @@ static void share_by_size(struct cs_batch *b, const bool *ready, unsigned worker
 
 		if (!ready[i] || !p->copy_bytes)
 			continue;
-		p->copy_part = (unsigned)((double)CS_ENGINE_PART_WHOLE * p->copy_bytes / total);
-		if (!p->copy_part)
-			p->copy_part = 1;
+		p->copy_part = cs_engine_part_of(p->copy_bytes, total);
 		cs_debug("pid %d: its copy (%.1f of %.1f MiB) takes %.1f%% of the copy threads and pinned "
 			 "memory",
 			 p->pid, p->copy_bytes / 1048576.0, total / 1048576.0,
@@ -162,7 +160,12 @@ static void share_by_size(struct cs_batch *b, const bool *ready, unsigned worker
 		b->what, ncopies, largest / 1048576.0, 100.0 * largest / total);
 }
 
-/* Run the processes on up to b->width workers; the main thread works when none starts. */
+/*
+ * Run the processes on up to b->width workers; the main thread works when none starts. The
+ * engine budget is shared out before any worker starts, since a worker reads its share as soon
+ * as it copies (cs_copy_engine_opts); if fewer workers start, the shares stay as planned for
+ * b->width (each copy gets less than it could, never more than the budget).
+ */
 static void run_workers(struct cs_ctx *ctx, struct cs_batch *b, const bool *ready)
 {
 	struct worker_pool wp = { .ctx = ctx, .b = b, .ready = ready };
@@ -170,12 +173,15 @@ static void run_workers(struct cs_ctx *ctx, struct cs_batch *b, const bool *read
 	unsigned started = 0, i;
 
 	atomic_init(&wp.next, 0);
-	if (tids && b->width > 1)
-		started = start_workers(&wp, tids, b->width);
-	ctx->sharers = started ? started : 1;
+	ctx->sharers = tids && b->width > 1 ? b->width : 1;
 	share_by_size(b, ready, ctx->sharers);
-	if (!started) /* one at a time, here, as without a batch */
+	if (ctx->sharers > 1)
+		started = start_workers(&wp, tids, b->width);
+	if (!started) { /* one at a time, here, as without a batch: each copy alone */
+		ctx->sharers = 1;
+		share_by_size(b, ready, 1);
 		worker_main(&wp);
+	}
 	for (i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
 	if (b->width > 1 && started < b->width)

@@ -707,8 +707,8 @@ void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd)
 
 	for (i = 0; resume && i < ctx->nproc; i++)
 		if (cs_dump_needs_resume(&ctx->proc[i])) {
-			procs[b.n] = &ctx->proc[i];
-			procs[b.n++]->copy_bytes = 0; /* what each copies back is not known: an even split */
+			ctx->proc[i].copy_bytes = 0; /* what each copies back is not known: an even split */
+			procs[b.n++] = &ctx->proc[i];
 		}
 	cs_batch_run(ctx, &b); /* every process at once, as the checkpoint ran */
 	for (i = 0; i < b.n; i++) {

@@ -31,6 +31,9 @@ struct proc_copy {
 	uint64_t size;				/* its bytes (--procs-weights) */
 	unsigned dump_threads, restore_threads; /* what its calls ran */
 	double dump_s, restore_s;		/* its calls' own times */
+	/* its restore's slowest thread's setup and teardown, and its threads' time in the files and
+	 * checks and waiting for the GPU, as shares of threads x seconds */
+	double rsetup, rteardown, rio, rgpu;
 	CUdeviceptr dev;
 	struct cs_engine_region reg;
 	char name[64];
@@ -310,17 +313,19 @@ static void print_human(const struct bench_procs *p, const struct procs_row *r)
 	       (unsigned long long)r->pooled, r->dropped ? "yes" : "no");
 }
 
-/* --procs-weights: each copy's bytes, threads and own times */
+/* each copy's bytes, threads and own times, and where its restore's time went */
 static void print_copies(const struct bench_procs *p, const struct proc_copy *cp, const struct procs_row *r)
 {
 	unsigned i;
 
-	printf("# procs %lluM %s: %s split; copy: bytes, dump threads / s, restore threads / s:",
+	printf("# procs %lluM %s: %s split; copy: bytes, dump threads / s, restore threads / s (setup s, "
+	       "teardown s, files and checks, GPU wait):",
 	       (unsigned long long)(r->size >> 20), r->kind == BENCH_DENSE ? "dense" : "zero75",
 	       p->by_size ? "by-size" : "even");
 	for (i = 0; i < p->n; i++)
-		printf(" %u: %llu, %u / %.3f, %u / %.3f;", i + 1, (unsigned long long)cp[i].size,
-		       cp[i].dump_threads, cp[i].dump_s, cp[i].restore_threads, cp[i].restore_s);
+		printf(" %u: %llu, %u / %.3f, %u / %.3f (%.3f, %.3f, %.0f %%, %.0f %%);", i + 1,
+		       (unsigned long long)cp[i].size, cp[i].dump_threads, cp[i].dump_s, cp[i].restore_threads,
+		       cp[i].restore_s, cp[i].rsetup, cp[i].rteardown, 100 * cp[i].rio, 100 * cp[i].rgpu);
 	printf("\n");
 }
 
@@ -332,9 +337,11 @@ static void json_copies(const struct bench_procs *p, const struct proc_copy *cp)
 	printf(",\"split\":\"%s\",\"copies\":[", p->by_size ? "size" : "even");
 	for (i = 0; i < p->n; i++)
 		printf("%s{\"bytes\":%llu,\"dump_threads\":%u,\"dump_s\":%.4f,\"restore_threads\":%u,"
-		       "\"restore_s\":%.4f}",
+		       "\"restore_s\":%.4f,\"restore_setup_s\":%.4f,\"restore_teardown_s\":%.4f,"
+		       "\"restore_io_share\":%.3f,\"restore_gpu_wait_share\":%.3f}",
 		       i ? "," : "", (unsigned long long)cp[i].size, cp[i].dump_threads, cp[i].dump_s,
-		       cp[i].restore_threads, cp[i].restore_s);
+		       cp[i].restore_threads, cp[i].restore_s, cp[i].rsetup, cp[i].rteardown, cp[i].rio,
+		       cp[i].rgpu);
 	printf("]");
 }
 
@@ -407,15 +414,21 @@ static int procs_kind(const struct bench *b, const struct bench_procs *p, struct
 		return -1;
 	r->restore = (double)r->moved / r->rwall / 1e9;
 	for (i = 0; i < p->n; i++) {
-		cp[i].restore_threads = cp[i].reg.threads;
+		struct cs_engine_region *g = &cp[i].reg;
+		double busy = g->seconds * g->threads;
+
+		cp[i].restore_threads = g->threads;
 		cp[i].restore_s = cp[i].seconds;
+		cp[i].rsetup = g->setup_seconds;
+		cp[i].rteardown = g->teardown_seconds;
+		cp[i].rio = busy > 0 ? g->io_seconds / busy : 0;
+		cp[i].rgpu = busy > 0 ? g->gpu_wait_seconds / busy : 0;
 	}
 	copies_account(cp, p->n, r);
 	if (copies_verify(cp, p->n, r, &r->verified))
 		return -1;
 	print_human(p, r);
-	if (p->weight[0])
-		print_copies(p, cp, r);
+	print_copies(p, cp, r);
 	print_json(b, p, cp, r);
 	return r->verified ? 0 : -1;
 }

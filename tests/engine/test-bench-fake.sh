@@ -175,7 +175,7 @@ all="$all$(cat "$dir/w-size.out" "$dir/w-even.out")"
 [ $rc1 = 0 ] && [ $rc2 = 0 ] && grep -q '"verified":true.*"split":"size"' "$dir/w-size.out" &&
 	[ "$(copies size | grep -o '"bytes":[0-9]*' | tr '\n' ' ')" = '"bytes":10485760 "bytes":2097152 "bytes":2097152 "bytes":2097152 ' ] &&
 	grep -qE '^# procs 16M dense dump: +4 copies moving 16777216 bytes: ' "$dir/w-size.out" &&
-	grep -qE '^# procs 16M dense: by-size split; copy: bytes, dump threads / s, restore threads / s: 1: 10485760, ' "$dir/w-size.out"
+	grep -qE '^# procs 16M dense: by-size split; copy: bytes, dump threads / s, restore threads / s \(setup s, teardown s, files and checks, GPU wait\): 1: 10485760, ' "$dir/w-size.out"
 ok $? "--procs-weights 5,1,1,1: copies of 10, 2, 2, 2 MiB, every byte verified, each copy's bytes, threads and time printed"
 t1=$(first_threads size); t2=$(first_threads even)
 rm -f "$dir/w-size.out" "$dir/w-even.out"

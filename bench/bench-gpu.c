@@ -164,9 +164,17 @@ int bench_verify(const struct bench *b, CUdeviceptr dev, uint64_t size, enum ben
 	return atomic_load(&p.mismatch) ? 0 : ret;
 }
 
+/*
+ * cuMemsetD8 of device memory returns before the memset is done, queued on the legacy stream,
+ * which the engine's non-blocking streams do not wait for: without the context synchronised
+ * here, the memset could land after the restore's first copies and fail the verification (it
+ * did, on the H200, in a --procs row whose restore began at once).
+ */
 int bench_scramble(const struct bench *b, CUdeviceptr dev, uint64_t size)
 {
-	return cuda_check(b, b->ops->MemsetD8(dev, 0x5a, size), "cuMemsetD8");
+	if (cuda_check(b, b->ops->MemsetD8(dev, 0x5a, size), "cuMemsetD8"))
+		return -1;
+	return cuda_check(b, b->ops->CtxSynchronize(), "cuCtxSynchronize");
 }
 
 /* ---- raw pinned PCIe ---- */

@@ -178,8 +178,43 @@ static CUresult check_host(const void *p, size_t len)
 
 /* ---- streams: queued ops run when someone waits ---- */
 
+/*
+ * The legacy stream: where the real driver queues cuMemsetD8 on device memory, which returns
+ * before the memset is done. Streams made CU_STREAM_NON_BLOCKING do not wait for it, so work
+ * queued on one of them over the same bytes races with it: a violation here, and the memset
+ * then really runs after that work (at fake_legacy_sync), as it may on the real device.
+ */
+static struct CUstream_st legacy = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static bool overlaps(const void *a, size_t alen, const void *b, size_t blen)
+{
+	uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+
+	return a && b && x < y + blen && y < x + alen;
+}
+
+/* work for stream s over op's bytes while a legacy memset over them is still queued */
+static void check_legacy(CUstream s, const struct op *op)
+{
+	size_t i;
+
+	if (s == &legacy)
+		return;
+	pthread_mutex_lock(&legacy.lock);
+	for (i = 0; i < legacy.n; i++)
+		if (overlaps(legacy.ops[i].dst, legacy.ops[i].len, op->dst, op->len) ||
+		    (op->kind == OP_COPY && overlaps(legacy.ops[i].dst, legacy.ops[i].len, op->src, op->len)))
+			break;
+	pthread_mutex_unlock(&legacy.lock);
+	if (i < legacy.n)
+		violation("work on a non-blocking stream over %p+%zu while a cuMemsetD8 of those bytes is still "
+			  "queued on the legacy stream (nothing synchronised the context in between)",
+			  op->dst, op->len);
+}
+
 static CUresult enqueue(CUstream s, struct op op)
 {
+	check_legacy(s, &op);
 	pthread_mutex_lock(&s->lock);
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 16;
@@ -376,6 +411,16 @@ static CUresult f_MemsetD8Async(CUdeviceptr dst, unsigned char v, size_t bytes, 
 	if (res || (res = need_ctx()) || (res = check_dev(s, dst, bytes)))
 		return res;
 	return enqueue(s, (struct op){OP_SET, fake_host(dst), NULL, bytes, v});
+}
+
+void fake_legacy_memset(CUdeviceptr dst, unsigned char v, size_t bytes)
+{
+	enqueue(&legacy, (struct op){ OP_SET, fake_host(dst), NULL, bytes, v });
+}
+
+void fake_legacy_sync(void)
+{
+	run_until(&legacy, UINT64_MAX);
 }
 
 static CUresult f_CtxSetCurrent(CUcontext ctx)

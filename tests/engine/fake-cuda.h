@@ -53,6 +53,13 @@ void fake_set_copy_delay_us(unsigned us);
 /* Pinned buffers start misalign bytes past a page boundary (0 = page-aligned). */
 void fake_set_misalign(size_t misalign);
 void fake_get_stats(struct fake_stats *st);
+/*
+ * cuMemsetD8 on device memory as the real driver runs it: queued on the legacy stream, done at
+ * the next fake_legacy_sync() (cuCtxSynchronize, a synchronous copy); work queued meanwhile on a
+ * non-blocking stream over the same bytes is a violation (fake-cuda.c).
+ */
+void fake_legacy_memset(CUdeviceptr dst, unsigned char v, size_t bytes);
+void fake_legacy_sync(void);
 /* the last violation, for diagnostics */
 const char *fake_last_violation(void);
 

@@ -65,21 +65,31 @@ static CUresult x_MemFree(CUdeviceptr p)
 	return CUDA_SUCCESS;
 }
 
+/* synchronous copies wait for the legacy stream's work first, as the real ones do */
 static CUresult x_MemcpyHtoD(CUdeviceptr dst, const void *src, size_t n)
 {
+	fake_legacy_sync();
 	memcpy(fake_host(dst), src, n);
 	return CUDA_SUCCESS;
 }
 
 static CUresult x_MemcpyDtoH(void *dst, CUdeviceptr src, size_t n)
 {
+	fake_legacy_sync();
 	memcpy(dst, fake_host(src), n);
 	return CUDA_SUCCESS;
 }
 
+/* returns before the memset is done (fake-cuda.h) */
 static CUresult x_MemsetD8(CUdeviceptr dst, unsigned char v, size_t n)
 {
-	memset(fake_host(dst), v, n);
+	fake_legacy_memset(dst, v, n);
+	return CUDA_SUCCESS;
+}
+
+static CUresult x_CtxSynchronize(void)
+{
+	fake_legacy_sync();
 	return CUDA_SUCCESS;
 }
 
@@ -106,6 +116,7 @@ static void *lookup(const char *name)
 	    {"cuMemcpyHtoD", (void *)x_MemcpyHtoD},
 	    {"cuMemcpyDtoH", (void *)x_MemcpyDtoH},
 	    {"cuMemsetD8", (void *)x_MemsetD8},
+	    {"cuCtxSynchronize", (void *)x_CtxSynchronize},
 	    {"cuGetErrorName", (void *)T.GetErrorName},
 	    {"cuCtxSetCurrent", (void *)T.CtxSetCurrent},
 	    {"cuCtxGetCurrent", (void *)T.CtxGetCurrent},

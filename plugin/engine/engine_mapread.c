@@ -13,7 +13,7 @@
  * (MADV_DONTNEED) right after it was copied, ran the first time at 50.9-54.3 GB/s, and with
  * 64 MiB steps at 67-69. A fresh mapping per step ran at 35.5-39.3 (16 MiB) and 41.5-47.1
  * (64 MiB): creating and removing mappings costs more than dropping pages of one. So each file
- * is mapped once, and a thread claims ENG_MAP_DROP bytes of one file at a time (reg->group
+ * is mapped once, and a thread claims up to ENG_MAP_DROP bytes of one file at a time (reg->group
  * chunks back to back; engine_restore.c) and drops them in one call when it has copied them.
  *
  * The pages stay unpromoted, so the next read(2) of them pays what this one avoided. Pages
@@ -297,8 +297,10 @@ void eng_mapread_plan(struct eng_region *reg)
 		f->map = p;
 		reg->r->used_mapping = true;
 	}
-	if (reg->r->used_mapping)
+	if (reg->r->used_mapping) {
 		reg->group = plan_group(reg);
+		atomic_store(&reg->unclaimed, reg->nchunks);
+	}
 }
 
 /* chunks per claim: ENG_MAP_DROP bytes, but never fewer claims than threads */

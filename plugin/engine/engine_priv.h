@@ -75,7 +75,10 @@ struct eng_region {
 
 	uint32_t chunk;
 	uint64_t nchunks;
-	uint32_t group; /* restore through mappings: chunks a thread claims at once in one file, or 0 */
+	uint32_t group; /* restore through mappings: the most chunks a thread claims at once in one
+			 * file (a run, engine_restore.c), or 0 */
+	atomic_uint_fast64_t run_next[CS_MAX_STRIPES]; /* runs: file k's next unclaimed row */
+	atomic_uint_fast64_t unclaimed;		       /* runs: chunks no thread has claimed yet */
 	size_t buf_size; /* bytes per pinned buffer: min(chunk, size rounded to ENG_ALIGN) */
 	unsigned nbufs;	 /* pinned buffers of the region, all threads together */
 	unsigned nthreads;
@@ -221,6 +224,11 @@ struct pf_region *eng_prefetch_find(struct cs_prefetch *pf, const struct cs_engi
 bool eng_prefetch_take(struct cs_prefetch *pf, struct pf_region *p, uint64_t idx, void *buf, size_t len,
 		       uint64_t want);
 void eng_prefetch_release(struct cs_prefetch *pf, struct pf_region *p);
+
+/* engine_restore.c: the length of the next run a thread claims, in chunks (rows of one file):
+ * group while much is left, then the unclaimed chunks over twice the threads, at least 1, at
+ * most the rows file_left the file still has */
+uint64_t eng_run_length(uint64_t unclaimed, unsigned nthreads, uint32_t group, uint64_t file_left);
 
 /* engine_dump.c / engine_restore.c: the worker loops; errors go through eng_fail() */
 void eng_dump_loop(struct eng_thread *t);

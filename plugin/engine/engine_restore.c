@@ -127,36 +127,80 @@ static int load_chunk(struct eng_thread *t, uint64_t idx, unsigned b)
 	return 0;
 }
 
+uint64_t eng_run_length(uint64_t unclaimed, unsigned nthreads, uint32_t group, uint64_t file_left)
+{
+	uint64_t n = unclaimed / (2 * (uint64_t)(nthreads ? nthreads : 1));
+
+	if (n > group)
+		n = group;
+	if (n > file_left)
+		n = file_left;
+	return n ? n : 1;
+}
+
+/* rows of file k: its chunks k, k + nfiles, ... below nchunks */
+static uint64_t file_rows(const struct eng_region *reg, unsigned k)
+{
+	return reg->nchunks > k ? (reg->nchunks - k + reg->nfiles - 1) / reg->nfiles : 0;
+}
+
+/*
+ * Claim the next run: rows of one file, back to back. The files are taken in turn (reg->next),
+ * then, once a file is done, searched in order for one with rows left. A run is reg->group rows
+ * (ENG_MAP_DROP bytes) while much is left and shorter towards the end (eng_run_length), so the
+ * threads end together: with runs of one length, the thread that claimed the last one copied it
+ * alone, up to a run's time after the others (21 ms for 64 MiB at 3 GB/s a thread, a fifth of
+ * the restore of 1 GiB with 4 threads).
+ */
+static bool claim_run(struct eng_thread *t)
+{
+	struct eng_region *reg = t->reg;
+	uint64_t rows, cur, n = 0;
+	unsigned tries, k;
+
+	for (tries = 0; tries < 2 * reg->nfiles; tries++) {
+		k = tries < reg->nfiles ? (unsigned)(atomic_fetch_add(&reg->next, 1) % reg->nfiles)
+					: tries - reg->nfiles;
+		rows = file_rows(reg, k);
+		cur = atomic_load(&reg->run_next[k]);
+		do {
+			if (cur >= rows)
+				break;
+			n = eng_run_length(atomic_load(&reg->unclaimed), reg->nthreads, reg->group, rows - cur);
+		} while (!atomic_compare_exchange_weak(&reg->run_next[k], &cur, cur + n));
+		if (cur < rows) {
+			atomic_fetch_sub(&reg->unclaimed, n);
+			t->grp_file = k;
+			t->grp_first = t->grp_row = cur;
+			t->grp_end = cur + n;
+			return true;
+		}
+	}
+	return false;
+}
+
 /*
  * The next chunk for this thread. Reading through mappings (reg->group, engine_mapread.c), a
- * thread claims a run of reg->group chunks that lie back to back in one file (claim g: file
- * g % nfiles, rows (g / nfiles) * group on), and drops the run from the mapping once it has
- * copied all of it: one call per ENG_MAP_DROP bytes, not one per chunk. Otherwise one chunk.
+ * thread claims a run of chunks that lie back to back in one file (claim_run), and drops the run
+ * from the mapping once it has copied all of it: one call per ENG_MAP_DROP bytes at most, not
+ * one per chunk. Otherwise one chunk.
  */
 static bool claim(struct eng_thread *t, uint64_t *idx)
 {
 	struct eng_region *reg = t->reg;
-	uint64_t rows = (reg->nchunks + reg->nfiles - 1) / reg->nfiles, g;
 
 	if (!reg->group)
 		return eng_claim(reg, idx);
 	for (;;) {
-		while (t->grp_row < t->grp_end) {
+		if (t->grp_row < t->grp_end) {
 			*idx = t->grp_file + (uint64_t)reg->nfiles * t->grp_row++;
-			if (*idx < reg->nchunks)
-				return !eng_stopped(reg->job);
+			return !eng_stopped(reg->job);
 		}
 		if (t->grp_end > t->grp_first)
 			eng_mapread_drop(reg, t->grp_file, t->grp_first, t->grp_end);
 		t->grp_first = t->grp_row = t->grp_end = 0;
-		if (eng_stopped(reg->job))
+		if (eng_stopped(reg->job) || !claim_run(t))
 			return false;
-		g = atomic_fetch_add(&reg->next, 1);
-		if (g >= (uint64_t)reg->nfiles * ((rows + reg->group - 1) / reg->group))
-			return false;
-		t->grp_file = (unsigned)(g % reg->nfiles);
-		t->grp_first = t->grp_row = g / reg->nfiles * reg->group;
-		t->grp_end = t->grp_first + reg->group < rows ? t->grp_first + reg->group : rows;
 	}
 }
 

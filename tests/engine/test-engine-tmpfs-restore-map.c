@@ -9,7 +9,8 @@
  * it.) A file that shrinks during a mapped restore fails it with an error that says so, and the
  * process lives on; a SIGBUS that is not the engine's still reaches the handler that was
  * installed before. On a ramfs, whose pages are never promoted (they are unevictable), auto
- * reads with read(2).
+ * reads with read(2). The runs of chunks a thread claims from a mapping shrink towards the end
+ * of the region (eng_run_length), so that the threads end together.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "engine-test.h"
+#include "engine_priv.h"
 #include "procfs.h"
 
 #define K64  (64u << 10)
@@ -206,6 +208,43 @@ static void forward_case(struct et_dir *d)
 #define CASE_CHECKS                                                                                          \
 	7 /* shrink_case, and restore_case with the page flags: 4 of their own, et_check_clean 3 */
 
+/*
+ * The run lengths: a full group while much is left, the unclaimed chunks over twice the threads
+ * towards the end, never more than the file has, never 0. Then 256 chunks in 4 files claimed by
+ * 4 threads in turn, as claim_run does: every chunk once, runs of 16 first, shorter ones only in
+ * the last 2 x 4 x 16 chunks, the last 8 runs one chunk each. 6 checks.
+ */
+#define RUN_CHECKS 6
+static void run_lengths(void)
+{
+	uint64_t next[4] = { 0 }, unclaimed = 256, n, last[8] = { 0 };
+	unsigned k, turn = 0, runs = 0, late_full = 0, i;
+	bool tail_ones = true;
+
+	tap_ok(eng_run_length(1024, 16, 16, 100) == 16 && eng_run_length(1024, 16, 16, 3) == 3,
+	       "a run is a full group while much is left, never more than the file's rows");
+	tap_ok(eng_run_length(64, 16, 16, 100) == 2 && eng_run_length(10, 16, 16, 100) == 1 &&
+		       eng_run_length(0, 16, 16, 100) == 1,
+	       "towards the end a run is the unclaimed chunks over twice the threads, at least 1");
+	tap_ok(eng_run_length(100, 0, 16, 100) == 16, "no threads counts as one");
+	while (unclaimed) {
+		k = turn++ % 4;
+		if (next[k] >= 64)
+			continue;
+		n = eng_run_length(unclaimed, 4, 16, 64 - next[k]);
+		late_full += unclaimed < 2 * 4 * 16 && n == 16;
+		next[k] += n;
+		unclaimed -= n;
+		last[runs++ % 8] = n;
+	}
+	for (i = 0; i < 8; i++)
+		tail_ones = tail_ones && last[i] == 1;
+	tap_ok(next[0] == 64 && next[1] == 64 && next[2] == 64 && next[3] == 64,
+	       "256 chunks in 4 files: every row of every file claimed once (%u runs)", runs);
+	tap_ok(!late_full, "no full run of 16 once fewer than 2 x 4 x 16 chunks were left");
+	tap_ok(tail_ones, "the last 8 runs are one chunk each: the threads end within a chunk of each other");
+}
+
 int main(void)
 {
 	struct sigaction sa;
@@ -219,7 +258,8 @@ int main(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGBUS, &sa, NULL);
 
-	tap_plan(6 * CASE_CHECKS + 2 + 2 * (CASE_CHECKS - 1));
+	tap_plan(RUN_CHECKS + 6 * CASE_CHECKS + 2 + 2 * (CASE_CHECKS - 1));
+	run_lengths();
 	if (et_dir_make(&t, "tmpfs", "size=64m,mode=0700")) {
 		tap_skip(6 * CASE_CHECKS + 2, "cannot mount a tmpfs (not root?)");
 	} else {

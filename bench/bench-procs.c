@@ -324,8 +324,9 @@ static void print_copies(const struct bench_procs *p, const struct proc_copy *cp
 	       p->by_size ? "by-size" : "even");
 	for (i = 0; i < p->n; i++)
 		printf(" %u: %llu, %u / %.3f, %u / %.3f (%.3f, %.3f, %.0f %%, %.0f %%);", i + 1,
-		       (unsigned long long)cp[i].size, cp[i].dump_threads, cp[i].dump_s, cp[i].restore_threads,
-		       cp[i].restore_s, cp[i].rsetup, cp[i].rteardown, 100 * cp[i].rio, 100 * cp[i].rgpu);
+		       (unsigned long long)cp[i].size, cp[i].dump_threads, cp[i].dump_s,
+		       cp[i].restore_threads, cp[i].restore_s, cp[i].rsetup, cp[i].rteardown, 100 * cp[i].rio,
+		       100 * cp[i].rgpu);
 	printf("\n");
 }
 

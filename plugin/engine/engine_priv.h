@@ -85,7 +85,7 @@ struct eng_region {
 	uint64_t zero_hash_full; /* XXH3 of chunk zero bytes */
 	uint64_t zero_hash_tail; /* XXH3 of the last chunk's length of zero bytes */
 
-	atomic_uint_fast64_t next;   /* next chunk index to hand out */
+	atomic_uint_fast64_t next;   /* next chunk index to hand out (runs: next file in turn) */
 	atomic_uint_fast64_t done;   /* bytes finished (progress) */
 	atomic_uint_fast64_t stored; /* bytes written to the file */
 	atomic_uint_fast64_t pinned; /* pinned bytes allocated */

@@ -166,7 +166,8 @@ static bool claim_run(struct eng_thread *t)
 		do {
 			if (cur >= rows)
 				break;
-			n = eng_run_length(atomic_load(&reg->unclaimed), reg->nthreads, reg->group, rows - cur);
+			n = eng_run_length(atomic_load(&reg->unclaimed), reg->nthreads, reg->group,
+					   rows - cur);
 		} while (!atomic_compare_exchange_weak(&reg->run_next[k], &cur, cur + n));
 		if (cur < rows) {
 			atomic_fetch_sub(&reg->unclaimed, n);

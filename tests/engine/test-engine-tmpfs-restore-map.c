@@ -224,7 +224,7 @@ static void run_lengths(void)
 	tap_ok(eng_run_length(1024, 16, 16, 100) == 16 && eng_run_length(1024, 16, 16, 3) == 3,
 	       "a run is a full group while much is left, never more than the file's rows");
 	tap_ok(eng_run_length(64, 16, 16, 100) == 2 && eng_run_length(10, 16, 16, 100) == 1 &&
-		       eng_run_length(0, 16, 16, 100) == 1,
+		   eng_run_length(0, 16, 16, 100) == 1,
 	       "towards the end a run is the unclaimed chunks over twice the threads, at least 1");
 	tap_ok(eng_run_length(100, 0, 16, 100) == 16, "no threads counts as one");
 	while (unclaimed) {

@@ -38,7 +38,7 @@ void cs_engine_opts_default(struct cs_engine_opts *o)
 	o->threads = CS_ENGINE_THREADS_DEF;
 	o->pinned_max = CS_ENGINE_PINNED_DEF;
 	o->direct_io = true;
-	o->map_tmpfs = false; /* not yet measured on a GPU host (performance.md) */
+	o->map_tmpfs = false; /* slower than pwrite into stripes on the H200 (performance.md) */
 	o->tmpfs_readback = false;
 	o->tmpfs_restore_map = CS_AUTO;
 	o->skip_zero = true;

@@ -69,7 +69,8 @@ struct cs_proc {
 	CUuuid dev_plan[CS_MAX_DEVICES];
 	uint64_t bytes_plan; /* GPU memory the process uses, from NVML */
 	/* before a batch: the bytes its copy by the engine will move (0: none; CS_COPY_UNKNOWN: a
-	 * copy of unknown size); the batch sets its part of the shared budget (engine opts.part) */
+	 * copy of unknown size): a dump's GPU memory, a restore's stored bytes plus its all-zero
+	 * ones at 1/32 (restore.c); the batch sets its part of the shared budget (engine opts.part) */
 	uint64_t copy_bytes;
 	unsigned copy_part;
 	/* its GPU phase in the batch that ran it (batch.h) */

@@ -15,10 +15,14 @@
 #                      and pinned memory by their sizes: the root's copy runs more threads than
 #                      each child's, dump and restore, every byte verified; a dump without NVML
 #                      (sizes unknown) splits them evenly
+#     by-work          (custom, WL_ARGS giving the root all-zero memory and the children data)
+#                      the dump shares by size (the root's copy runs more threads), the restore by
+#                      the bytes each reads (the root's, all zero, runs fewer), every byte verified
 . "$top_srcdir/tests/e2e/lib.sh"
 . "$top_srcdir/tests/e2e/guardian.sh"
 need_criu; setup_work; use_emulator
 : "${MODE:=custom}" "${SIZE:=4m}" "${NCUDA:=4}" "${RATE:=64}" "${SCENARIO:=roundtrip}" "${CHILD_SIZE:=$SIZE}"
+: "${WL_ARGS:=}"
 export CUDASTORE_MODE=$MODE CUDASTORE_EMU_RATE_MBPS=$RATE
 TRACE=$WORK/criu.trace
 STALL=$WORK/stall
@@ -26,7 +30,8 @@ STALL=$WORK/stall
 # the tree: sets KIDS (all children) and CUDA (the CUDA processes, root first, in fork order)
 start_tree() {
 	local k
-	start_workload w --size "$SIZE" --child-size "$CHILD_SIZE" --fork-cuda $((NCUDA - 1)) --fork-cpu 1
+	# shellcheck disable=SC2086 # WL_ARGS: more workload options, split on purpose
+	start_workload w --size "$SIZE" --child-size "$CHILD_SIZE" --fork-cuda $((NCUDA - 1)) --fork-cpu 1 $WL_ARGS
 	sleep 0.5
 	KIDS=$(cat /proc/"$WPID"/task/*/children)
 	CUDA=$WPID
@@ -204,6 +209,25 @@ by_size() {
 	check_verdict w "$WPID" "root and children verified every byte"
 }
 
+# the root's memory is all zero, each child's all data: a restore's copy costs what it reads
+by_work() {
+	plan 7
+	set_config "chunk_mb = 1"
+	start_tree
+	criu_dump "$WORK/img" "$WPID"
+	check "criu dump succeeds" [ $? = 0 ]
+	check "the dump's copies shared the engine by their sizes: the root's (the largest) ran more threads" \
+		root_vs_children "$WORK/img/dump.log" dumped -lt
+	tree_gone
+	criu_restore "$WORK/img"
+	check "criu restore succeeds" [ $? = 0 ]
+	check "the restore's copies shared the engine" log_has "$WORK/img/restore.log" \
+		"restore: the $NCUDA copies running at once share the copy threads and pinned memory"
+	check "the root's copy (all zero: nothing to read) ran fewer threads than each child's" \
+		root_vs_children "$WORK/img/restore.log" restored -gt
+	check_verdict w "$WPID" "root and children verified every byte"
+}
+
 case $SCENARIO in
 roundtrip) roundtrip ;;
 checkpoint-fails) fails_all_run_on "checkpoint call fails" "cuCheckpointProcessCheckpoint@PID:1:999" ;;
@@ -213,6 +237,7 @@ copy-fails) # 1 MiB chunks: process 3's second chunk fails on its way out of the
 criu-killed) criu_killed ;;
 flipped-byte) flipped_byte ;;
 by-size) by_size ;;
+by-work) by_work ;;
 *) bail "tree.sh: unknown SCENARIO $SCENARIO" ;;
 esac
 done_testing

@@ -144,6 +144,8 @@ static pid_t fork_cuda_child(const struct wl_opts *o, uint64_t seed, int ready_r
 	close(ready_rd);
 	if (o->child_size)
 		mine.size = o->child_size;
+	if (o->child_zero_percent >= 0)
+		mine.zero_percent = o->child_zero_percent;
 	ret = cuda_work(&mine, seed, child_ready, &ready_wr, result, sizeof(result));
 	if (ret)
 		(void)!write(ready_wr, "F", 1);

@@ -16,9 +16,10 @@ static void usage(void)
 		"                     [--pidfile F] [--ready F] [--outfile F] [--log F]\n"
 		"                     [--itimer-us N] [--seccomp-deny-yield] [--host-mb N]\n"
 		"                     [--decoy-driver-thread] [--cuda-ipc-file] [--child-size BYTES]\n"
+		"                     [--child-zero-percent P]\n"
 		"Fills N buffers per device with a pattern, keeps checking them, and on SIGTERM verifies\n"
-		"every byte and writes PASS or FAIL: ... to the outfile (exit 0 or 1). --child-size: the\n"
-		"--fork-cuda children's buffers (default: --size).\n");
+		"every byte and writes PASS or FAIL: ... to the outfile (exit 0 or 1). --child-size and\n"
+		"--child-zero-percent: the --fork-cuda children's buffers (default: --size, --zero-percent).\n");
 }
 
 static int parse_size(const char *text, size_t *out)
@@ -73,7 +74,8 @@ enum {
 	O_HOSTMB,
 	O_DECOY,
 	O_IPC,
-	O_CSIZE
+	O_CSIZE,
+	O_CZERO
 };
 
 static const struct option longopts[] = {
@@ -95,6 +97,7 @@ static const struct option longopts[] = {
 	{ "decoy-driver-thread", no_argument, NULL, O_DECOY },
 	{ "cuda-ipc-file", no_argument, NULL, O_IPC },
 	{ "child-size", required_argument, NULL, O_CSIZE },
+	{ "child-zero-percent", required_argument, NULL, O_CZERO },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -108,6 +111,7 @@ static int parse_one(struct wl_opts *o, int c, const char *arg)
 	case O_CSIZE: return parse_size(arg, &o->child_size);
 	case O_SEED: o->seed = strtoull(arg, NULL, 0); return 0;
 	case O_ZERO: return parse_int(arg, 0, 100, &o->zero_percent);
+	case O_CZERO: return parse_int(arg, 0, 100, &o->child_zero_percent);
 	case O_FCUDA: return parse_int(arg, 0, 64, &o->fork_cuda);
 	case O_FCPU: return parse_int(arg, 0, 64, &o->fork_cpu);
 	case O_DAEMON: o->daemon = true; return 0;
@@ -144,6 +148,7 @@ int wl_parse(struct wl_opts *o, int argc, char **argv)
 	o->buffers = 2;
 	o->size = 4UL << 20;
 	o->seed = 1;
+	o->child_zero_percent = -1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			usage();

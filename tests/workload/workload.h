@@ -45,6 +45,7 @@ struct wl_opts {
 	size_t child_size; /* the --fork-cuda children's buffers; 0: size */
 	uint64_t seed;
 	int zero_percent;
+	int child_zero_percent; /* the --fork-cuda children's; -1: zero_percent */
 	int fork_cuda, fork_cpu;
 	bool daemon;
 	long itimer_us;		 /* hostile.c */

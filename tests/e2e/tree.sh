@@ -15,6 +15,10 @@
 #                      and pinned memory by their sizes: the root's copy runs more threads than
 #                      each child's, dump and restore, every byte verified; a dump without NVML
 #                      (sizes unknown) splits them evenly
+#     helper-killed    (driver) cudastore-helper SIGKILLed while one process's worker waits after
+#                      its checkpoint and the others finish theirs: criu fails the dump in
+#                      bounded time, a new helper takes over all NCUDA processes and every one
+#                      runs on with every byte; no file of the failed dump is left
 #     by-work          (custom, WL_ARGS giving the root all-zero memory and the children data)
 #                      the dump shares by size (the root's copy runs more threads), the restore by
 #                      the bytes each reads (the root's, all zero, runs fewer), every byte verified
@@ -209,6 +213,34 @@ by_size() {
 	check_verdict w "$WPID" "root and children verified every byte"
 }
 
+helper_killed() {
+	local t0 rc hpid
+	plan 8
+	start_tree
+	export CUDASTORE_TEST_STALL=after-checkpoint CUDASTORE_TEST_STALL_FILE=$STALL
+	t0=$(date +%s)
+	criu_bg dump "$WORK/img"
+	wait_file "$STALL" 60 || bail "the helper never reached after-checkpoint"
+	unset CUDASTORE_TEST_STALL CUDASTORE_TEST_STALL_FILE
+	sleep 0.5 # the other workers finish their checkpoints meanwhile
+	hpid=$(cat "$STALL")
+	kill -9 "$hpid"
+	timeout 60 tail --pid="$CPID" -f /dev/null
+	wait "$CPID"
+	rc=$?
+	check "criu dump fails ($rc) in bounded time ($(($(date +%s) - t0)) s) after the helper died" \
+		[ "$rc" != 0 ] && [ $(($(date +%s) - t0)) -le 60 ]
+	check "criu said the helper is gone" log_has "$WORK/img/dump.log" "cudastore-helper \(pid $hpid\) is gone during"
+	check "a new helper took all $NCUDA processes over" log_has "$WORK/img/dump.log" \
+		"taking over the $NCUDA CUDA process\(es\) of this dump with a new cudastore-helper"
+	check "all $NCUDA were brought back with their GPU memory" \
+		[ "$(grep -ac 'running again with its GPU memory after cudastore-helper died' "$WORK/img/dump.log")" = "$NCUDA" ]
+	check "no file of the failed dump is left ($(cudastore_images "$WORK/img"))" [ -z "$(cudastore_images "$WORK/img")" ]
+	sleep 0.5
+	check "every process of the tree runs on" all_alive
+	check_verdict w "$WPID" "root and children verified every byte"
+}
+
 # the root's memory is all zero, each child's all data: a restore's copy costs what it reads
 by_work() {
 	plan 7
@@ -238,6 +270,7 @@ criu-killed) criu_killed ;;
 flipped-byte) flipped_byte ;;
 by-size) by_size ;;
 by-work) by_work ;;
+helper-killed) helper_killed ;;
 *) bail "tree.sh: unknown SCENARIO $SCENARIO" ;;
 esac
 done_testing

@@ -55,6 +55,7 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-tree-big-and-small-copies-share-the-engine-by-size.sh \
 	tests/e2e/test-tree-restore-shares-the-engine-by-the-bytes-each-reads.sh \
 	tests/e2e/test-tree-helper-killed-mid-phase-all-4-run-on.sh \
+	tests/e2e/test-tree-helper-killed-after-complete-all-4-restored-from-extents.sh \
 	tests/e2e/test-tree-4-cuda-driver-gpu-phase-at-once.sh \
 	tests/e2e/test-criu-cuda-plugin-standin-on-emulator.sh \
 	tests/e2e/test-tree-process-3-checkpoint-fails-all-run-on.sh \

@@ -15,10 +15,11 @@
 #                      and pinned memory by their sizes: the root's copy runs more threads than
 #                      each child's, dump and restore, every byte verified; a dump without NVML
 #                      (sizes unknown) splits them evenly
-#     helper-killed    (driver) cudastore-helper SIGKILLed while one process's worker waits after
-#                      its checkpoint and the others finish theirs: criu fails the dump in
-#                      bounded time, a new helper takes over all NCUDA processes and every one
-#                      runs on with every byte; no file of the failed dump is left
+#     helper-killed    cudastore-helper SIGKILLed while one process's worker waits at PHASE
+#                      (driver: after-checkpoint; custom: after-complete, its extents written)
+#                      and the others finish theirs: criu fails the dump in bounded time, a new
+#                      helper takes over all NCUDA processes and every one runs on with every
+#                      byte; no file of the failed dump is left
 #     by-work          (custom, WL_ARGS giving the root all-zero memory and the children data)
 #                      the dump shares by size (the root's copy runs more threads), the restore by
 #                      the bytes each reads (the root's, all zero, runs fewer), every byte verified
@@ -26,7 +27,7 @@
 . "$top_srcdir/tests/e2e/guardian.sh"
 need_criu; setup_work; use_emulator
 : "${MODE:=custom}" "${SIZE:=4m}" "${NCUDA:=4}" "${RATE:=64}" "${SCENARIO:=roundtrip}" "${CHILD_SIZE:=$SIZE}"
-: "${WL_ARGS:=}"
+: "${WL_ARGS:=}" "${PHASE:=after-checkpoint}"
 export CUDASTORE_MODE=$MODE CUDASTORE_EMU_RATE_MBPS=$RATE
 TRACE=$WORK/criu.trace
 STALL=$WORK/stall
@@ -217,12 +218,12 @@ helper_killed() {
 	local t0 rc hpid
 	plan 8
 	start_tree
-	export CUDASTORE_TEST_STALL=after-checkpoint CUDASTORE_TEST_STALL_FILE=$STALL
+	export CUDASTORE_TEST_STALL=$PHASE CUDASTORE_TEST_STALL_FILE=$STALL
 	t0=$(date +%s)
 	criu_bg dump "$WORK/img"
-	wait_file "$STALL" 60 || bail "the helper never reached after-checkpoint"
+	wait_file "$STALL" 60 || bail "the helper never reached $PHASE"
 	unset CUDASTORE_TEST_STALL CUDASTORE_TEST_STALL_FILE
-	sleep 0.5 # the other workers finish their checkpoints meanwhile
+	sleep 1 # the other workers finish theirs meanwhile
 	hpid=$(cat "$STALL")
 	kill -9 "$hpid"
 	timeout 60 tail --pid="$CPID" -f /dev/null

@@ -54,6 +54,8 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-tree-4-cuda-custom-gpu-phase-at-once.sh \
 	tests/e2e/test-tree-big-and-small-copies-share-the-engine-by-size.sh \
 	tests/e2e/test-tree-restore-shares-the-engine-by-the-bytes-each-reads.sh \
+	tests/e2e/test-tree-one-gpu-per-process-custom-at-once.sh \
+	tests/e2e/test-tree-one-gpu-per-process-driver-at-once.sh \
 	tests/e2e/test-tree-helper-killed-mid-phase-all-4-run-on.sh \
 	tests/e2e/test-tree-helper-killed-after-complete-all-4-restored-from-extents.sh \
 	tests/e2e/test-tree-4-cuda-driver-gpu-phase-at-once.sh \

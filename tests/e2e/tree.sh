@@ -65,9 +65,19 @@ summaries_ok() {
 	done
 }
 
+# one line per CUDA process: the GPUs its summary names (ordinal:uuid, space-separated)
+summary_gpus() {
+	local p
+	for p in $CUDA; do
+		json_get "$WORK/img/cudastore-$p.json" "' '.join('%d:%s' % (x['ordinal'], x['uuid']) for x in d['devices'])"
+	done
+}
+
 roundtrip() {
-	local r
-	plan 15
+	local r each=0
+	# a GPU each: a CustomStorage process's images name its GPU (driver-managed ones name none)
+	case " $WL_ARGS " in *" --gpu-each "*) [ "$MODE" = custom ] && each=1 ;; esac
+	plan $((15 + 2 * each))
 	start_tree
 	CRIU_ENV="CUDASTORE_EMU_TRACE=$TRACE" criu_dump "$WORK/img" "$WPID"
 	check "criu dump succeeds" [ $? = 0 ]
@@ -81,6 +91,12 @@ roundtrip() {
 		[ -n "$r" ] && [ "$r" -le 600 ]
 	diag "checkpoint calls spanned $(tr_span "$TRACE" cuCheckpointProcessCheckpoint) s"
 	check "each summary gives its process's GPU phase and the batch's wall and sum" summaries_ok
+	if [ $each = 1 ]; then
+		diag "the processes' GPUs: $(summary_gpus | tr '\n' ' ')"
+		check "each process's images name one GPU, its own: ordinals 0 to $((NCUDA - 1)), distinct UUIDs" \
+			[ "$(summary_gpus | cut -d: -f1 | tr '\n' ' ')" = "$(seq -s ' ' 0 $((NCUDA - 1))) " ] &&
+			[ "$(summary_gpus | cut -d: -f2 | sort -u | wc -l)" = "$NCUDA" ]
+	fi
 	tree_gone
 	rm -f "$TRACE"
 	CRIU_ENV="CUDASTORE_EMU_TRACE=$TRACE" criu_restore "$WORK/img"
@@ -93,6 +109,9 @@ roundtrip() {
 	r=$(phase_ratio "$WORK/img/restore.log" restore)
 	check "the GPU restore phase took ${r:-?}/1000 of the processes' summed time (<= 600)" \
 		[ -n "$r" ] && [ "$r" -le 600 ]
+	[ $each = 1 ] &&
+		check "the warm-up prepared every GPU the images name" log_has "$WORK/img/restore.log" \
+			"warm-up: $NCUDA CustomStorage process\(es\) on $NCUDA GPU\(s\)"
 	check "the CPU-only child was left to CRIU and runs" all_alive
 	check "the pinned pool was released once" \
 		[ "$(grep -c 'pinned pool released' "$WORK/img/restore.log")" -le 1 ]

@@ -34,14 +34,15 @@ static int open_devices(struct wl_gpu *g)
 
 	CU_TRY(g, g->cu.Init(0), "cuInit");
 	CU_TRY(g, g->cu.DeviceGetCount(&count), "cuDeviceGetCount");
-	if (count < g->ndev) {
-		snprintf(g->fail, sizeof(g->fail), "FAIL: %d devices wanted, %d present", g->ndev, count);
+	if (count < g->first + g->ndev) {
+		snprintf(g->fail, sizeof(g->fail), "FAIL: devices %d..%d wanted, %d present", g->first,
+			 g->first + g->ndev - 1, count);
 		return -1;
 	}
 	for (int d = 0; d < g->ndev; d++) {
 		CUdevice dev;
 
-		CU_TRY(g, g->cu.DeviceGet(&dev, d), "cuDeviceGet");
+		CU_TRY(g, g->cu.DeviceGet(&dev, g->first + d), "cuDeviceGet");
 		CU_TRY(g, g->cu.DevicePrimaryCtxRetain(&g->ctx[d], dev), "cuDevicePrimaryCtxRetain");
 	}
 	return 0;
@@ -54,6 +55,7 @@ int wl_gpu_open(struct wl_gpu *g, const struct wl_opts *o, uint64_t seed)
 
 	memset(g, 0, sizeof(*g));
 	g->ndev = o->devices;
+	g->first = o->first_device;
 	g->nbuf = o->buffers;
 	g->pat.seed = seed;
 	g->pat.size = o->size;

@@ -132,7 +132,7 @@ static int child_ready(void *arg)
 	return 0;
 }
 
-static pid_t fork_cuda_child(const struct wl_opts *o, uint64_t seed, int ready_rd, int ready_wr)
+static pid_t fork_cuda_child(const struct wl_opts *o, int k, uint64_t seed, int ready_rd, int ready_wr)
 {
 	struct wl_opts mine = *o;
 	char result[512];
@@ -146,6 +146,8 @@ static pid_t fork_cuda_child(const struct wl_opts *o, uint64_t seed, int ready_r
 		mine.size = o->child_size;
 	if (o->child_zero_percent >= 0)
 		mine.zero_percent = o->child_zero_percent;
+	if (o->gpu_each)
+		mine.first_device = k;
 	ret = cuda_work(&mine, seed, child_ready, &ready_wr, result, sizeof(result));
 	if (ret)
 		(void)!write(ready_wr, "F", 1);
@@ -265,7 +267,7 @@ static void spawn_children(const struct wl_opts *o, struct wl_children *ch, int 
 	}
 	for (int i = 0; i < o->fork_cuda; i++) {
 		ch->cuda[ch->n] = true;
-		ch->pid[ch->n++] = fork_cuda_child(o, o->seed + 1 + (uint64_t)i, ready[0], ready[1]);
+		ch->pid[ch->n++] = fork_cuda_child(o, i + 1, o->seed + 1 + (uint64_t)i, ready[0], ready[1]);
 	}
 	close(ready[1]);
 }

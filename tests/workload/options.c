@@ -16,10 +16,11 @@ static void usage(void)
 		"                     [--pidfile F] [--ready F] [--outfile F] [--log F]\n"
 		"                     [--itimer-us N] [--seccomp-deny-yield] [--host-mb N]\n"
 		"                     [--decoy-driver-thread] [--cuda-ipc-file] [--child-size BYTES]\n"
-		"                     [--child-zero-percent P]\n"
+		"                     [--child-zero-percent P] [--gpu-each]\n"
 		"Fills N buffers per device with a pattern, keeps checking them, and on SIGTERM verifies\n"
 		"every byte and writes PASS or FAIL: ... to the outfile (exit 0 or 1). --child-size and\n"
-		"--child-zero-percent: the --fork-cuda children's buffers (default: --size, --zero-percent).\n");
+		"--child-zero-percent: the --fork-cuda children's buffers (default: --size, --zero-percent).\n"
+		"--gpu-each: one worker per GPU, the root on device 0 and child k on device k (--devices 1).\n");
 }
 
 static int parse_size(const char *text, size_t *out)
@@ -75,7 +76,8 @@ enum {
 	O_DECOY,
 	O_IPC,
 	O_CSIZE,
-	O_CZERO
+	O_CZERO,
+	O_GPUEACH
 };
 
 static const struct option longopts[] = {
@@ -98,6 +100,7 @@ static const struct option longopts[] = {
 	{ "cuda-ipc-file", no_argument, NULL, O_IPC },
 	{ "child-size", required_argument, NULL, O_CSIZE },
 	{ "child-zero-percent", required_argument, NULL, O_CZERO },
+	{ "gpu-each", no_argument, NULL, O_GPUEACH },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -112,6 +115,7 @@ static int parse_one(struct wl_opts *o, int c, const char *arg)
 	case O_SEED: o->seed = strtoull(arg, NULL, 0); return 0;
 	case O_ZERO: return parse_int(arg, 0, 100, &o->zero_percent);
 	case O_CZERO: return parse_int(arg, 0, 100, &o->child_zero_percent);
+	case O_GPUEACH: o->gpu_each = true; return 0;
 	case O_FCUDA: return parse_int(arg, 0, 64, &o->fork_cuda);
 	case O_FCPU: return parse_int(arg, 0, 64, &o->fork_cpu);
 	case O_DAEMON: o->daemon = true; return 0;
@@ -161,6 +165,11 @@ int wl_parse(struct wl_opts *o, int argc, char **argv)
 			usage();
 			return -EINVAL;
 		}
+	}
+	if (o->gpu_each && o->devices != 1) {
+		fprintf(stderr, "cuda-workload: --gpu-each gives every process one GPU: no --devices\n");
+		usage();
+		return -EINVAL;
 	}
 	if (optind < argc) {
 		fprintf(stderr, "cuda-workload: unexpected argument \"%s\"\n", argv[optind]);

@@ -46,6 +46,8 @@ struct wl_opts {
 	uint64_t seed;
 	int zero_percent;
 	int child_zero_percent; /* the --fork-cuda children's; -1: zero_percent */
+	bool gpu_each;		/* the root on device 0, --fork-cuda child k on device k */
+	int first_device;	/* this process's devices are first_device .. + devices - 1 */
 	int fork_cuda, fork_cpu;
 	bool daemon;
 	long itimer_us;		 /* hostile.c */
@@ -69,6 +71,7 @@ struct wl_gpu {
 	struct cs_cuda_ops cu;
 	struct wl_pattern pat;
 	int ndev, nbuf;
+	int first; /* device ordinal of ctx[0] */
 	CUcontext ctx[WL_MAXDEV];
 	CUdeviceptr buf[WL_MAXDEV][WL_MAXBUF];
 	CUdeviceptr scratch[WL_MAXDEV];

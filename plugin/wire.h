@@ -46,6 +46,8 @@ enum cs_wire_type {
 
 /* RECOVER's arg */
 #define CS_RECOVER_KEEP 1u /* the dump had succeeded (--leave-running): keep its images */
+#define CS_RECOVER_GATHER 2u /* pid > 0: noted, answered at once; pid 0: every noted process
+			      * recovered at once, then the end as without it (recover.h) */
 
 /*
  * FINISH's arg when criu's options do not tell whether criu leaves the tree running: after a

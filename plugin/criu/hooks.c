@@ -203,13 +203,36 @@ static int recovery_helper(struct cs_plugin *p)
 }
 
 /*
+ * Several processes: a new helper is told each one, then recovers them all at once in the pid-0
+ * request (the driver restores different processes concurrently). True when it answered; else
+ * the helper is dead and the caller goes one process at a time.
+ */
+static bool recover_at_once(struct cs_plugin *p, unsigned flags, int dirfd, unsigned timeout)
+{
+	unsigned i;
+
+	if (recovery_helper(p))
+		return false;
+	for (i = 0; i < p->ntracked && !p->link.dead; i++)
+		cs_link_call(&p->link, CS_W_RECOVER, p->tracked[i], flags | CS_RECOVER_GATHER, 0, dirfd, NULL,
+			     timeout);
+	if (!p->link.dead)
+		cs_link_call(&p->link, CS_W_RECOVER, 0, flags | CS_RECOVER_GATHER, 0, dirfd, NULL, timeout);
+	if (!p->link.dead)
+		return true;
+	cs_warn("the recovery of the %u processes at once got no answer; one process at a time now",
+		p->ntracked);
+	return false;
+}
+
+/*
  * The dump's helper died (killed, or stopped for not answering in time): a new one brings every
  * process it had touched back to running, or ends the ones whose GPU memory is lost (recover.h).
  * keep: the dump had succeeded and criu leaves the processes running: its images stay.
  */
 static void recover(struct cs_plugin *p, bool keep)
 {
-	unsigned timeout = cs_link_op_timeout_ms(&p->opt), i = 0;
+	unsigned timeout = cs_link_op_timeout_ms(&p->opt), i = 0, flags = keep ? CS_RECOVER_KEEP : 0;
 	int dirfd = criu_get_image_dir();
 
 	if (p->recovered)
@@ -217,12 +240,15 @@ static void recover(struct cs_plugin *p, bool keep)
 	p->recovered = true;
 	cs_warn("taking over the %u CUDA process(es) of this dump with a new %s", p->ntracked,
 		CS_HELPER_NAME);
+	if (p->ntracked > 1 && recover_at_once(p, flags, dirfd, timeout))
+		return;
+	/* one at a time, a new helper each time one dies: a process whose driver does not answer is
+	 * found, and killed */
 	while (i < p->ntracked) {
 		if (recovery_helper(p))
 			return;
 		for (; i < p->ntracked && !p->link.dead; i++)
-			cs_link_call(&p->link, CS_W_RECOVER, p->tracked[i], keep ? CS_RECOVER_KEEP : 0, 0,
-				     dirfd, NULL, timeout);
+			cs_link_call(&p->link, CS_W_RECOVER, p->tracked[i], flags, 0, dirfd, NULL, timeout);
 		if (p->link.dead && i > 0) {
 			/* that process's driver does not answer this helper either */
 			cs_err("pid %d: its CUDA driver does not answer; killing it so that it does not hang "
@@ -233,7 +259,7 @@ static void recover(struct cs_plugin *p, bool keep)
 	}
 	if (p->link.dead && recovery_helper(p))
 		return;
-	cs_link_call(&p->link, CS_W_RECOVER, 0, keep ? CS_RECOVER_KEEP : 0, 0, dirfd, NULL, timeout);
+	cs_link_call(&p->link, CS_W_RECOVER, 0, flags, 0, dirfd, NULL, timeout);
 }
 
 static void cudastore_exit(int stage, int ret)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "batch.h"
 #include "imgdir.h"
 #include "imgindex.h"
 #include "imgset.h"
@@ -110,12 +111,61 @@ static int recover_process(struct cs_ctx *ctx, pid_t pid, int dirfd)
 	return ret;
 }
 
+static int recover_one(struct cs_ctx *ctx, struct cs_proc *p, void *arg)
+{
+	int ret = recover_state(ctx, p->pid, *(int *)arg);
+
+	if (!ret)
+		cs_info("pid %d: running again with its GPU memory after cudastore-helper died", p->pid);
+	return ret;
+}
+
+/* CS_RECOVER_GATHER, pid > 0: note the process for the batch; 0 or -errno */
+static int gather(struct cs_ctx *ctx, pid_t pid)
+{
+	struct cs_proc *p;
+	int tid;
+
+	if (cs_ctx_find(ctx, pid))
+		return 0;
+	if (ctx->cuda.CheckpointProcessGetRestoreThreadId(pid, &tid) != CUDA_SUCCESS)
+		return 0; /* gone, or no CUDA process: nothing of ours to undo */
+	p = cs_ctx_add(ctx, pid);
+	if (!p)
+		return -E2BIG;
+	p->restore_tid = tid;
+	return 0;
+}
+
+/* every noted process at once; each one's fate is logged (back to running, or killed and why) */
+static int recover_gathered(struct cs_ctx *ctx, int dirfd)
+{
+	struct cs_proc *procs[CS_MAX_PROCS];
+	struct cs_batch b = { .what = "recovery", .procs = procs, .fn = recover_one, .arg = &dirfd };
+	unsigned i;
+
+	for (i = 0; i < ctx->nproc; i++)
+		procs[b.n++] = &ctx->proc[i];
+	cs_imgset_load(&ctx->dump.written, dirfd); /* here, before the workers read it */
+	cs_batch_run(ctx, &b);
+	for (i = 0; i < b.n; i++) {
+		if (procs[i]->result && !procs[i]->t_begin) /* never ran: its restore thread is held */
+			end_process(procs[i]->pid, "its CUDA restore thread cannot be let run");
+		procs[i]->left = true; /* its fate is decided: no later step of this helper touches it */
+	}
+	return 0;
+}
+
 int cs_recover(struct cs_ctx *ctx, pid_t pid, unsigned flags, int dirfd)
 {
 	unsigned removed = 0;
 
+	if (pid > 0 && (flags & CS_RECOVER_GATHER))
+		return gather(ctx, pid);
 	if (pid > 0)
 		return recover_process(ctx, pid, dirfd);
+	if (flags & CS_RECOVER_GATHER)
+		recover_gathered(ctx, dirfd);
 	if ((flags & CS_RECOVER_KEEP) || dirfd < 0)
 		return 0;
 	/* the failed dump's files: every one of ours, the index included */

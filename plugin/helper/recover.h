@@ -18,6 +18,9 @@
  *                                operation and its mapping of the GPU memory) the GPU memory
  *                                cannot be got back: the process is killed, with the reason,
  *                                instead of being left to hang in its next CUDA call.
+ * With CS_RECOVER_GATHER, criu names every process first and the pid-0 request recovers them
+ * all at once, as a batch (batch.h: the driver restores different processes concurrently), each
+ * with its own fate; criu falls back to one process per request when that request gets no answer.
  * A dump that had succeeded without --leave-running needs none of this (criu kills the tree);
  * with CS_RECOVER_KEEP (it had succeeded) the images stay, otherwise the pid-0 request removes
  * every cudastore file of the failed dump.

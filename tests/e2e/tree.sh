@@ -18,7 +18,8 @@
 #     helper-killed    cudastore-helper SIGKILLed while one process's worker waits at PHASE
 #                      (driver: after-checkpoint; custom: after-complete, its extents written)
 #                      and the others finish theirs: criu fails the dump in bounded time, a new
-#                      helper takes over all NCUDA processes and every one runs on with every
+#                      helper takes over all NCUDA processes, recovers them at once (their
+#                      restore calls in flight together) and every one runs on with every
 #                      byte; no file of the failed dump is left
 #     by-work          (custom, WL_ARGS giving the root all-zero memory and the children data)
 #                      the dump shares by size (the root's copy runs more threads), the restore by
@@ -235,13 +236,13 @@ by_size() {
 
 helper_killed() {
 	local t0 rc hpid
-	plan 8
+	plan 10
 	start_tree
-	export CUDASTORE_TEST_STALL=$PHASE CUDASTORE_TEST_STALL_FILE=$STALL
+	export CUDASTORE_TEST_STALL=$PHASE CUDASTORE_TEST_STALL_FILE=$STALL CUDASTORE_EMU_TRACE=$TRACE
 	t0=$(date +%s)
 	criu_bg dump "$WORK/img"
 	wait_file "$STALL" 60 || bail "the helper never reached $PHASE"
-	unset CUDASTORE_TEST_STALL CUDASTORE_TEST_STALL_FILE
+	unset CUDASTORE_TEST_STALL CUDASTORE_TEST_STALL_FILE CUDASTORE_EMU_TRACE
 	sleep 1 # the other workers finish theirs meanwhile
 	hpid=$(cat "$STALL")
 	kill -9 "$hpid"
@@ -255,6 +256,10 @@ helper_killed() {
 		"taking over the $NCUDA CUDA process\(es\) of this dump with a new cudastore-helper"
 	check "all $NCUDA were brought back with their GPU memory" \
 		[ "$(grep -ac 'running again with its GPU memory after cudastore-helper died' "$WORK/img/dump.log")" = "$NCUDA" ]
+	check "the new helper recovered them at once" log_has "$WORK/img/dump.log" \
+		"GPU recovery phase of $NCUDA processes, at most $NCUDA at once"
+	check "the emulated driver saw the $NCUDA restore calls of the recovery in flight together" \
+		tr_overlap "$TRACE" cuCheckpointProcessRestore "$NCUDA"
 	check "no file of the failed dump is left ($(cudastore_images "$WORK/img"))" [ -z "$(cudastore_images "$WORK/img")" ]
 	sleep 0.5
 	check "every process of the tree runs on" all_alive

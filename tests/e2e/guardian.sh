@@ -13,6 +13,28 @@ criu_bg() {
 	CPID=$!
 }
 
+# kill_helper_at PHASE [SETTLE_S]: criu dumps in the background; SETTLE_S seconds after the helper
+# reached PHASE (other workers finish theirs meanwhile) SIGKILL the helper and wait for criu.
+# Checks that the dump fails in bounded time and that criu said the helper is gone (2 checks);
+# sets HPID
+kill_helper_at() {
+	local phase=$1 settle=${2:-0} t0 rc
+	export CUDASTORE_TEST_STALL=$phase CUDASTORE_TEST_STALL_FILE=$STALL
+	t0=$(date +%s)
+	criu_bg dump "$WORK/img"
+	wait_file "$STALL" 60 || bail "the helper never reached $phase"
+	unset CUDASTORE_TEST_STALL CUDASTORE_TEST_STALL_FILE
+	sleep "$settle"
+	HPID=$(cat "$STALL")
+	kill -9 "$HPID"
+	timeout 60 tail --pid="$CPID" -f /dev/null
+	wait "$CPID"
+	rc=$?
+	check "criu dump fails ($rc) in bounded time ($(($(date +%s) - t0)) s) after the helper died at $phase" \
+		[ "$rc" != 0 ] && [ $(($(date +%s) - t0)) -le 60 ]
+	check "criu said the helper is gone" log_has "$WORK/img/dump.log" "cudastore-helper \(pid $HPID\) is gone during"
+}
+
 # kill_criu_at PHASE: wait for the helper to reach PHASE, SIGKILL criu there, wait for the
 # helper to finish its guardian work; sets HPID
 kill_criu_at() {

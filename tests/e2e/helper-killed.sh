@@ -12,19 +12,7 @@ STALL=$WORK/stall
 export CUDASTORE_MODE=$MODE
 plan 7
 start_workload w --size 16m
-export CUDASTORE_TEST_STALL=$PHASE CUDASTORE_TEST_STALL_FILE=$STALL
-t0=$(date +%s)
-criu_bg dump "$WORK/img"
-wait_file "$STALL" 60 || bail "the helper never reached $PHASE"
-unset CUDASTORE_TEST_STALL CUDASTORE_TEST_STALL_FILE
-HPID=$(cat "$STALL")
-kill -9 "$HPID"
-timeout 60 tail --pid="$CPID" -f /dev/null
-wait "$CPID"
-rc=$?
-check "criu dump fails ($rc) in bounded time ($(( $(date +%s) - t0 )) s) after the helper died at $PHASE" \
-	[ "$rc" != 0 ] && [ $(( $(date +%s) - t0 )) -le 60 ]
-check "criu said the helper is gone" log_has "$WORK/img/dump.log" "cudastore-helper \(pid $HPID\) is gone during"
+kill_helper_at "$PHASE"
 check "a new helper took the process over" log_has "$WORK/img/dump.log" \
 	"taking over the 1 CUDA process\(es\) of this dump with a new cudastore-helper"
 sleep 0.5

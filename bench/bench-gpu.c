@@ -119,8 +119,8 @@ static void *pass_worker(void *arg)
 	while (!atomic_load(&p->failed) && (c = atomic_fetch_add(&p->next, 1)) < n)
 		if (pass_chunk(p, s, pinned, expect, c) && !atomic_load(&p->mismatch))
 			atomic_store(&p->failed, 1);
-	/* the fill's memsets are queued: done before the pass returns, not whenever the driver gets to them
-	 */
+	/* the fill's memsets are queued: done before the pass returns, not whenever the driver
+	 * gets to them */
 	if (cuda_check(p->b, ops->StreamSynchronize(s), "cuStreamSynchronize"))
 		atomic_store(&p->failed, 1);
 out:

@@ -138,10 +138,10 @@ uint64_t eng_run_length(uint64_t unclaimed, unsigned nthreads, uint32_t group, u
 	return n ? n : 1;
 }
 
-/* rows of file k: its chunks k, k + nfiles, ... below nchunks */
+/* rows of file k: its chunks k, k + nfiles, ... (its stripe's size, files_init, in chunks) */
 static uint64_t file_rows(const struct eng_region *reg, unsigned k)
 {
-	return reg->nchunks > k ? (reg->nchunks - k + reg->nfiles - 1) / reg->nfiles : 0;
+	return (reg->files[k].size + reg->chunk - 1) / reg->chunk;
 }
 
 /*

@@ -92,6 +92,16 @@ static int recover_state(struct cs_ctx *ctx, pid_t pid, int dirfd)
 	return ret;
 }
 
+/* recover_state, and said when it worked */
+static int back_to_running(struct cs_ctx *ctx, pid_t pid, int dirfd)
+{
+	int ret = recover_state(ctx, pid, dirfd);
+
+	if (!ret)
+		cs_info("pid %d: running again with its GPU memory after cudastore-helper died", pid);
+	return ret;
+}
+
 static int recover_process(struct cs_ctx *ctx, pid_t pid, int dirfd)
 {
 	struct cs_relay_rt rt = { 0 };
@@ -104,20 +114,15 @@ static int recover_process(struct cs_ctx *ctx, pid_t pid, int dirfd)
 		end_process(pid, "its CUDA restore thread cannot be let run");
 		return ret;
 	}
-	ret = recover_state(ctx, pid, dirfd);
+	ret = back_to_running(ctx, pid, dirfd);
 	cs_relay_rt_stop(&rt);
-	if (!ret)
-		cs_info("pid %d: running again with its GPU memory after cudastore-helper died", pid);
 	return ret;
 }
 
+/* the batch's fn (recover_gathered): the batch lets its restore thread run */
 static int recover_one(struct cs_ctx *ctx, struct cs_proc *p, void *arg)
 {
-	int ret = recover_state(ctx, p->pid, *(int *)arg);
-
-	if (!ret)
-		cs_info("pid %d: running again with its GPU memory after cudastore-helper died", p->pid);
-	return ret;
+	return back_to_running(ctx, p->pid, *(int *)arg);
 }
 
 /* CS_RECOVER_GATHER, pid > 0: note the process for the batch; 0 or -errno */
@@ -138,7 +143,7 @@ static int gather(struct cs_ctx *ctx, pid_t pid)
 }
 
 /* every noted process at once; each one's fate is logged (back to running, or killed and why) */
-static int recover_gathered(struct cs_ctx *ctx, int dirfd)
+static void recover_gathered(struct cs_ctx *ctx, int dirfd)
 {
 	struct cs_proc *procs[CS_MAX_PROCS];
 	struct cs_batch b = { .what = "recovery", .procs = procs, .fn = recover_one, .arg = &dirfd };
@@ -153,7 +158,6 @@ static int recover_gathered(struct cs_ctx *ctx, int dirfd)
 			end_process(procs[i]->pid, "its CUDA restore thread cannot be let run");
 		procs[i]->left = true; /* its fate is decided: no later step of this helper touches it */
 	}
-	return 0;
 }
 
 int cs_recover(struct cs_ctx *ctx, pid_t pid, unsigned flags, int dirfd)

@@ -196,17 +196,17 @@ static bool overlaps(const void *a, size_t alen, const void *b, size_t blen)
 /* work for stream s over op's bytes while a legacy memset over them is still queued */
 static void check_legacy(CUstream s, const struct op *op)
 {
+	bool raced = false;
 	size_t i;
 
 	if (s == &legacy)
 		return;
 	pthread_mutex_lock(&legacy.lock);
-	for (i = 0; i < legacy.n; i++)
-		if (overlaps(legacy.ops[i].dst, legacy.ops[i].len, op->dst, op->len) ||
-		    (op->kind == OP_COPY && overlaps(legacy.ops[i].dst, legacy.ops[i].len, op->src, op->len)))
-			break;
+	for (i = 0; i < legacy.n && !raced; i++)
+		raced = overlaps(legacy.ops[i].dst, legacy.ops[i].len, op->dst, op->len) ||
+			(op->kind == OP_COPY && overlaps(legacy.ops[i].dst, legacy.ops[i].len, op->src, op->len));
 	pthread_mutex_unlock(&legacy.lock);
-	if (i < legacy.n)
+	if (raced)
 		violation("work on a non-blocking stream over %p+%zu while a cuMemsetD8 of those bytes is still "
 			  "queued on the legacy stream (nothing synchronised the context in between)",
 			  op->dst, op->len);

@@ -53,7 +53,7 @@ struct cs_options {
 	enum cs_tristate criu_options;	/* NO: never read criu's private options (criu_opts.h) */
 	unsigned lock_timeout_ms;	/* 0: derived from criu's --timeout */
 	unsigned parallel; /* processes checkpointed or restored at once; 0: all, at most CS_PARALLEL_AUTO */
-	unsigned op_timeout_s; /* the most one request to cudastore-helper may take; 0: no limit */
+	unsigned op_timeout_s; /* the longest a helper request may go without progress; 0: none */
 	unsigned ndevice_map;
 	struct cs_device_pair device_map[CS_MAX_DEVICES];
 	char source[320]; /* where the options came from, for the log */
@@ -62,9 +62,9 @@ struct cs_options {
 	char warnings[512];    /* the config file's duplicate keys ("" none), also logged */
 };
 
-#define CS_OP_TIMEOUT_DEF 1800 /* seconds: the GPU phase of a large tree onto a slow disk fits */
-#define CS_PARALLEL_AUTO  16   /* parallel = 0: every process of the tree, at most this many at once */
-#define CS_PARALLEL_MAX	  256  /* the most processes one dump tracks */
+#define CS_OP_TIMEOUT_DEF 30  /* seconds without progress (progress.h): a stuck request, not a long one */
+#define CS_PARALLEL_AUTO  16  /* parallel = 0: every process of the tree, at most this many at once */
+#define CS_PARALLEL_MAX	  256 /* the most processes one dump tracks */
 
 #define CS_OPT_FROM_FILE_CHUNK	 1u
 #define CS_OPT_FROM_FILE_PINNED	 2u

@@ -18,7 +18,7 @@
 /* /proc/PID/NAME opened for reading; NULL with errno set */
 static FILE *proc_open(pid_t pid, const char *name)
 {
-	char path[64];
+	char path[96];
 
 	snprintf(path, sizeof(path), "/proc/%d/%s", pid, name);
 	return fopen(path, "re");
@@ -79,6 +79,58 @@ uint64_t cs_procfs_mem_available(void)
 	return !key_number(fopen("/proc/meminfo", "re"), "MemAvailable", ':', &kb) && kb > 0
 		   ? (uint64_t)kb * 1024ull
 		   : 0;
+}
+
+/*
+ * schedstat's first field is the thread's time on a CPU in ns (CONFIG_SCHED_INFO); without it,
+ * stat's utime and stime in clock ticks.
+ */
+int cs_procfs_thread_cpu_ns(pid_t pid, pid_t tid, uint64_t *ns)
+{
+	char name[48], buf[1024], *p;
+	unsigned long long v, u, s;
+	FILE *f;
+	size_t n;
+	int got;
+
+	snprintf(name, sizeof(name), "task/%d/schedstat", tid);
+	f = proc_open(pid, name);
+	if (f) {
+		got = fscanf(f, "%llu", &v);
+		fclose(f);
+		if (got == 1) {
+			*ns = v;
+			return 0;
+		}
+	}
+	snprintf(name, sizeof(name), "task/%d/stat", tid);
+	f = proc_open(pid, name);
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* fields 14 and 15, after the command name */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &u, &s) != 2)
+		return -EPROTO;
+	*ns = (u + s) * (1000000000ull / (unsigned long long)sysconf(_SC_CLK_TCK));
+	return 0;
+}
+
+int cs_procfs_rss_pages(pid_t pid, uint64_t *pages)
+{
+	unsigned long long size, rss;
+	FILE *f = proc_open(pid, "statm");
+	int n;
+
+	if (!f)
+		return -errno;
+	n = fscanf(f, "%llu %llu", &size, &rss);
+	fclose(f);
+	if (n != 2)
+		return -EPROTO;
+	*pages = rss;
+	return 0;
 }
 
 uint64_t cs_procfs_vmstat(const char *key)

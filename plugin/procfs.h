@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* procfs.h - the few facts we read from /proc */
+/* procfs.h - the few facts we read from /proc (no driver calls: criu's side reads them too) */
 #ifndef CUDASTORE_PROCFS_H
 #define CUDASTORE_PROCFS_H
 
@@ -13,6 +13,13 @@ pid_t cs_procfs_ns_pid(pid_t pid);
 uint64_t cs_procfs_mem_available(void);
 /* the /proc/vmstat counter named key (e.g. "pgactivate"), 0 if unknown */
 uint64_t cs_procfs_vmstat(const char *key);
+/*
+ * What a process's driver thread is doing, for telling work from a wait (progress.h): the CPU
+ * time of thread tid of pid in ns (kernel time included) and the process's resident pages.
+ * 0, or -errno (-ENOENT: gone).
+ */
+int cs_procfs_thread_cpu_ns(pid_t pid, pid_t tid, uint64_t *ns);
+int cs_procfs_rss_pages(pid_t pid, uint64_t *pages);
 /* pid maps the CUDA driver's IPC file (/dev/shm/cuda.shm.*): its name into name */
 bool cs_procfs_cuda_ipc(pid_t pid, char *name, size_t len);
 /* pid has the CUDA driver (libcuda.so) mapped; true when it cannot be told (no driver call) */

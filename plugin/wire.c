@@ -118,9 +118,9 @@ err_proto:
 
 const char *cs_wire_type_name(uint32_t type)
 {
-	static const char *names[] = { "?",	  "init",   "pause",  "checkpoint", "restore", "finish",
-				       "bye",	  "log",    "rt-run", "rt-stop",    "rt-done", "done", "prefetch",
-				       "recover" };
+	static const char *names[] = { "?",	   "init",    "pause",	  "checkpoint", "restore", "finish",
+				       "bye",	   "log",     "rt-run",	  "rt-stop",	"rt-done", "done",
+				       "prefetch", "recover", "progress", "recovered" };
 
 	return type < sizeof(names) / sizeof(names[0]) ? names[type] : "?";
 }

@@ -8,11 +8,14 @@
  * images-directory fd attached (SCM_RIGHTS) where the request needs it.
  *
  *   criu -> helper   INIT, PAUSE, CHECKPOINT, PREFETCH, RESTORE, FINISH, RECOVER, BYE
- *   helper -> criu   LOG (no answer), RT_RUN / RT_STOP (criu answers RT_DONE), DONE
+ *   helper -> criu   LOG, PROGRESS (no answer), RT_RUN / RT_STOP (criu answers RT_DONE), DONE
  *
  * A request is answered by exactly one DONE; before it the helper may send any number of LOG
- * lines and RT_RUN/RT_STOP calls, which criu serves while it waits (only criu, the tracer, can
- * let the target's driver thread run). docs/design.md, "Two processes", has the full table.
+ * lines, PROGRESS reports and RT_RUN/RT_STOP calls, which criu serves while it waits (only criu,
+ * the tracer, can let the target's driver thread run). criu's wait for the answer is bounded by
+ * the time without progress (op_timeout_s): each PROGRESS, RT_RUN and RT_STOP starts it over, so
+ * a slow request that keeps moving is never cut off and a stuck one is (helper_link.h).
+ * docs/design.md, "Two processes", has the full table.
  */
 #ifndef CUDASTORE_WIRE_H
 #define CUDASTORE_WIRE_H
@@ -20,7 +23,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define CS_WIRE_MAGIC	0x63737731u /* "csw1": bumped whenever the layout changes */
+#define CS_WIRE_MAGIC	0x63737732u /* "csw2": bumped whenever the layout or the types change */
 #define CS_WIRE_DATA	8192
 #define CS_HELPER_FD	3 /* the helper's end of the socketpair, after exec */
 
@@ -42,6 +45,10 @@ enum cs_wire_type {
 			  * answered at once (the helper reads in background threads) */
 	CS_W_RECOVER,	 /* to a fresh helper after the dump's helper died: pid back to running (pid 0:
 			  * the end; CS_RECOVER_* in arg); images dir attached (recover.h) */
+	CS_W_PROGRESS,	 /* the request in flight moved since the last report (progress.h): bytes
+			  * copied, a driver call answered, the target's driver thread at work */
+	CS_W_RECOVERED,	 /* RECOVER pid 0 with CS_RECOVER_GATHER: pid's fate is decided (ret: 0 back
+			  * to running, else -errno: ended), before the request's DONE */
 };
 
 /* RECOVER's arg */

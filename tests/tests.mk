@@ -84,8 +84,10 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-guardian-dump-exit-hook.sh \
 	tests/e2e/test-guardian-restore.sh \
 	tests/e2e/test-helper-killed-after-lock-process-runs-on.sh \
+	tests/e2e/test-slow-dump-that-progresses-outlives-op-timeout.sh \
 	tests/e2e/test-stalled-restore-thread-dump-fails-in-bounded-time.sh \
-	tests/e2e/test-tree-stalled-driver-recovery-falls-back-one-at-a-time.sh \
+	tests/e2e/test-stalled-driver-with-defaults-ends-within-a-minute.sh \
+	tests/e2e/test-tree-stalled-driver-root-ended-child-runs-on.sh \
 	tests/e2e/test-cuda-ipc-on-old-driver-refused-before-lock.sh \
 	tests/e2e/test-helper-leaves-restored-workloads-memory-cgroup.sh \
 	tests/e2e/test-helper-killed-mid-copy-process-ended-not-hung.sh \

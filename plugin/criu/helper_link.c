@@ -186,21 +186,37 @@ unsigned cs_link_op_timeout_ms(const struct cs_options *o)
 	return o->op_timeout_s > UINT32_MAX / 1000 ? UINT32_MAX : o->op_timeout_s * 1000;
 }
 
+/* RECOVERED: where the recovery of one process stands (helper_link.h, struct cs_link_fate) */
+static void note_fate(struct cs_link *l, const struct cs_wire_msg *m)
+{
+	unsigned i;
+
+	for (i = 0; i < l->nfate && l->fate[i].pid != m->pid; i++)
+		;
+	if (i == l->nfate && i < CS_LINK_MAX_RT)
+		l->nfate++;
+	if (i < l->nfate)
+		l->fate[i] = (struct cs_link_fate){ .pid = m->pid, .ret = m->ret };
+}
+
 /*
- * Serve the helper until its DONE; returns DONE's result or -errno of the link (-ETIMEDOUT past
- * timeout_ms, when it is not 0).
+ * Serve the helper until its DONE; returns DONE's result or -errno of the link: -ETIMEDOUT when
+ * it reported no progress for b->stall_ms, or did not answer within b->total_ms (0: no bound).
  */
-static int serve(struct cs_link *l, struct cs_wire_msg *m, uint32_t *flags, unsigned timeout_ms)
+static int serve(struct cs_link *l, struct cs_wire_msg *m, uint32_t *flags, const struct cs_link_bound *b)
 {
 	struct pollfd pfd = { .fd = l->sock, .events = POLLIN };
-	uint64_t end = timeout_ms ? cs_now_ns() + (uint64_t)timeout_ms * 1000000ull : 0;
+	uint64_t now = cs_now_ns(), stall_ns = (uint64_t)b->stall_ms * 1000000ull;
+	uint64_t end = b->total_ms ? now + (uint64_t)b->total_ms * 1000000ull : 0;
+	uint64_t moved = now; /* the last sign of progress */
 	int ret;
 
 	for (;;) {
 		ret = poll(&pfd, 1, WATCH_INTERVAL_MS);
 		if (ret < 0 && errno != EINTR)
 			return -errno;
-		if (end && cs_now_ns() > end)
+		now = cs_now_ns();
+		if ((end && now > end) || (stall_ns && now - moved > stall_ns))
 			return -ETIMEDOUT;
 		if (ret <= 0) {
 			watch_rthreads(l);
@@ -213,8 +229,16 @@ static int serve(struct cs_link *l, struct cs_wire_msg *m, uint32_t *flags, unsi
 		case CS_W_LOG:
 			cs_log_line((unsigned)m->arg, "%.*s", (int)m->len, m->data);
 			break;
+		case CS_W_PROGRESS:
+			moved = cs_now_ns();
+			break;
+		case CS_W_RECOVERED:
+			note_fate(l, m);
+			moved = cs_now_ns();
+			break;
 		case CS_W_RT_RUN:
 		case CS_W_RT_STOP:
+			moved = cs_now_ns();
 			ret = serve_rt(l, m);
 			if (ret)
 				return ret;
@@ -230,7 +254,7 @@ static int serve(struct cs_link *l, struct cs_wire_msg *m, uint32_t *flags, unsi
 }
 
 /* The helper did not answer in time: it is stopped, whatever it is doing (recover.h). */
-static void stop_stalled(struct cs_link *l, uint32_t type, pid_t pid, unsigned timeout_ms)
+static void stop_stalled(struct cs_link *l, uint32_t type, pid_t pid, const struct cs_link_bound *b)
 {
 	char what[64];
 
@@ -238,17 +262,22 @@ static void stop_stalled(struct cs_link *l, uint32_t type, pid_t pid, unsigned t
 		snprintf(what, sizeof(what), "%s of pid %d", cs_wire_type_name(type), pid);
 	else
 		snprintf(what, sizeof(what), "%s", cs_wire_type_name(type));
-	cs_err("%s (pid %d) did not answer %s within %u s (op_timeout_s); stopping it. A process whose "
-	       "CUDA driver does not answer (its restore thread stalled) or very slow storage does "
-	       "this: see the messages above, or raise op_timeout_s",
-	       CS_HELPER_NAME, l->helper, what, timeout_ms / 1000);
+	if (b->total_ms)
+		cs_err("%s (pid %d) did not answer %s within %u ms; stopping it", CS_HELPER_NAME, l->helper,
+		       what, b->total_ms);
+	else
+		cs_err("%s (pid %d) made no progress on %s for %u s (op_timeout_s): no byte copied, no "
+		       "driver call answered, the target's driver thread idle; stopping it. A process "
+		       "whose CUDA driver does not answer (its restore thread stalled) or storage that "
+		       "stopped taking data does this: see the messages above",
+		       CS_HELPER_NAME, l->helper, what, b->stall_ms / 1000);
 	l->timed_out = true;
 	if (l->helper > 0)
 		kill(l->helper, SIGKILL);
 }
 
-int cs_link_call(struct cs_link *l, uint32_t type, pid_t pid, int32_t arg, int32_t ret, int fd,
-		 uint32_t *flags, unsigned timeout_ms)
+static int call(struct cs_link *l, uint32_t type, pid_t pid, int32_t arg, int32_t ret, int fd,
+		uint32_t *flags, const struct cs_link_bound *b)
 {
 	struct cs_wire_msg *m;
 	int r;
@@ -262,7 +291,7 @@ int cs_link_call(struct cs_link *l, uint32_t type, pid_t pid, int32_t arg, int32
 		return -ENOMEM;
 	r = cs_wire_send_simple(l->sock, type, pid, arg, ret, 0, fd);
 	if (!r) {
-		r = serve(l, m, flags, timeout_ms);
+		r = serve(l, m, flags, b);
 		if (r == 0 || (r != -ETIMEDOUT && m->type == CS_W_DONE)) {
 			free(m);
 			return r;
@@ -270,9 +299,25 @@ int cs_link_call(struct cs_link *l, uint32_t type, pid_t pid, int32_t arg, int32
 	}
 	free(m);
 	if (r == -ETIMEDOUT)
-		stop_stalled(l, type, pid, timeout_ms);
+		stop_stalled(l, type, pid, b);
 	link_lost(l, cs_wire_type_name(type), r);
 	return -EIO;
+}
+
+int cs_link_call(struct cs_link *l, uint32_t type, pid_t pid, int32_t arg, int32_t ret, int fd,
+		 uint32_t *flags, unsigned stall_ms)
+{
+	struct cs_link_bound b = { .stall_ms = stall_ms };
+
+	return call(l, type, pid, arg, ret, fd, flags, &b);
+}
+
+int cs_link_call_within(struct cs_link *l, uint32_t type, pid_t pid, int32_t arg, int32_t ret, int fd,
+			uint32_t *flags, unsigned total_ms)
+{
+	struct cs_link_bound b = { .total_ms = total_ms };
+
+	return call(l, type, pid, arg, ret, fd, flags, &b);
 }
 
 int cs_link_start(struct cs_link *l, int stage, const struct cs_options *o, int dirfd, bool *disabled)
@@ -306,8 +351,11 @@ int cs_link_start(struct cs_link *l, int stage, const struct cs_options *o, int 
 	m->len = sizeof(*o);
 	memcpy(m->data, o, sizeof(*o));
 	ret = cs_wire_send(l->sock, m, dirfd);
-	if (!ret)
-		ret = serve(l, m, &flags, cs_link_op_timeout_ms(o));
+	if (!ret) {
+		struct cs_link_bound b = { .stall_ms = cs_link_op_timeout_ms(o) };
+
+		ret = serve(l, m, &flags, &b);
+	}
 	if (!ret && m->type == CS_W_DONE)
 		l->helper = m->pid;
 	free(m);

@@ -64,6 +64,7 @@ struct cs_plugin {
 	struct cs_link link;
 	unsigned ntracked;
 	pid_t tracked[CS_MAX_TRACKED]; /* dump: the processes the helper took as CUDA ones */
+	bool settled[CS_MAX_TRACKED];  /* recovery: its fate is decided (running again, or ended) */
 };
 
 static struct cs_plugin *pl;
@@ -202,10 +203,64 @@ static int recovery_helper(struct cs_plugin *p)
 	return 0;
 }
 
+#define RECOVER_TRIES 3 /* helpers that may die recovering one process before it is ended */
+/*
+ * A recovery's bound without progress: at most this, or op_timeout_s when that is lower. The
+ * dump already waited op_timeout_s for these processes; a driver that answers is back within
+ * milliseconds, and a restore that moves reports its progress.
+ */
+#define RECOVER_STALL_MS 10000u
+
+static unsigned recover_stall_ms(const struct cs_plugin *p)
+{
+	unsigned t = cs_link_op_timeout_ms(&p->opt);
+
+	return t && t < RECOVER_STALL_MS ? t : RECOVER_STALL_MS;
+}
+
+/* The process's end, when no helper could bring it back: it must not hang in its next CUDA call. */
+static void end_tracked(struct cs_plugin *p, unsigned i, const char *why)
+{
+	cs_err("pid %d: %s; killing it so that it does not hang in its next CUDA call", p->tracked[i], why);
+	kill(p->tracked[i], SIGKILL);
+	p->settled[i] = true;
+}
+
+/* What the at-once recovery reported of pid (RECOVERED): -ENOENT when it said nothing. */
+static int fate_of(const struct cs_link *l, pid_t pid)
+{
+	for (unsigned i = 0; i < l->nfate; i++)
+		if (l->fate[i].pid == pid)
+			return l->fate[i].ret;
+	return -ENOENT;
+}
+
+/*
+ * The at-once recovery's helper was stopped: each process it reported decided is settled; those
+ * it was still working on, when it was stopped for making no progress, did not move for
+ * op_timeout_s (their driver does not answer) and are ended; the rest go one at a time.
+ */
+static void settle_reported(struct cs_plugin *p)
+{
+	char why[160];
+
+	snprintf(why, sizeof(why), "its CUDA driver did not answer the recovery for %.0f s",
+		 recover_stall_ms(p) / 1000.0);
+	for (unsigned i = 0; i < p->ntracked; i++) {
+		int fate = fate_of(&p->link, p->tracked[i]);
+
+		if (fate != -ENOENT && fate != -EINPROGRESS)
+			p->settled[i] = true;
+		else if (fate == -EINPROGRESS && p->link.timed_out)
+			end_tracked(p, i, why);
+	}
+}
+
 /*
  * Several processes: a new helper is told each one, then recovers them all at once in the pid-0
- * request (the driver restores different processes concurrently). True when it answered; else
- * the helper is dead and the caller goes one process at a time.
+ * request (the driver restores different processes concurrently), reporting each one's fate as
+ * it is decided. True when it answered; else the caller goes one process at a time through those
+ * still unsettled.
  */
 static bool recover_at_once(struct cs_plugin *p, unsigned flags, int dirfd, unsigned timeout)
 {
@@ -213,6 +268,7 @@ static bool recover_at_once(struct cs_plugin *p, unsigned flags, int dirfd, unsi
 
 	if (recovery_helper(p))
 		return false;
+	p->link.nfate = 0;
 	for (i = 0; i < p->ntracked && !p->link.dead; i++)
 		cs_link_call(&p->link, CS_W_RECOVER, p->tracked[i], flags | CS_RECOVER_GATHER, 0, dirfd, NULL,
 			     timeout);
@@ -220,43 +276,66 @@ static bool recover_at_once(struct cs_plugin *p, unsigned flags, int dirfd, unsi
 		cs_link_call(&p->link, CS_W_RECOVER, 0, flags | CS_RECOVER_GATHER, 0, dirfd, NULL, timeout);
 	if (!p->link.dead)
 		return true;
-	cs_warn("the recovery of the %u processes at once got no answer; one process at a time now",
-		p->ntracked);
+	settle_reported(p);
+	for (i = 0; i < p->ntracked && p->settled[i]; i++)
+		;
+	if (i < p->ntracked)
+		cs_warn("the recovery of the %u processes at once did not finish; one process at a time now",
+			p->ntracked);
 	return false;
 }
 
+/* One process with helpers of its own until it is settled; false when no helper starts. */
+static bool recover_alone(struct cs_plugin *p, unsigned i, unsigned flags, int dirfd, unsigned timeout)
+{
+	char why[160];
+
+	for (unsigned t = 0; t < RECOVER_TRIES; t++) {
+		if (p->link.dead && recovery_helper(p))
+			return false;
+		cs_link_call(&p->link, CS_W_RECOVER, p->tracked[i], flags, 0, dirfd, NULL, timeout);
+		if (!p->link.dead) {
+			p->settled[i] = true; /* its fate is logged by the helper */
+			return true;
+		}
+		if (p->link.timed_out) {
+			snprintf(why, sizeof(why), "its CUDA driver did not answer the recovery for %.0f s",
+				 recover_stall_ms(p) / 1000.0);
+			end_tracked(p, i, why);
+			return true;
+		}
+	}
+	snprintf(why, sizeof(why),
+		 "%u %ss in a row died while recovering it (see the system log: the "
+		 "OOM killer?)",
+		 RECOVER_TRIES, CS_HELPER_NAME);
+	end_tracked(p, i, why);
+	return true;
+}
+
 /*
- * The dump's helper died (killed, or stopped for not answering in time): a new one brings every
+ * The dump's helper died (killed, or stopped for making no progress): a new one brings every
  * process it had touched back to running, or ends the ones whose GPU memory is lost (recover.h).
  * keep: the dump had succeeded and criu leaves the processes running: its images stay.
  */
 static void recover(struct cs_plugin *p, bool keep)
 {
-	unsigned timeout = cs_link_op_timeout_ms(&p->opt), i = 0, flags = keep ? CS_RECOVER_KEEP : 0;
+	unsigned timeout = recover_stall_ms(p), flags = keep ? CS_RECOVER_KEEP : 0;
 	int dirfd = criu_get_image_dir();
 
 	if (p->recovered)
 		return;
 	p->recovered = true;
+	memset(p->settled, 0, sizeof(p->settled));
 	cs_warn("taking over the %u CUDA process(es) of this dump with a new %s", p->ntracked,
 		CS_HELPER_NAME);
 	if (p->ntracked > 1 && recover_at_once(p, flags, dirfd, timeout))
 		return;
-	/* one at a time, a new helper each time one dies: a process whose driver does not answer is
-	 * found, and killed */
-	while (i < p->ntracked) {
-		if (recovery_helper(p))
+	/* one at a time, a new helper whenever one dies: a process whose driver does not answer is
+	 * found, and ended */
+	for (unsigned i = 0; i < p->ntracked; i++)
+		if (!p->settled[i] && !recover_alone(p, i, flags, dirfd, timeout))
 			return;
-		for (; i < p->ntracked && !p->link.dead; i++)
-			cs_link_call(&p->link, CS_W_RECOVER, p->tracked[i], flags, 0, dirfd, NULL, timeout);
-		if (p->link.dead && i > 0) {
-			/* that process's driver does not answer this helper either */
-			cs_err("pid %d: its CUDA driver does not answer; killing it so that it does not hang "
-			       "in its next CUDA call",
-			       p->tracked[i - 1]);
-			kill(p->tracked[i - 1], SIGKILL);
-		}
-	}
 	if (p->link.dead && recovery_helper(p))
 		return;
 	cs_link_call(&p->link, CS_W_RECOVER, 0, flags, 0, dirfd, NULL, timeout);
@@ -322,8 +401,12 @@ static int cudastore_pause_devices(int pid)
 	cap = alarm_cap_ms();
 	track(pl, pid, true); /* until the helper says it is not a CUDA process */
 	/* the lock is bounded by what criu's alarm leaves: the answer comes a little after */
-	ret = cs_link_call(&pl->link, CS_W_PAUSE, pid, (int32_t)cap, 0, criu_get_image_dir(), &flags,
-			   cap ? cap + PAUSE_GRACE_MS : cs_link_op_timeout_ms(&pl->opt));
+	if (cap)
+		ret = cs_link_call_within(&pl->link, CS_W_PAUSE, pid, (int32_t)cap, 0, criu_get_image_dir(),
+					  &flags, cap + PAUSE_GRACE_MS);
+	else
+		ret = cs_link_call(&pl->link, CS_W_PAUSE, pid, 0, 0, criu_get_image_dir(), &flags,
+				   cs_link_op_timeout_ms(&pl->opt));
 	if (ret == -ENOTSUP)
 		track(pl, pid, false);
 	if (pl->link.dead) {

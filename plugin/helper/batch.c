@@ -10,8 +10,9 @@
 #include "batch.h"
 #include "engine.h"
 #include "log.h"
-#include "relay.h"
 #include "phase_timer.h"
+#include "progress.h"
+#include "relay.h"
 
 struct worker_pool {
 	struct cs_ctx *ctx;
@@ -30,7 +31,9 @@ unsigned cs_batch_width(const struct cs_ctx *ctx, unsigned n)
 static void run_one(struct worker_pool *wp, struct cs_proc *p)
 {
 	p->t_begin = cs_now();
+	cs_progress_note(p->pid);
 	p->result = wp->b->fn(wp->ctx, p, wp->b->arg);
+	cs_progress_note(p->pid);
 	p->t_end = cs_now();
 }
 
@@ -71,6 +74,8 @@ static void run_threads(struct cs_batch *b, struct cs_relay_rt *rt, bool *ready)
 		p->done = true;
 		p->result = cs_relay_rt_run(&rt[i], p->restore_tid);
 		ready[i] = !p->result;
+		if (ready[i]) /* its driver thread's work counts as progress (progress.h) */
+			cs_progress_watch(p->pid, p->restore_tid);
 		if (p->result)
 			cs_err("pid %d: its CUDA restore thread %d cannot be let run for the %s; it is left "
 			       "out",
@@ -86,6 +91,7 @@ static void stop_threads(struct cs_batch *b, struct cs_relay_rt *rt, const bool 
 	for (i = 0; i < b->n; i++) {
 		if (!ready[i])
 			continue;
+		cs_progress_unwatch(b->procs[i]->pid);
 		ret = cs_relay_rt_stop(&rt[i]);
 		if (ret && !b->procs[i]->result)
 			b->procs[i]->result = ret;

@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include "copy_opts.h"
+#include "progress.h"
 #include "test_hooks.h"
 #include "log.h"
 
@@ -19,6 +20,7 @@ static void progress(void *arg, unsigned region, uint64_t done, uint64_t total)
 	cs_info("pid %d: GPU region %u: %.0f%% (%.1f / %.1f MiB)", pid, region,
 		total ? 100.0 * done / total : 100.0, done / 1048576.0, total / 1048576.0);
 	pthread_mutex_unlock(&lock);
+	cs_progress_note(pid);
 	cs_test_stall("copy-out");
 }
 

@@ -17,6 +17,7 @@ libcshelper_a_SOURCES = \
 	plugin/helper/phase_timer.c plugin/helper/phase_timer.h \
 	plugin/helper/pool.c plugin/helper/pool.h \
 	plugin/helper/prefetch.c plugin/helper/prefetch.h \
+	plugin/helper/progress.c plugin/helper/progress.h \
 	plugin/helper/recover.c plugin/helper/recover.h \
 	plugin/helper/relay.h \
 	plugin/helper/restore.c plugin/helper/restore.h \

@@ -17,11 +17,16 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <stdatomic.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "context.h"
@@ -33,6 +38,8 @@
 #include "log.h"
 #include "pool.h"
 #include "prefetch.h"
+#include "procfs.h"
+#include "progress.h"
 #include "recover.h"
 #include "warmup.h"
 #include "relay.h"
@@ -51,6 +58,56 @@ struct helper {
 	bool watch;	     /* at BYE, watch what criu does to the processes (watch.h) */
 	struct cs_ctx *ctx;
 };
+
+static atomic_bool in_flight; /* a request is being served: its progress goes to criu */
+
+/* The CPU time in ns of the helper's threads that run now, the calling thread's excluded. */
+static uint64_t others_cpu_ns(void)
+{
+	pid_t self = (pid_t)syscall(SYS_gettid);
+	DIR *d = opendir("/proc/self/task");
+	uint64_t sum = 0, ns;
+	struct dirent *e;
+	pid_t tid;
+
+	while (d && (e = readdir(d))) {
+		tid = (pid_t)atoi(e->d_name);
+		if (tid > 0 && tid != self && !cs_procfs_thread_cpu_ns(getpid(), tid, &ns))
+			sum += ns;
+	}
+	if (d)
+		closedir(d);
+	return sum;
+}
+
+/* Every CS_PROGRESS_TICK_MS: tells criu that the request in flight moved (progress.h). */
+static void *ticker(void *arg)
+{
+	struct timespec tick = { 0, CS_PROGRESS_TICK_MS * 1000000L };
+
+	(void)arg;
+	for (;;) {
+		nanosleep(&tick, NULL);
+		if (cs_progress_tick(others_cpu_ns()) && atomic_load(&in_flight))
+			cs_relay_progress();
+	}
+	return NULL;
+}
+
+static void start_ticker(void)
+{
+	sigset_t all, old;
+	pthread_t t;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (pthread_create(&t, NULL, ticker, NULL))
+		cs_warn("cudastore-helper: no progress reports (thread not started): criu's op_timeout_s "
+			"then bounds each request's whole length");
+	else
+		pthread_detach(t);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
 
 static const char *stage_name(int stage)
 {
@@ -274,6 +331,7 @@ static int serve(struct helper *h)
 			return 0;
 		}
 		flags = 0;
+		atomic_store(&in_flight, true);
 		if (m->type == CS_W_INIT) {
 			ret = h->ctx ? -EPROTO : do_init(h, m, fd);
 			if (!ret && h->ctx->disabled)
@@ -284,6 +342,7 @@ static int serve(struct helper *h)
 		} else {
 			ret = dispatch(h, m, fd, &flags);
 		}
+		atomic_store(&in_flight, false);
 		if (cs_wire_send_simple(h->sock, CS_W_DONE, (int32_t)getpid(), 0, ret, flags, -1))
 			break;
 		if (cs_relay_criu_gone())
@@ -308,6 +367,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	prctl(PR_SET_NAME, "cudastore-hlp", 0, 0, 0);
 	cs_relay_init(h.sock);
+	start_ticker();
 	ret = serve(&h);
 	release(&h);
 	return ret;

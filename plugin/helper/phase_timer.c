@@ -2,6 +2,7 @@
 /* phase_timer.c - phase timing and the one log line per phase (see phase_timer.h) */
 #include "log.h"
 #include "phase_timer.h"
+#include "progress.h"
 
 void cs_phase_timer_begin(struct cs_phase_timer *s)
 {
@@ -20,6 +21,7 @@ void cs_phase_timer_end(struct cs_phase_timer *s, int pid, const char *name, uin
 	else
 		cs_info("pid %d: %s: %.3f s", pid, name, dt);
 	s->t0 = cs_now();
+	cs_progress_note(pid);
 }
 
 double cs_phase_timer_total(const struct cs_phase_timer *s)

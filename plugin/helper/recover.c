@@ -11,6 +11,7 @@
 #include "imgset.h"
 #include "log.h"
 #include "procfs.h"
+#include "progress.h"
 #include "recover.h"
 #include "restore.h"
 #include "relay.h"
@@ -25,7 +26,7 @@ static void end_process(pid_t pid, const char *why)
 
 /*
  * The manifest the dead helper completed for pid, validated as a restore would (for a dump that
- * did not finish: imgset.h); 0 or -errno, -ENOENT when none was written.
+ * did not finish: imgset.h); 0 or -errno, -ENOENT (not logged) when none was written.
  */
 static int dead_helpers_manifest(struct cs_ctx *ctx, pid_t pid, int dirfd, struct cs_manifest *m)
 {
@@ -33,9 +34,8 @@ static int dead_helpers_manifest(struct cs_ctx *ctx, pid_t pid, int dirfd, struc
 	int ret;
 
 	ret = cs_imgset_recover_load(&ctx->dump.written, dirfd, cs_procfs_ns_pid(pid), m, err, sizeof(err));
-	if (ret)
-		cs_err("pid %d: the dump's images cannot give its GPU memory back: %s", pid,
-		       ret == -ENOENT ? "no manifest was written" : err);
+	if (ret && ret != -ENOENT)
+		cs_err("pid %d: the dump's images cannot give its GPU memory back: %s", pid, err);
 	return ret;
 }
 
@@ -54,8 +54,11 @@ static int restore_checkpointed(struct cs_ctx *ctx, pid_t pid, int dirfd)
 		ret = cs_restore_driver(ctx, pid, false);
 	else if (!ret)
 		ret = cs_restore_custom(ctx, pid, m, dirfd, NULL, false, &st, &pending);
-	else if (ret == -ENOENT) /* no manifest yet: a driver-managed checkpoint keeps its own copy */
+	else if (ret == -ENOENT) { /* no manifest yet: a driver-managed checkpoint keeps its own copy */
+		cs_info("pid %d: no manifest of it was written; restoring it from the driver's own copy",
+			pid);
 		ret = cs_restore_driver(ctx, pid, false);
+	}
 	if (pending) {
 		end_process(pid, "its GPU memory could not be put back from the images");
 		ctx->cuda.CheckpointOperationComplete(pending);
@@ -114,15 +117,26 @@ static int recover_process(struct cs_ctx *ctx, pid_t pid, int dirfd)
 		end_process(pid, "its CUDA restore thread cannot be let run");
 		return ret;
 	}
+	cs_progress_watch(pid, tid);
 	ret = back_to_running(ctx, pid, dirfd);
+	cs_progress_unwatch(pid);
 	cs_relay_rt_stop(&rt);
 	return ret;
 }
 
-/* the batch's fn (recover_gathered): the batch lets its restore thread run */
+/*
+ * The batch's fn (recover_gathered): the batch lets its restore thread run. criu hears where
+ * each process stands, so that if this helper is stopped too it knows which processes are settled
+ * and which were still under way (hooks.c).
+ */
 static int recover_one(struct cs_ctx *ctx, struct cs_proc *p, void *arg)
 {
-	return back_to_running(ctx, p->pid, *(int *)arg);
+	int dirfd = *(int *)arg, ret;
+
+	cs_relay_recovered(p->pid, -EINPROGRESS);
+	ret = back_to_running(ctx, p->pid, dirfd);
+	cs_relay_recovered(p->pid, ret ? ret : 0);
+	return ret;
 }
 
 /* CS_RECOVER_GATHER, pid > 0: note the process for the batch; 0 or -errno */

@@ -86,6 +86,25 @@ void cs_log_line(unsigned int loglevel, const char *format, ...)
 	pthread_mutex_unlock(&mu);
 }
 
+/* A one-way message to criu (PROGRESS, RECOVERED), dropped once criu is gone. */
+static void tell(uint32_t type, pid_t pid, int ret)
+{
+	pthread_mutex_lock(&mu);
+	if (!gone && cs_wire_send_simple(sock, type, pid, 0, ret, 0, -1))
+		gone = true;
+	pthread_mutex_unlock(&mu);
+}
+
+void cs_relay_progress(void)
+{
+	tell(CS_W_PROGRESS, 0, 0);
+}
+
+void cs_relay_recovered(pid_t pid, int ret)
+{
+	tell(CS_W_RECOVERED, pid, ret);
+}
+
 #define RT_ANSWER_MS 60000
 
 /* 0 when criu's answer is there, -ETIMEDOUT after RT_ANSWER_MS, -errno */

@@ -25,6 +25,10 @@ void cs_relay_init(int sock);
 /* criu is gone: serve the guardian. log_fd (or -1) receives a copy of every line from now on. */
 void cs_relay_guardian(int log_fd);
 bool cs_relay_criu_gone(void);
+/* The request in flight moved (progress.h): criu's wait for its answer starts over. */
+void cs_relay_progress(void);
+/* RECOVER with CS_RECOVER_GATHER: pid's recovery began (-EINPROGRESS) or ended (ret). */
+void cs_relay_recovered(pid_t pid, int ret);
 /* The socket to criu (for the test hooks, test_hooks.h). */
 int cs_relay_sock(void);
 /*

@@ -1,7 +1,9 @@
 # fragment: see Makefile.am
 # ===== tests/helper: cudastore-helper's modules, without CRIU or a GPU (also under ASan + UBSan) ==
-# restore device planning (devices.c); the helper's memory cgroup read from /proc (isolate.c)
-HELPER_UNIT_TESTS = tests/helper/test-device-plan-restore tests/helper/test-isolate-cgroup-lines
+# restore device planning (devices.c); the helper's memory cgroup read from /proc (isolate.c);
+# work told from a wait in the processes it watches (progress.c)
+HELPER_UNIT_TESTS = tests/helper/test-device-plan-restore tests/helper/test-isolate-cgroup-lines \
+	tests/helper/test-progress-tells-work-from-a-wait
 check_PROGRAMS += $(HELPER_UNIT_TESTS)
 TESTS += $(HELPER_UNIT_TESTS)
 tests_helper_test_device_plan_restore_SOURCES = tests/helper/test-device-plan-restore.c tests/log-stderr.c
@@ -10,6 +12,10 @@ tests_helper_test_device_plan_restore_LDADD = $(UNIT_TEST_LIBS)
 tests_helper_test_isolate_cgroup_lines_SOURCES = tests/helper/test-isolate-cgroup-lines.c tests/log-stderr.c
 tests_helper_test_isolate_cgroup_lines_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_helper_test_isolate_cgroup_lines_LDADD = $(UNIT_TEST_LIBS)
+tests_helper_test_progress_tells_work_from_a_wait_SOURCES = tests/helper/test-progress-tells-work-from-a-wait.c \
+	tests/log-stderr.c
+tests_helper_test_progress_tells_work_from_a_wait_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+tests_helper_test_progress_tells_work_from_a_wait_LDADD = $(UNIT_TEST_LIBS)
 
 # the same helper with the test hooks (plugin/helper/test_hooks.c), for make check only
 # (tests/e2e/lib.sh installs it as cudastore-helper beside the test's plugin); never installed

@@ -24,6 +24,17 @@ patchelf --set-rpath '$ORIGIN/lib' "$OUTDIR/plugins/cudastore-helper"
 cp tests/workload/cuda-workload tests/gpu/cs-driver-timing tests/e2e/cs-manifest-tool bench/cs-bench bench/cs-hash-bench bench/cs-wire-bench "$OUTDIR/bin/"
 # the cuda-checkpoint stand-in CRIU's plugin runs (the suite puts it on PATH as cuda-checkpoint)
 cp tests/gpu/cuda-checkpoint-standin "$OUTDIR/bin/"
+# the CUDA IPC pair run-ipc-probe.sh checkpoints is a runtime-API program: nvcc, with cudart linked
+# statically so that the GPU host needs nothing but its driver. Without nvcc the rest is packed.
+NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+if [ ! -x "$NVCC" ]; then
+	echo "make-gpu-artifacts: no nvcc (set NVCC): the IPC pair (bin/cuda-ipc-pair) was not built" >&2
+elif "$NVCC" -O2 -cudart static -o tests/gpu/cuda-ipc-pair tests/gpu/cuda-ipc-pair.cu; then
+	cp tests/gpu/cuda-ipc-pair "$OUTDIR/bin/"
+else
+	echo "make-gpu-artifacts: $NVCC failed: the IPC pair (bin/cuda-ipc-pair) was not built" >&2
+fi
+cp tests/gpu/run-ipc-probe.sh "$OUTDIR/"
 cp tests/gpu/run-gpu-suite.sh bench/run-gpu-bench.sh bench/run-gpu-perf.sh bench/criu-overlap.sh bench/tree-bench.sh \
 	bench/bench-setup.sh "$OUTDIR/"
 # the driver emulator: criu-overlap.sh measures whole criu restores with it (run-gpu-perf.sh)

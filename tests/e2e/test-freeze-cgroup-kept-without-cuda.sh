@@ -52,7 +52,7 @@ check_verdict cuda "$WPID" "CUDA tree: process verifies every byte after the res
 # 3. the driver mapped after init: the helper parks at INIT while a CUDA child starts
 mkdir -p "$WORK/late"
 setsid -f sh -c 'echo $$ >"$1/cgroup.procs"; echo $$ >"$2/late.pid"; while [ ! -e "$2/go" ]; do sleep 0.05; done
-	"$3" --pidfile "$2/late-child.pid" --ready "$2/late.ready" --outfile "$2/late.out" --size 1m; sleep 1000' \
+	"$3" --pidfile "$2/late-child.pid" --ready "$2/late.ready" --outfile "$2/late.out" --size 1m; exec sleep 1000' \
 	sh "$CG" "$WORK" "$WORKLOAD" </dev/null >/dev/null 2>"$WORK/late.err"
 wait_file "$WORK/late.pid" 10 || bail "late tree did not start"
 ROOT=$(cat "$WORK/late.pid"); PIDS_TO_KILL="$PIDS_TO_KILL $ROOT"

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * procfs.c - NSpid, MemAvailable, /proc/vmstat counters, a thread's signal and seccomp status,
- * libcuda mapped, tracees
+ * the CUDA driver's files in a process, tracees
  */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,9 +187,165 @@ static int maps_find(pid_t pid, const char *needle, char *name, size_t len)
 	return p ? 1 : 0;
 }
 
-bool cs_procfs_maps_libcuda(pid_t pid)
+/*
+ * What marks a CUDA process from outside is what the driver holds in it: from cuInit on it has
+ * /dev/nvidiactl, /dev/nvidiaN and /dev/nvidia-uvm open and mapped, whatever the library that
+ * loaded it is called (a vendored or renamed copy, a wrapper's private name). The driver library
+ * itself (libcuda.so*) counts as well: it is loaded before cuInit opens anything, so it marks a
+ * process in the window between the two, and the only error the extra signal can make is to take
+ * a process that loaded the library but never initialised it for a CUDA process, which costs the
+ * freezer's single-step seizing, never a GPU state dumped as CPU-only. The maps come first: every
+ * initialised CUDA process maps nvidiactl, so the fds only add the moment inside cuInit between
+ * open() and mmap(), and a process with more than CS_PROCFS_MAX_FDS fds is decided by its maps and
+ * its first fds: a proxy holding 100000 sockets is not taken for a CUDA process for their number.
+ */
+
+/* a device file's name as the NVIDIA driver makes it: nvidiactl, nvidiaN, nvidia-uvm(-tools) */
+static bool nvidia_dev_name(const char *name)
 {
-	return maps_find(pid, "/libcuda.so", NULL, 0) != 0; /* cannot tell: a CUDA process */
+	if (strncmp(name, "nvidia", 6))
+		return false;
+	name += 6;
+	return isdigit((unsigned char)*name) || !strncmp(name, "ctl", 3) || !strncmp(name, "-uvm", 4);
+}
+
+/*
+ * path, as /proc shows it, names an NVIDIA device file: its last component is such a name in a
+ * directory named dev. The path may lie under a container's root (criu outside it sees
+ * /run/.../rootfs/dev/nvidia0) and may end in " (deleted)".
+ */
+static bool nvidia_dev_path(const char *path)
+{
+	const char *name = strrchr(path, '/');
+
+	return name && name - path >= 4 && !strncmp(name - 4, "/dev", 4) && nvidia_dev_name(name + 1);
+}
+
+static bool libcuda_path(const char *path)
+{
+	const char *name = strrchr(path, '/');
+
+	return name && !strncmp(name + 1, "libcuda.so", 10);
+}
+
+/* the path of a /proc/PID/maps line (its sixth field, "" for anonymous memory), in place */
+static const char *maps_line_path(char *line)
+{
+	char *p = line;
+
+	line[strcspn(line, "\n")] = '\0';
+	for (int field = 0; field < 5; field++) {
+		p += strcspn(p, " ");
+		p += strspn(p, " ");
+	}
+	return p;
+}
+
+/* a mapping of the driver in the maps open at fd (taken): 1 (what says which), 0 none, -errno */
+static int maps_driver(int fd, char *what, size_t len)
+{
+	FILE *f = fdopen(fd, "r");
+	size_t cap = 0;
+	char *line = NULL;
+	int ret = 0;
+
+	if (!f) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	errno = 0;
+	while (!ret && getline(&line, &cap, f) >= 0) {
+		const char *path = maps_line_path(line);
+
+		if (nvidia_dev_path(path) || libcuda_path(path)) {
+			snprintf(what, len, "maps %s", path);
+			ret = 1;
+		}
+	}
+	if (!ret && ferror(f))
+		ret = errno ? -errno : -EIO;
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+/* an fd of the driver's device files in the fd directory open at fd (taken): as maps_driver */
+static int fds_driver(int fd, char *what, size_t len)
+{
+	DIR *d = fdopendir(fd);
+	unsigned seen = 0;
+	struct dirent *e;
+	int ret = 0;
+
+	if (!d) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	while (!ret && seen < CS_PROCFS_MAX_FDS && (e = readdir(d))) {
+		char target[PATH_MAX];
+		ssize_t n;
+
+		if (e->d_name[0] == '.')
+			continue;
+		seen++;
+		n = readlinkat(dirfd(d), e->d_name, target, sizeof(target) - 1);
+		if (n < 0) {
+			if (errno != ENOENT) /* ENOENT: closed meanwhile */
+				ret = -errno;
+			continue;
+		}
+		target[n] = '\0';
+		if (nvidia_dev_path(target)) {
+			snprintf(what, len, "has %s open (fd %s)", target, e->d_name);
+			ret = 1;
+		}
+	}
+	closedir(d);
+	return ret;
+}
+
+int cs_procfs_cuda_driver_at(int dirfd, char *what, size_t len)
+{
+	char dummy[1];
+	int fd, ret;
+
+	if (!what || !len) {
+		what = dummy;
+		len = sizeof(dummy);
+	}
+	fd = openat(dirfd, "maps", O_RDONLY | O_CLOEXEC);
+	ret = fd < 0 ? -errno : maps_driver(fd, what, len);
+	if (ret < 0) {
+		snprintf(what, len, "its maps cannot be read (%s)", strerror(-ret));
+		return ret;
+	}
+	if (ret)
+		return ret;
+	fd = openat(dirfd, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ret = fd < 0 ? -errno : fds_driver(fd, what, len);
+	if (ret < 0)
+		snprintf(what, len, "its fds cannot be read (%s)", strerror(-ret));
+	return ret;
+}
+
+int cs_procfs_cuda_driver(pid_t pid, char *what, size_t len)
+{
+	char path[32];
+	int dfd, ret;
+
+	snprintf(path, sizeof(path), "/proc/%d", pid);
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		ret = -errno;
+		if (what && len)
+			snprintf(what, len, "%s cannot be read (%s)", path, strerror(-ret));
+		return ret;
+	}
+	ret = cs_procfs_cuda_driver_at(dfd, what, len);
+	close(dfd);
+	return ret;
 }
 
 bool cs_procfs_cuda_ipc(pid_t pid, char *name, size_t len)

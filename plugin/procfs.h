@@ -22,8 +22,20 @@ int cs_procfs_thread_cpu_ns(pid_t pid, pid_t tid, uint64_t *ns);
 int cs_procfs_rss_pages(pid_t pid, uint64_t *pages);
 /* pid maps the CUDA driver's IPC file (/dev/shm/cuda.shm.*): its name into name */
 bool cs_procfs_cuda_ipc(pid_t pid, char *name, size_t len);
-/* pid has the CUDA driver (libcuda.so) mapped; true when it cannot be told (no driver call) */
-bool cs_procfs_maps_libcuda(pid_t pid);
+#define CS_PROCFS_MAX_FDS 65536 /* fds looked at in one process */
+/*
+ * Does the process whose /proc/PID directory is open at dirfd use the CUDA driver? Read from
+ * /proc only, no driver call: one pass over its maps, then, when they show none, over its fds
+ * (at most CS_PROCFS_MAX_FDS of them). It does when a mapping or an open fd is an NVIDIA device
+ * file (a path whose last two components are dev/nvidiactl*, dev/nvidia<digit>* or
+ * dev/nvidia-uvm*, wherever the process's root lies) or a mapping is the driver library
+ * (libcuda.so*). 1 when it does, what (len bytes, may be NULL) saying which file; 0 when it
+ * does not; -errno when its maps or fds cannot be read, what saying which. Callers take -errno
+ * for a CUDA process: a process that cannot be told must not be handled as CPU-only.
+ */
+int cs_procfs_cuda_driver_at(int dirfd, char *what, size_t len);
+/* The same for pid, through /proc/PID (-errno, e.g. -ENOENT, when that cannot be opened). */
+int cs_procfs_cuda_driver(pid_t pid, char *what, size_t len);
 
 /* What /proc/<tid>/status says about one thread's signals and seccomp */
 struct cs_thread_status {

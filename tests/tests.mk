@@ -107,6 +107,7 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-leave-running-observed-without-layout.sh \
 	tests/e2e/test-criu43-leave-running-observed.sh \
 	tests/e2e/test-freeze-cgroup-kept-without-cuda.sh \
+	tests/e2e/test-freeze-cgroup-finds-driver-under-another-library-name.sh \
 	tests/e2e/test-unsupported-criu-modes-refused.sh \
 	tests/e2e/test-runc-checkpoint-restore.sh \
 	tests/e2e/test-runc-leave-running.sh \

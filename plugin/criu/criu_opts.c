@@ -544,6 +544,8 @@ int cs_criu_refuse_unsupported(int pid, int dirfd)
 {
 	struct cs_criu_view v;
 	const char *opt, *why;
+	char what[256];
+	int ret;
 
 	cs_criu_view_read(&v, pid, dirfd);
 	if (v.pre_dump)
@@ -571,12 +573,13 @@ int cs_criu_refuse_unsupported(int pid, int dirfd)
 	} else {
 		return 0;
 	}
-	if (!cs_procfs_maps_libcuda(pid)) {
-		cs_debug("pid %d: no CUDA driver mapped; %s does not concern cudastore", pid, opt);
+	ret = cs_procfs_cuda_driver(pid, what, sizeof(what));
+	if (!ret) {
+		cs_debug("pid %d: does not use the CUDA driver; %s does not concern cudastore", pid, opt);
 		return 0;
 	}
 	cs_err("pid %d: criu runs with %s, which cudastore cannot serve for a CUDA process: %s. The "
-	       "process was not touched (read from %s)",
-	       pid, opt, why, v.how);
+	       "process was not touched (it %s the CUDA driver: %s; criu's options read from %s)",
+	       pid, opt, why, ret > 0 ? "uses" : "may use", what, v.how);
 	return -EINVAL;
 }

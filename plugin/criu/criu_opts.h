@@ -72,7 +72,8 @@ int cs_criu_leave_running(const struct cs_options *o, int dirfd);
 
 /*
  * PAUSE_DEVICES, before anything else: refuse the CRIU modes the plugin cannot serve
- * (--stream, --lazy-pages, --page-server) for a process that has the CUDA driver loaded.
+ * (--stream, --lazy-pages, --page-server) for a process that uses the CUDA driver, or may: one
+ * whose use cannot be read from /proc (cs_procfs_cuda_driver).
  * dirfd: criu_get_image_dir().
  * Returns 0, or -EINVAL after logging why and what to do (not -ENOTSUP/-EOPNOTSUPP: CRIU
  * reads that as "not this plugin's process" and dumps on without the GPU state).

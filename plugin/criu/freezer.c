@@ -2,10 +2,12 @@
 /*
  * freezer.c - whether criu may keep its cgroup freezer (freezer.h).
  *
- * A task counts as a CUDA process when it has libcuda mapped (procfs.h): the driver is loaded
- * long before it can hold GPU state, so a process that maps it between this scan and its
- * PAUSE is the only one missed, and cs_freezer_check_late() catches it there. Tasks that exit
- * during the scan are skipped. The scan is bounded (CS_FREEZER_MAX_TASKS tasks, cgroups
+ * A task counts as a CUDA process when it uses the CUDA driver, as /proc shows it
+ * (cs_procfs_cuda_driver: the NVIDIA device files it maps or holds open, or the driver library
+ * mapped), and when that cannot be told: the driver opens its device files in cuInit, before the
+ * process can hold GPU state, so a process that starts using it between this scan and its PAUSE
+ * is the only one missed, and cs_freezer_check_late() catches it there. Tasks that exit during
+ * the scan are skipped. The scan is bounded (CS_FREEZER_MAX_TASKS tasks, cgroups
  * CS_FREEZER_MAX_DEPTH deep); a tree beyond that is treated as one that has a CUDA process.
  */
 #include <dirent.h>
@@ -27,8 +29,10 @@
 
 struct scan {
 	unsigned seen;	/* tasks looked at */
-	pid_t cuda;	/* the first with the driver mapped, 0 none, -1 over the bound */
+	pid_t cuda;	/* the first that uses the driver (or may), 0 none, -1 over the bound */
+	bool told;	/* it does (else: cannot be told) */
 	const char *at; /* where it was found */
+	char what[256]; /* what showed it (cs_procfs_cuda_driver) */
 };
 
 static bool gone(pid_t pid)
@@ -39,15 +43,19 @@ static bool gone(pid_t pid)
 /* look at one task; false stops the scan */
 static bool scan_task(struct scan *s, pid_t pid, const char *at)
 {
+	int ret;
+
 	if (pid <= 0)
 		return true;
 	if (++s->seen > CS_FREEZER_MAX_TASKS) {
 		s->cuda = -1;
 		return false;
 	}
-	if (!cs_procfs_maps_libcuda(pid) || gone(pid))
+	ret = cs_procfs_cuda_driver(pid, s->what, sizeof(s->what));
+	if (!ret || gone(pid))
 		return true;
 	s->cuda = pid;
+	s->told = ret > 0;
 	s->at = at;
 	return false;
 }
@@ -149,25 +157,28 @@ bool cs_freezer_may_keep(const struct cs_criu_view *v, char *why, size_t whylen)
 	if (scan_cgroup(&s, dfd, "the freeze cgroup", 0) && v->tree > 0)
 		scan_tree(&s, v->tree, "the dumped tree", 0);
 	if (s.cuda > 0)
-		snprintf(why, whylen, "pid %d in %s has the CUDA driver mapped", s.cuda, s.at);
+		snprintf(why, whylen, "pid %d in %s %s the CUDA driver: %s", s.cuda, s.at,
+			 s.told ? "uses" : "may use", s.what);
 	else if (s.cuda < 0)
 		snprintf(why, whylen, "the tree has more than %u tasks or cgroups deeper than %d",
 			 CS_FREEZER_MAX_TASKS, CS_FREEZER_MAX_DEPTH);
 	else
-		snprintf(why, whylen,
-			 "none of the %u tasks of freeze cgroup %.200s%s has the CUDA driver mapped", s.seen,
-			 v->freeze_cgroup, v->tree > 0 ? " and of the dumped tree" : "");
+		snprintf(why, whylen, "none of the %u tasks of freeze cgroup %.200s%s uses the CUDA driver",
+			 s.seen, v->freeze_cgroup, v->tree > 0 ? " and of the dumped tree" : "");
 	return s.cuda == 0;
 }
 
 int cs_freezer_check_late(pid_t pid, const char *cgroup)
 {
-	if (!cs_procfs_maps_libcuda(pid))
+	char what[256];
+	int ret = cs_procfs_cuda_driver(pid, what, sizeof(what));
+
+	if (!ret)
 		return -ENOTSUP;
-	cs_err("pid %d has the CUDA driver mapped now, but no task had it when the dump began, so criu "
+	cs_err("pid %d %s the CUDA driver now (%s), but no task did when the dump began, so criu "
 	       "freezes the tree with the cgroup freezer (%.200s), which would also freeze the "
 	       "driver's restore thread. Nothing was locked or checkpointed and criu resumes the "
 	       "tree: retry the dump (it will then seize the tree thread by thread)",
-	       pid, cgroup);
+	       pid, ret > 0 ? "uses" : "may use", what, cgroup);
 	return -EAGAIN;
 }

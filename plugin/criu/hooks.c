@@ -101,7 +101,7 @@ static bool images_need_us(void)
 static bool freezer_may_keep(struct cs_plugin *p)
 {
 	struct cs_criu_view v;
-	char why[320];
+	char why[512];
 	bool keep;
 
 	cs_criu_view_read_init(&v, criu_get_image_dir());

@@ -31,6 +31,12 @@ TESTS += tests/base/test-procfs-stop-pending
 tests_base_test_procfs_stop_pending_SOURCES = tests/base/test-procfs-stop-pending.c tests/log-stderr.c tests/tap.h
 tests_base_test_procfs_stop_pending_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_base_test_procfs_stop_pending_LDADD = $(UNIT_TEST_LIBS)
+# /proc: a CUDA process told by the driver's device files it maps or holds open, on fake /proc
+# directories (a parser of text from outside: also under ASan + UBSan, checks.mk)
+BASE_UNIT_TESTS += tests/base/test-procfs-cuda-driver
+tests_base_test_procfs_cuda_driver_SOURCES = tests/base/test-procfs-cuda-driver.c tests/log-stderr.c tests/tap.h
+tests_base_test_procfs_cuda_driver_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+tests_base_test_procfs_cuda_driver_LDADD = $(UNIT_TEST_LIBS)
 
 # what root runs and opens: the trust walk and the paths options name
 BASE_TRUST_TESTS = tests/base/test-trust-path-and-option-paths

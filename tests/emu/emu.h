@@ -73,6 +73,7 @@ struct emu_config {
 	char abort_op[16];
 	char trace[256];
 	unsigned int rate_mbps; /* the driver's own per-process rate, 10^6 bytes/s; 0: no limit */
+	char device_file[256];	/* opened and mapped at cuInit, as the driver's /dev/nvidia*; "": none */
 };
 
 const struct emu_config *emu_config(void);

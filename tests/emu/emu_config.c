@@ -180,6 +180,14 @@ static void cfg_rate(const char *text)
 		cfg_die("CUDASTORE_EMU_RATE_MBPS=%s: not a number", text);
 }
 
+static void cfg_device_file(const char *text)
+{
+	if (text[0] != '/' || strlen(text) >= sizeof(cfg.device_file))
+		cfg_die("CUDASTORE_EMU_DEVICE_FILE=%s: want an absolute path of at most %zu bytes", text,
+			sizeof(cfg.device_file) - 1);
+	snprintf(cfg.device_file, sizeof(cfg.device_file), "%s", text);
+}
+
 static void cfg_load(void)
 {
 	const char *v;
@@ -221,6 +229,9 @@ static void cfg_load(void)
 	v = getenv("CUDASTORE_EMU_RATE_MBPS");
 	if (v && *v)
 		cfg_rate(v);
+	v = getenv("CUDASTORE_EMU_DEVICE_FILE");
+	if (v && *v)
+		cfg_device_file(v);
 }
 
 const struct emu_config *emu_config(void)

@@ -3,18 +3,54 @@
  * emu_init.c - cuInit, cuDriverGetVersion and the error strings: the calls that work
  * before cuInit (with cuGetProcAddress).
  *
- * cuInit reserves each device's virtual address range and starts the driver thread. It is
- * not repeated after a CRIU restore: the restored memory already says "initialized", the
- * reservations and the listening socket come back with the process, and the driver thread
- * resumes in accept().
+ * cuInit opens the device file when one is configured, reserves each device's virtual
+ * address range and starts the driver thread. It is not repeated after a CRIU restore: the
+ * restored memory already says "initialized", the device file, the reservations and the
+ * listening socket come back with the process, and the driver thread resumes in accept().
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "emu_api.h"
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool init_done;
+static int devfile_fd = -1;
+
+/*
+ * The driver's device file (CUDASTORE_EMU_DEVICE_FILE): the real driver opens /dev/nvidiactl and
+ * /dev/nvidiaN in cuInit, maps them and holds both for the life of the process, so the file is
+ * opened and one page of it mapped here, and neither is ever closed. The mapping is private: a
+ * shared mapping of a node with /dev/zero's numbers, which the tests create, is shown in
+ * /proc/PID/maps as the kernel's "/dev/zero (deleted)" instead of the file's path.
+ */
+static int devfile_open(const char *path)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int fd, ret;
+
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		goto err;
+	}
+	if (mmap(NULL, (size_t)page, PROT_READ, MAP_PRIVATE, fd, 0) == MAP_FAILED) {
+		ret = -errno;
+		close(fd);
+		goto err;
+	}
+	devfile_fd = fd;
+	return 0;
+err:
+	fprintf(stderr, "cudastore-emu[%d]: cannot open and map CUDASTORE_EMU_DEVICE_FILE %s: %s\n", getpid(),
+		path, strerror(-ret));
+	return ret;
+}
 
 bool emu_initialized(void)
 {
@@ -33,6 +69,10 @@ static CUresult init_once(unsigned int flags)
 		goto out;
 	if (!c->ndev) {
 		res = CUDA_ERROR_NO_DEVICE;
+		goto out;
+	}
+	if (c->device_file[0] && devfile_fd < 0 && devfile_open(c->device_file)) {
+		res = CUDA_ERROR_OPERATING_SYSTEM;
 		goto out;
 	}
 	for (int d = 0; d < c->ndev; d++)

@@ -200,7 +200,7 @@ for t in $FREEZECG; do
 	dlog=$(ls "$T"/dump/$t/*/1/dump.log 2>/dev/null | head -n1)
 	why=
 	want="criu keeps its cgroup freezer"
-	case $t in zdtm/cudastore/*) want="seizing: thread by thread: pid [0-9]+ in the freeze cgroup has the CUDA driver" ;; esac
+	case $t in zdtm/cudastore/*) want="seizing: thread by thread: pid [0-9]+ in the freeze cgroup uses the CUDA driver" ;; esac
 	if ! echo "$v" | grep -q '^ok' || echo "$v" | grep -q '# SKIP'; then
 		why="zdtm says '${v:-no result}'"
 	elif [ -z "$dlog" ] || ! grep -Eq "cudastore: $want|cudastore: seizing: $want" "$dlog"; then

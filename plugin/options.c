@@ -220,6 +220,11 @@ int cs_options_set(struct cs_options *o, const char *key, const char *v, char *e
 			return cs_fail(-EINVAL, err, len,
 				       "op_timeout_s: '%s' is not in 0..86400 (0 = no limit)", v);
 		o->op_timeout_s = (unsigned)x;
+	} else if (!strcmp(key, "old_driver_trees")) {
+		if (!strcmp(v, "refuse") || !strcmp(v, "allow"))
+			o->old_driver_trees = !strcmp(v, "allow");
+		else
+			return cs_fail(-EINVAL, err, len, "old_driver_trees: '%s' is not refuse or allow", v);
 	} else if (!strcmp(key, "parallel")) {
 		if (parse_u64(v, 0, CS_PARALLEL_MAX, &x))
 			return cs_fail(
@@ -438,6 +443,7 @@ static const struct {
 	{ "CUDASTORE_LOCK_TIMEOUT_MS", "lock_timeout_ms" },
 	{ "CUDASTORE_PARALLEL", "parallel" },
 	{ "CUDASTORE_OP_TIMEOUT_S", "op_timeout_s" },
+	{ "CUDASTORE_OLD_DRIVER_TREES", "old_driver_trees" },
 	{ "CUDASTORE_DEVICE_MAP", "device_map" },
 };
 
@@ -588,6 +594,8 @@ int cs_option_format(const struct cs_options *o, const char *key, char *buf, siz
 		snprintf(buf, len, "%u", o->op_timeout_s);
 	else if (!strcmp(key, "parallel"))
 		snprintf(buf, len, "%u", o->parallel);
+	else if (!strcmp(key, "old_driver_trees"))
+		snprintf(buf, len, "%s", o->old_driver_trees ? "allow" : "refuse");
 	else if (!strcmp(key, "device_map"))
 		format_device_map(o, buf, len);
 	else

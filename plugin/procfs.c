@@ -358,6 +358,69 @@ bool cs_procfs_cuda_ipc(pid_t pid, char *name, size_t len)
 	return true;
 }
 
+/* the children of every thread of pid, appended to out[*n..max) (counted past max) */
+static int add_children(pid_t pid, pid_t *out, unsigned max, unsigned *n)
+{
+	char path[64];
+	struct dirent *e;
+	long child;
+	DIR *d;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/children", pid, e->d_name);
+		f = fopen(path, "re");
+		while (f && fscanf(f, "%ld", &child) == 1)
+			if ((*n)++ < max)
+				out[*n - 1] = (pid_t)child;
+		if (f)
+			fclose(f);
+	}
+	closedir(d);
+	return 0;
+}
+
+int cs_procfs_tree(pid_t pid, pid_t *out, unsigned max)
+{
+	unsigned n = 0, i;
+	int ret;
+
+	if (max)
+		out[0] = pid;
+	n = 1;
+	ret = add_children(pid, out, max, &n);
+	if (ret)
+		return ret;
+	/* a child that exits meanwhile has no task directory: its own subtree is simply empty */
+	for (i = 1; i < n && i < max; i++)
+		add_children(out[i], out, max, &n);
+	return (int)n;
+}
+
+#define KILL_TREE_MAX 4096
+
+int cs_procfs_kill_tree(pid_t pid)
+{
+	pid_t *tree = calloc(KILL_TREE_MAX, sizeof(*tree));
+	int n = tree ? cs_procfs_tree(pid, tree, KILL_TREE_MAX) : -ENOMEM;
+	int done = 0;
+
+	if (n < 0) { /* its children cannot be listed: it alone */
+		free(tree);
+		return kill(pid, SIGKILL) ? 0 : 1;
+	}
+	for (int i = 0; i < n && i < KILL_TREE_MAX; i++)
+		done += !kill(tree[i], SIGKILL);
+	free(tree);
+	return done;
+}
+
 pid_t cs_procfs_status_pid(pid_t pid, const char *field)
 {
 	long long v;

@@ -47,6 +47,18 @@ struct cs_thread_status {
 /* 0, or -errno (-ENOENT: no such thread) */
 int cs_procfs_thread_status(pid_t tid, struct cs_thread_status *st);
 
+/*
+ * pid and its descendants (every thread's children, level by level): at most max pids into out,
+ * pid first. Their number (which may exceed max), or -errno when pid's own entry cannot be read.
+ */
+int cs_procfs_tree(pid_t pid, pid_t *out, unsigned max);
+
+/*
+ * End pid and its descendants (SIGKILL, the whole tree looked up first): a process that can no
+ * longer run leaves no orphans behind. How many were signalled.
+ */
+int cs_procfs_kill_tree(pid_t pid);
+
 /* A pid-valued field of /proc/PID/status ("PPid", "TracerPid"), or -1. */
 pid_t cs_procfs_status_pid(pid_t pid, const char *field);
 

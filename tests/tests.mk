@@ -63,6 +63,8 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-tree-process-3-checkpoint-fails-all-run-on.sh \
 	tests/e2e/test-tree-process-3-driver-checkpoint-fails-all-run-on.sh \
 	tests/e2e/test-tree-process-3-copy-fails-all-run-on.sh \
+	tests/e2e/test-tree-process-3-complete-fails-others-run-on-it-ended.sh \
+	tests/e2e/test-tree-checkpoint-then-unlock-fail-process-2-ended-others-run-on.sh \
 	tests/e2e/test-tree-criu-killed-mid-copy-all-4-resume.sh \
 	tests/e2e/test-tree-flipped-byte-in-process-2-nothing-resumes.sh \
 	tests/e2e/test-restore-onto-other-gpus.sh \
@@ -87,8 +89,10 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-slow-dump-that-progresses-outlives-op-timeout.sh \
 	tests/e2e/test-stalled-restore-thread-dump-fails-in-bounded-time.sh \
 	tests/e2e/test-stalled-driver-with-defaults-ends-within-a-minute.sh \
-	tests/e2e/test-tree-stalled-driver-root-ended-child-runs-on.sh \
+	tests/e2e/test-tree-stalled-driver-root-ended-with-its-tree.sh \
 	tests/e2e/test-cuda-ipc-on-old-driver-refused-before-lock.sh \
+	tests/e2e/test-tree-on-old-driver-refused-before-any-lock.sh \
+	tests/e2e/test-leave-running-unresumable-process-ended-not-left-hung.sh \
 	tests/e2e/test-helper-leaves-restored-workloads-memory-cgroup.sh \
 	tests/e2e/test-helper-killed-mid-copy-process-ended-not-hung.sh \
 	tests/e2e/test-helper-killed-after-complete-restored-from-extents.sh \

@@ -218,11 +218,16 @@ static unsigned recover_stall_ms(const struct cs_plugin *p)
 	return t && t < RECOVER_STALL_MS ? t : RECOVER_STALL_MS;
 }
 
-/* The process's end, when no helper could bring it back: it must not hang in its next CUDA call. */
+/*
+ * The process's end, when no helper could bring it back: it must not hang in its next CUDA
+ * call, and its descendants are not left behind as orphans.
+ */
 static void end_tracked(struct cs_plugin *p, unsigned i, const char *why)
 {
-	cs_err("pid %d: %s; killing it so that it does not hang in its next CUDA call", p->tracked[i], why);
-	kill(p->tracked[i], SIGKILL);
+	int n = cs_procfs_kill_tree(p->tracked[i]);
+
+	cs_err("pid %d: %s; killing it%s so that it does not hang in its next CUDA call", p->tracked[i], why,
+	       n > 1 ? " and its descendants" : "");
 	p->settled[i] = true;
 }
 

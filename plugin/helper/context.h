@@ -64,6 +64,7 @@ struct cs_proc {
 	bool extents_complete;	/* manifest + extents written and synced */
 	bool left;		/* criu killed or stopped it after the dump: nothing to resume (watch.h) */
 	bool watched;		/* resumed because criu was seen letting it run (watch.h) */
+	const char *why;	/* the rollback failed: what was lost (a static string) */
 	struct cs_rescue *rescue;
 	unsigned ndev_plan; /* GPUs the process uses, from NVML (0: unknown) */
 	CUuuid dev_plan[CS_MAX_DEVICES];
@@ -99,6 +100,7 @@ struct cs_dump_session {
 	bool batch_ran;		  /* the first CHECKPOINT ran the whole tree's (batch.h) */
 	bool imgdir_owned;	  /* stale cudastore files of an earlier dump removed (imgset.h) */
 	bool inventory_added;	  /* criu was asked to record us in its inventory */
+	bool tree_checked;	  /* the tree's CUDA processes counted (cs_dump_plan_check_tree) */
 	struct cs_index index;	  /* this dump's id and the manifests written so far (mu) */
 	uint64_t planned_bytes;	  /* GPU memory of the processes already admitted to this dump */
 	struct cs_imgset written; /* RECOVER: what the dump whose helper died wrote, read once */

@@ -147,6 +147,13 @@ int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd, unsigned alarm_cap_m
 		if (ret)
 			return ret;
 	}
+	/* the first PAUSE is the dumped tree's root's, before anything of the tree is locked */
+	if (ctx->stage == CS_STAGE_DUMP && !ctx->dump.tree_checked) {
+		ctx->dump.tree_checked = true;
+		ret = cs_dump_plan_check_tree(ctx, pid);
+		if (ret)
+			return ret;
+	}
 	res = ctx->cuda.CheckpointProcessGetRestoreThreadId(pid, &tid);
 	if (res != CUDA_SUCCESS)
 		return -ENOTSUP; /* not a CUDA process */
@@ -650,40 +657,109 @@ static int restore_checkpointed(struct cs_ctx *ctx, struct cs_proc *p, int dirfd
 	return ret;
 }
 
-/* On a batch worker, the restore thread running: one process back to its state as found. */
+#define ROLLBACK_TRIES 3 /* a failed restore or unlock of the rollback is tried this often */
+
+/* CHECKPOINTED: back onto its GPUs, LOCKED; a failure that leaves it CHECKPOINTED is tried again */
+static int rollback_restore(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
+{
+	CUprocessState st;
+	int ret = -EPROTO;
+
+	for (unsigned t = 0; t < ROLLBACK_TRIES && ret; t++) {
+		if (t && (ctx->cuda.CheckpointProcessGetState(p->pid, &st) != CUDA_SUCCESS ||
+			  st != CU_PROCESS_STATE_CHECKPOINTED))
+			break; /* not as before the attempt: the next one would not find what it expects */
+		if (t)
+			cs_warn("pid %d: putting its GPU memory back failed; trying again (%u of %u)", p->pid,
+				t + 1, ROLLBACK_TRIES);
+		ret = restore_checkpointed(ctx, p, dirfd);
+	}
+	return ret;
+}
+
+/* LOCKED by us: running again; an unlock that does not take is tried again */
+static int rollback_unlock(struct cs_ctx *ctx, struct cs_proc *p)
+{
+	struct timespec pause = { 0, 50 * 1000 * 1000 };
+	CUcheckpointUnlockArgs ua;
+	CUprocessState st;
+
+	for (unsigned t = 0; t < ROLLBACK_TRIES; t++) {
+		memset(&ua, 0, sizeof(ua));
+		ctx->cuda.CheckpointProcessUnlock(p->pid, &ua);
+		if (ctx->cuda.CheckpointProcessGetState(p->pid, &st) == CUDA_SUCCESS &&
+		    st == CU_PROCESS_STATE_RUNNING)
+			return 0;
+		nanosleep(&pause, NULL);
+	}
+	return cs_driver_expect_state(ctx, p->pid, CU_PROCESS_STATE_RUNNING, "unlock");
+}
+
+/*
+ * On a batch worker, the restore thread running: one process back to its state as found. On
+ * failure p->why says what was lost for the caller's message (the process is then ended).
+ */
 static int rollback_one(struct cs_ctx *ctx, struct cs_proc *p, void *arg)
 {
 	CUprocessState st = CU_PROCESS_STATE_FAILED;
 	int dirfd = *(const int *)arg, ret = 0;
 
-	if (ctx->cuda.CheckpointProcessGetState(p->pid, &st) != CUDA_SUCCESS)
-		ret = -EPROTO;
-	if (!ret && st == CU_PROCESS_STATE_CHECKPOINTING) {
-		/* Complete failed or was never called; its handle is not used again (design.md) */
-		cs_err("pid %d: stuck in CHECKPOINTING (%s); it cannot be resumed", p->pid,
-		       p->extents_complete || p->rescue ? "cuCheckpointOperationComplete failed"
-							: "its memory could be neither saved nor kept");
-		ret = -EPROTO;
+	if (ctx->cuda.CheckpointProcessGetState(p->pid, &st) != CUDA_SUCCESS) {
+		p->why = "its CUDA state cannot be read";
+		return -EPROTO;
 	}
-	if (!ret && st == CU_PROCESS_STATE_CHECKPOINTED) {
-		ret = restore_checkpointed(ctx, p, dirfd);
+	if (st == CU_PROCESS_STATE_CHECKPOINTING) {
+		/* Complete failed or was never called; its handle is not used again (design.md) */
+		p->why = p->extents_complete || p->rescue
+			     ? "it is stuck in CHECKPOINTING: cuCheckpointOperationComplete failed, and the "
+			       "driver has no other way out"
+			     : "it is stuck in CHECKPOINTING: its GPU memory could be neither saved nor kept";
+		return -EPROTO;
+	}
+	if (st == CU_PROCESS_STATE_CHECKPOINTED) {
+		ret = rollback_restore(ctx, p, dirfd);
+		if (ret) {
+			p->why = "its GPU memory could not be put back";
+			return ret;
+		}
 		st = CU_PROCESS_STATE_LOCKED;
 	}
-	if (!ret && st == CU_PROCESS_STATE_LOCKED && p->initial_state == CU_PROCESS_STATE_RUNNING) {
-		CUcheckpointUnlockArgs ua;
-
-		memset(&ua, 0, sizeof(ua));
-		ctx->cuda.CheckpointProcessUnlock(p->pid, &ua);
-		ret = cs_driver_expect_state(ctx, p->pid, CU_PROCESS_STATE_RUNNING, "unlock");
+	if (st == CU_PROCESS_STATE_LOCKED && p->initial_state == CU_PROCESS_STATE_RUNNING) {
+		ret = rollback_unlock(ctx, p);
+		if (ret) {
+			p->why = "it stays locked: cuCheckpointProcessUnlock did not take";
+			return ret;
+		}
 		st = CU_PROCESS_STATE_RUNNING;
 	}
-	if (!ret && st != CU_PROCESS_STATE_RUNNING &&
+	if (st != CU_PROCESS_STATE_RUNNING &&
 	    !(st == CU_PROCESS_STATE_LOCKED && p->initial_state == CU_PROCESS_STATE_LOCKED)) {
 		cs_err("pid %d: CUDA state %d after the rollback; it cannot be resumed as it was", p->pid,
 		       st);
-		ret = -EPROTO;
+		p->why = "its CUDA state is not one it can run in";
+		return -EPROTO;
 	}
-	return ret;
+	return 0;
+}
+
+/*
+ * A process the rollback could not resume would hang in its next CUDA call: it is ended, with
+ * its descendants (never left behind as orphans), and the reason. kept: its images of this dump
+ * are complete (a --leave-running dump) and restore it.
+ */
+static void end_unresumable(struct cs_proc *p, bool kept)
+{
+	char more[96] = "";
+	int n = cs_procfs_kill_tree(p->pid);
+
+	if (n > 1)
+		snprintf(more, sizeof(more), " and its %d descendant(s)", n - 1);
+	cs_err("pid %d: cannot be resumed after the dump (%s); ending it%s so that it does not hang in "
+	       "its next CUDA call. %s",
+	       p->pid, p->why ? p->why : "see above", more,
+	       kept ? "The images of this dump are complete: criu restore brings it back"
+		    : "Restore it from an earlier checkpoint, or start it again");
+	p->left = true;
 }
 
 /* Which processes the rollback touches (docs/design.md, "exit(DUMP, ret): rollback") */
@@ -702,7 +778,7 @@ void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd)
 {
 	struct cs_proc *procs[CS_MAX_PROCS];
 	struct cs_batch b = { .what = "rollback", .procs = procs, .fn = rollback_one, .arg = &dirfd };
-	bool resume = ret != 0 || leave_running, kept = false;
+	bool resume = ret != 0 || leave_running;
 	unsigned i;
 
 	for (i = 0; resume && i < ctx->nproc; i++)
@@ -715,7 +791,7 @@ void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd)
 		struct cs_proc *p = procs[i];
 
 		if (p->result)
-			cs_err("pid %d: rollback failed; see above", p->pid);
+			end_unresumable(p, !ret);
 		else
 			cs_info("pid %d: resumed with its GPU memory in %.3f s (%s)", p->pid,
 				p->t_end - p->t_begin,
@@ -725,18 +801,16 @@ void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd)
 						       : "--leave-running");
 		if (!p->result)
 			p->phase = CS_PHASE_RESUMED;
-		/* a failed dump's images are useless once the memory is back on the GPU */
-		if (!p->result && ret && dirfd >= 0)
+		/* a failed dump's images are useless once every process runs again or was ended */
+		if (ret && dirfd >= 0)
 			remove_images(dirfd, p->ns_pid, CS_MAX_DEVICES);
-		else if (p->result && ret)
-			kept = true; /* the extents may hold the only copy: keep them and the index */
 	}
 	for (i = 0; i < ctx->nproc; i++) {
 		cs_rescue_free(ctx->proc[i].rescue);
 		ctx->proc[i].rescue = NULL;
 	}
-	/* and so is its index, unless it still lists images kept above: no half image set */
-	if (ret && !kept && dirfd >= 0 && ctx->nproc)
+	/* and so is its index: no half image set */
+	if (ret && dirfd >= 0 && ctx->nproc)
 		cs_imgdir_remove(dirfd, CS_NAME_INDEX);
 	cs_dump_plan_release();
 }

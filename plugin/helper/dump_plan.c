@@ -138,6 +138,66 @@ int cs_dump_plan_check_ipc(struct cs_ctx *ctx, struct cs_proc *p)
 	return -EPERM;
 }
 
+/* driver too old to checkpoint CUDA IPC users: by NVML's branch, else by the CUDA version */
+static bool ipc_unsafe_driver(struct cs_ctx *ctx, pid_t pid, char *version, size_t len)
+{
+	int branch = driver_branch(ctx, pid, version, len);
+
+	if (branch < 0)
+		snprintf(version, len, "CUDA %d", ctx->cuda.driver_version);
+	return branch >= 0 ? branch < CS_IPC_BRANCH_MIN : ctx->cuda.driver_version < CUDASTORE_CUDA_13_4;
+}
+
+#define TREE_MAX 4096 /* processes of a tree looked at; past it the tree counts as unknown */
+
+/* the CUDA processes of tree[0..n): their driver mapped, and the driver knows them */
+static unsigned cuda_in_tree(struct cs_ctx *ctx, const pid_t *tree, unsigned n, char *pids, size_t len)
+{
+	unsigned found = 0, i;
+	size_t used = 0;
+	int tid;
+
+	pids[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if (!cs_procfs_cuda_driver(tree[i], NULL, 0) ||
+		    ctx->cuda.CheckpointProcessGetRestoreThreadId(tree[i], &tid) != CUDA_SUCCESS)
+			continue;
+		if (used + 16 < len)
+			used += (size_t)snprintf(pids + used, len - used, "%s%d", found ? ", " : "", tree[i]);
+		found++;
+	}
+	return found;
+}
+
+int cs_dump_plan_check_tree(struct cs_ctx *ctx, pid_t root)
+{
+	char version[96], pids[256];
+	unsigned ncuda;
+	pid_t *tree;
+	int n;
+
+	if (ctx->opt.old_driver_trees || !ipc_unsafe_driver(ctx, root, version, sizeof(version)))
+		return 0;
+	tree = calloc(TREE_MAX, sizeof(*tree));
+	if (!tree)
+		return -ENOMEM;
+	n = cs_procfs_tree(root, tree, TREE_MAX);
+	ncuda =
+	    n > 0 ? cuda_in_tree(ctx, tree, n < TREE_MAX ? (unsigned)n : TREE_MAX, pids, sizeof(pids)) : 0;
+	free(tree);
+	if (ncuda < 2)
+		return 0;
+	cs_err("the tree of pid %d has %u CUDA processes (%s), and driver %s (older than branch %d) "
+	       "checkpoints a process that imports another's GPU memory through CUDA IPC (NCCL's "
+	       "peer-to-peer transport does) without complaint and can then never restore it, not even "
+	       "in place; nothing tells such a process apart before its checkpoint. The dump is refused "
+	       "before anything is locked and the tree runs on. If none of them imports another's GPU "
+	       "memory, set old_driver_trees = allow (CUDASTORE_OLD_DRIVER_TREES=allow); or use driver "
+	       "branch %d or newer",
+	       root, ncuda, pids, version, CS_IPC_BRANCH_MIN, CS_IPC_BRANCH_MIN);
+	return -EPERM;
+}
+
 int cs_dump_plan_check_space(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
 {
 	uint64_t avail = 0, need = ctx->dump.planned_bytes + p->bytes_plan;

@@ -28,6 +28,17 @@ void cs_dump_plan_release(void);
  * when the driver is older or its branch cannot be read (NVML); 0 otherwise.
  */
 int cs_dump_plan_check_ipc(struct cs_ctx *ctx, struct cs_proc *p);
+/*
+ * A tree with several CUDA processes, at the dump's first PAUSE (root: the dumped tree's root),
+ * before anything is locked: drivers older than branch 610 checkpoint a process that imports
+ * another's GPU memory through CUDA IPC without complaint and can never restore it (measured on
+ * driver 580: the restore fails with CUDA_ERROR_INVALID_VALUE, in place too, whatever the
+ * order), and such an importer looks like any CUDA process in /proc and NVML. -EPERM with the
+ * reason on such a driver (its branch from NVML, else its CUDA version) unless the
+ * old_driver_trees option allows it; 0 otherwise. A process is counted when it has the driver
+ * mapped (procfs.h) and the driver knows it (it names its restore thread).
+ */
+int cs_dump_plan_check_tree(struct cs_ctx *ctx, pid_t root);
 /* -ENOSPC with a clear message when p->bytes_plan does not fit in the images directory. */
 int cs_dump_plan_check_space(struct cs_ctx *ctx, struct cs_proc *p, int dirfd);
 

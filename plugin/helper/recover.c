@@ -16,12 +16,14 @@
 #include "restore.h"
 #include "relay.h"
 
+/* ended with its descendants, never left behind as orphans */
 static void end_process(pid_t pid, const char *why)
 {
-	cs_err("pid %d: %s; killing it so that it does not hang in its next CUDA call. Restore it from "
-	       "an earlier checkpoint, or start it again",
-	       pid, why);
-	kill(pid, SIGKILL);
+	int n = cs_procfs_kill_tree(pid);
+
+	cs_err("pid %d: %s; killing it%s so that it does not hang in its next CUDA call. Restore it "
+	       "from an earlier checkpoint, or start it again",
+	       pid, why, n > 1 ? " and its descendants" : "");
 }
 
 /*

@@ -5,6 +5,8 @@
 # On a newer driver (the emulator's 13.4 is branch 615) the same tree dumps and restores.
 . "$top_srcdir/tests/e2e/lib.sh"
 need_criu; setup_work; use_emulator
+# the tree's CUDA IPC is seen here (the driver's file): refused whatever old_driver_trees says
+set_config "old_driver_trees = allow"
 plan 8
 ipc_cleanup() { rm -f /dev/shm/cuda.shm.0."$(printf %x "$WPID")".1; cleanup; }
 trap ipc_cleanup EXIT

@@ -12,7 +12,7 @@ t0=$(date +%s)
 CRIU_TIMEOUT=60 criu_dump "$WORK/img" "$WPID"
 rc=$?
 t=$(( $(date +%s) - t0 ))
-check "criu dump fails ($rc) in bounded time ($t s: the 3 s bound twice, and set-up)" [ "$rc" != 0 ] && [ "$rc" != 124 ] && [ "$t" -le 30 ]
+check "criu dump fails ($rc) in bounded time ($t s: the 3 s bound twice, and set-up)" test "$rc" != 0 -a "$rc" != 124 -a "$t" -le 30
 check "criu said which request made no progress for its bound" log_has "$WORK/img/dump.log" \
 	"cudastore-helper \(pid [0-9]*\) made no progress on checkpoint of pid $WPID for 3 s \(op_timeout_s\).*stopping it"
 check "a new helper tried to take the process over" log_has "$WORK/img/dump.log" "taking over the 1 CUDA process"

@@ -8,6 +8,12 @@
 #                      restore calls overlap; the GPU phase is well under the sum of its processes
 #     checkpoint-fails process 3 of 4 fails its checkpoint call: the dump fails, all run on intact
 #     copy-fails       process 3 of 4 fails mid-copy (custom): the same
+#     complete-fails   process 3 of 4 fails its cuCheckpointOperationComplete (custom): the
+#                      dump fails, the 3 others run on intact, process 3 (stuck in
+#                      CHECKPOINTING, no way back) is ended with the reason, no file is left
+#     double-fault     process 3 fails its checkpoint call, then process 2's rollback unlock
+#                      never takes: the dump fails, 1, 3 and 4 run on intact, process 2 is
+#                      ended with the reason (never left locked), no file is left
 #     criu-killed      criu SIGKILLed during the parallel copy: the guardian brings all back
 #     flipped-byte     one byte of process 2's extent flipped (custom): the restore fails in
 #                      bounded time and no process of the tree runs
@@ -138,6 +144,38 @@ fails_all_run_on() {
 	check "every process of the tree runs on" all_alive
 	check "no running GPU check failed meanwhile" bash -c "[ ! -s '$WORK/w.out' ]"
 	check_verdict w "$WPID" "root and children verified every byte (none left locked)"
+}
+
+# one_ended WHAT N FAULTS WHY: FAULTS (P1..P4: the CUDA processes) leave process N unable to
+# run again; it is ended with WHY, every other process runs on with every byte
+one_ended() {
+	local what=$1 n=$2 f=$3 why=$4 v k p others=
+	plan 10
+	start_tree
+	v=$(nth_cuda "$n")
+	for k in $(seq "$NCUDA"); do f=${f//P$k/$(nth_cuda "$k")}; done
+	for p in $WPID $KIDS; do [ "$p" = "$v" ] || others="$others $p"; done
+	CRIU_ENV="CUDASTORE_EMU_FAULTS=$f" criu_dump "$WORK/img" "$WPID"
+	check "criu dump fails ($what)" [ $? != 0 ]
+	check "process $n ($v) was ended with the reason" log_has "$WORK/img/dump.log" \
+		"pid $v: cannot be resumed after the dump \($why\); ending it so that it does not hang"
+	check "the rollback put every other CUDA process back with its GPU memory" bash -c "
+		for p in $CUDA; do [ \$p = $v ] && continue
+			grep -aq \"pid \$p: resumed with its GPU memory .*dump failed\" '$WORK/img/dump.log' || exit 1; done"
+	check "no file of the failed dump is left" [ -z "$(cudastore_images "$WORK/img")" ]
+	sleep 0.5
+	check "process $n is not left hung" bash -c "! kill -0 $v 2>/dev/null || grep -q '^State:.*Z' /proc/$v/status"
+	check "every other process of the tree runs on" bash -c "for p in $others; do kill -0 \$p || exit 1; done"
+	check "no running GPU check failed meanwhile" bash -c "[ ! -s '$WORK/w.out' ]"
+	# each CUDA child says its verdict on its own (the root's would name the ended child)
+	for p in $CUDA; do [ "$p" = "$WPID" ] || [ "$p" = "$v" ] || kill -TERM "$p"; done
+	for _ in $(seq 100); do
+		k=0; for p in $CUDA; do [ "$p" = "$WPID" ] || [ "$p" = "$v" ] || grep -q "cuda-workload\[$p\]: PASS" "$WORK/w.err" || k=1; done
+		[ $k = 0 ] && break; sleep 0.1
+	done
+	check "every other CUDA child verified every byte" [ $k = 0 ]
+	check "the root was resumed with its GPU memory" log_has "$WORK/img/dump.log" \
+		"pid $WPID: resumed with its GPU memory .*dump failed"
 }
 
 criu_killed() {
@@ -276,6 +314,11 @@ by_work() {
 case $SCENARIO in
 roundtrip) roundtrip ;;
 checkpoint-fails) fails_all_run_on "checkpoint call fails" "cuCheckpointProcessCheckpoint@PID:1:999" ;;
+complete-fails) one_ended "process 3's Complete fails" 3 "cuCheckpointOperationComplete@P3:1:999" \
+	"it is stuck in CHECKPOINTING: cuCheckpointOperationComplete failed, and the driver has no other way out" ;;
+double-fault) one_ended "process 3's checkpoint fails, then process 2's unlock" 2 \
+	"cuCheckpointProcessCheckpoint@P3:1:999,cuCheckpointProcessUnlock@P2:1+:999" \
+	"it stays locked: cuCheckpointProcessUnlock did not take" ;;
 copy-fails) # 1 MiB chunks: process 3's second chunk fails on its way out of the GPU
 	set_config "chunk_mb = 1"
 	fails_all_run_on "copy fails" "cuMemcpyDtoHAsync@PID:2:999" ;;

@@ -74,6 +74,7 @@ struct emu_config {
 	char trace[256];
 	unsigned int rate_mbps; /* the driver's own per-process rate, 10^6 bytes/s; 0: no limit */
 	char device_file[256];	/* opened and mapped at cuInit, as the driver's /dev/nvidia*; "": none */
+	bool ipc_importer;	/* imports another's GPU memory by CUDA IPC: never restored before 13.4 */
 };
 
 const struct emu_config *emu_config(void);

@@ -232,6 +232,8 @@ static void cfg_load(void)
 	v = getenv("CUDASTORE_EMU_DEVICE_FILE");
 	if (v && *v)
 		cfg_device_file(v);
+	v = getenv("CUDASTORE_EMU_IPC_IMPORTER");
+	cfg.ipc_importer = v && !strcmp(v, "1");
 }
 
 const struct emu_config *emu_config(void)

@@ -257,6 +257,10 @@ static CUresult do_restore(const struct emu_req *req, struct emu_rep *rep)
 
 	if (app.state != CU_PROCESS_STATE_CHECKPOINTED)
 		return CUDA_ERROR_ILLEGAL_STATE;
+	/* as driver 580 on the H200: a CUDA IPC importer checkpoints, and never restores, not even
+	 * in place; it stays CHECKPOINTED */
+	if (emu_config()->ipc_importer && emu_config()->driver_version < 13040)
+		return CUDA_ERROR_INVALID_VALUE;
 	/* emulator choice: the restore must use the mode of the checkpoint */
 	if (!req->custom != !app.custom)
 		return CUDA_ERROR_ILLEGAL_STATE;

@@ -4,13 +4,18 @@
 # and root; nothing is installed on the host.
 #
 #   run-gpu-suite.sh [--artifacts DIR] [--images DIR] [--sizes "1g 16g 64g"] [--out FILE] [--sizes-only]
-#                    [--tree-only] [--tree-size 4g] [--tree-runs 2]
+#                    [--tree-only] [--tree-size 4g] [--tree-runs 2] [--robust-only]
 #
 # tree-4x4g (also alone with --tree-only): a tree of 4 CUDA processes of --tree-size each and a
 # CPU child, dumped and restored --tree-runs times with cudastore and as often with CRIU's own
 # cuda plugin (artifacts' criu-cuda-plugin/, running bin/cuda-checkpoint-standin as
 # cuda-checkpoint), alternating; it prints both whole commands and cudastore's GPU phase wall
 # time against the processes' summed times beside the targets (<= 0.35 checkpoint, <= 0.4 restore).
+#
+# robust (also alone with --robust-only): failures that must neither lose nor hang anything.
+#   progress-op-timeout-2s: a 16 GiB driver-managed dump and restore with op_timeout_s = 2; the
+#   driver's calls take several times that, and must be seen moving (the plugin's debug lines
+#   give the driver thread's CPU time and resident memory every 2 s), so both succeed.
 #
 # Every scenario verifies every byte of the workload's GPU memory after restore and that the
 # workload keeps running (it checks windows of its memory every ~100 ms while alive).
@@ -34,14 +39,16 @@ SIZED=1
 TREE=1
 TREE_SIZE=${TREE_SIZE:-4g}
 TREE_RUNS=${TREE_RUNS:-2}
+ROBUST=1
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--artifacts) ART=$2; shift 2 ;;
 	--images) IMGBASE=$2; shift 2 ;;
 	--sizes) SIZES=$2; shift 2 ;;
 	--out) OUTFILE=$2; shift 2 ;;
-	--sizes-only) EXTRAS=0; TREE=0; shift ;;
-	--tree-only) EXTRAS=0; SIZED=0; TREE=1; shift ;;
+	--sizes-only) EXTRAS=0; TREE=0; ROBUST=0; shift ;;
+	--tree-only) EXTRAS=0; SIZED=0; TREE=1; ROBUST=0; shift ;;
+	--robust-only) EXTRAS=0; SIZED=0; TREE=0; ROBUST=1; shift ;;
 	--tree-size) TREE_SIZE=$2; shift 2 ;;
 	--tree-runs) TREE_RUNS=$2; shift 2 ;;
 	*) echo "unknown argument $1" >&2; exit 2 ;;
@@ -134,7 +141,7 @@ roundtrip() {
 	gbs=$(awk -v b="$(bytes_of "$size")" -v n="${NBUF:-1}" -v t="${gd:-0}" 'BEGIN{ if (t > 0) printf "%.2f", b * n / t / 1e9; else print "-" }')
 	row "$name" "$size" "$expect" "$td" "$(dt $t1 $t2)" "${gd:-?}/${gr:-?}" "$gbs" "$v"
 	du -sh "$img" >&2
-	rm -rf "$img"
+	[ -n "${IMGKEEP:-}" ] || rm -rf "$img"
 }
 
 log "host: $(nvidia-smi -L 2>/dev/null | head -n2 | tr '\n' ' '); driver $DRIVER; $(nproc) CPUs; $(free -g | awk '/Mem/{print $2}') GiB RAM"
@@ -334,7 +341,7 @@ tree_run() {
 	left=$(first_left $TPIDS)
 	[ -z "$left" ] || log "tree-4x4g: pid $left of the tree still there after its verdict"
 	du -sh "$img" >&2
-	rm -rf "$img"
+	[ -n "${IMGKEEP:-}" ] || rm -rf "$img"
 }
 
 # tree_space: why the tree cannot run here (images space, host memory), or nothing
@@ -425,6 +432,18 @@ tree_table() {
 }
 
 [ "$TREE" = 0 ] || tree_scenario
+
+# robust: op_timeout_s bounds the time without progress, not a call's length
+robust_scenarios() {
+	local d=$IMGBASE/progress-op-timeout-2s moved
+	CUDASTORE_OP_TIMEOUT_S=2 IMGKEEP=1 NBUF=1 roundtrip progress-op-timeout-2s 16g "$MODE" -- --buffers 1
+	# the longest the driver thread went without being seen at work, at the 2 s debug lines
+	moved=$(cat "$d"/dump.log "$d"/restore.log 2>/dev/null | sed -n 's/.*last moved \([0-9.]*\) s ago.*/\1/p' | sort -n | tail -n1)
+	log "progress-op-timeout-2s: the driver thread was last seen at work at most ${moved:-?} s before a look"
+	grep -ah 'its driver thread' "$d"/dump.log "$d"/restore.log 2>/dev/null | cut -c1-200 >&2
+	rm -rf "$d"
+}
+[ "$ROBUST" = 0 ] || robust_scenarios
 
 {
 	echo "cudastore GPU suite: $(date -u +%FT%TZ), driver $DRIVER, $NGPU GPU(s), images in $IMGBASE"

@@ -148,6 +148,9 @@ static pid_t fork_cuda_child(const struct wl_opts *o, int k, uint64_t seed, int 
 		mine.zero_percent = o->child_zero_percent;
 	if (o->gpu_each)
 		mine.first_device = k;
+	/* read by the emulated driver at the child's first CUDA call (the root made none yet) */
+	if (o->child_ipc_import)
+		setenv("CUDASTORE_EMU_IPC_IMPORTER", "1", 1);
 	ret = cuda_work(&mine, seed, child_ready, &ready_wr, result, sizeof(result));
 	if (ret)
 		(void)!write(ready_wr, "F", 1);

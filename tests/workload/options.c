@@ -10,17 +10,20 @@
 
 static void usage(void)
 {
-	fprintf(stderr,
-		"usage: cuda-workload [--devices M] [--buffers N] [--size BYTES[k|m|g]] [--seed S]\n"
-		"                     [--zero-percent P] [--fork-cuda K] [--fork-cpu K] [--daemon]\n"
-		"                     [--pidfile F] [--ready F] [--outfile F] [--log F]\n"
-		"                     [--itimer-us N] [--seccomp-deny-yield] [--host-mb N]\n"
-		"                     [--decoy-driver-thread] [--cuda-ipc-file] [--child-size BYTES]\n"
-		"                     [--child-zero-percent P] [--gpu-each]\n"
-		"Fills N buffers per device with a pattern, keeps checking them, and on SIGTERM verifies\n"
-		"every byte and writes PASS or FAIL: ... to the outfile (exit 0 or 1). --child-size and\n"
-		"--child-zero-percent: the --fork-cuda children's buffers (default: --size, --zero-percent).\n"
-		"--gpu-each: one worker per GPU, the root on device 0 and child k on device k (--devices 1).\n");
+	fprintf(
+	    stderr,
+	    "usage: cuda-workload [--devices M] [--buffers N] [--size BYTES[k|m|g]] [--seed S]\n"
+	    "                     [--zero-percent P] [--fork-cuda K] [--fork-cpu K] [--daemon]\n"
+	    "                     [--pidfile F] [--ready F] [--outfile F] [--log F]\n"
+	    "                     [--itimer-us N] [--seccomp-deny-yield] [--host-mb N]\n"
+	    "                     [--decoy-driver-thread] [--cuda-ipc-file] [--child-size BYTES]\n"
+	    "                     [--child-zero-percent P] [--gpu-each] [--child-ipc-import]\n"
+	    "Fills N buffers per device with a pattern, keeps checking them, and on SIGTERM verifies\n"
+	    "every byte and writes PASS or FAIL: ... to the outfile (exit 0 or 1). --child-size and\n"
+	    "--child-zero-percent: the --fork-cuda children's buffers (default: --size, --zero-percent).\n"
+	    "--gpu-each: one worker per GPU, the root on device 0 and child k on device k (--devices 1).\n"
+	    "--child-ipc-import: the --fork-cuda children are CUDA IPC importers to the emulated driver\n"
+	    "(CUDASTORE_EMU_IPC_IMPORTER), which a driver before branch 610 can never restore.\n");
 }
 
 static int parse_size(const char *text, size_t *out)
@@ -77,7 +80,8 @@ enum {
 	O_IPC,
 	O_CSIZE,
 	O_CZERO,
-	O_GPUEACH
+	O_GPUEACH,
+	O_CIPC
 };
 
 static const struct option longopts[] = {
@@ -101,6 +105,7 @@ static const struct option longopts[] = {
 	{ "child-size", required_argument, NULL, O_CSIZE },
 	{ "child-zero-percent", required_argument, NULL, O_CZERO },
 	{ "gpu-each", no_argument, NULL, O_GPUEACH },
+	{ "child-ipc-import", no_argument, NULL, O_CIPC },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -116,6 +121,9 @@ static int parse_one(struct wl_opts *o, int c, const char *arg)
 	case O_ZERO: return parse_int(arg, 0, 100, &o->zero_percent);
 	case O_CZERO: return parse_int(arg, 0, 100, &o->child_zero_percent);
 	case O_GPUEACH: o->gpu_each = true; return 0;
+	case O_CIPC:
+		o->child_ipc_import = true;
+		return 0;
 	case O_FCUDA: return parse_int(arg, 0, 64, &o->fork_cuda);
 	case O_FCPU: return parse_int(arg, 0, 64, &o->fork_cpu);
 	case O_DAEMON: o->daemon = true; return 0;

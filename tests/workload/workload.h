@@ -55,6 +55,7 @@ struct wl_opts {
 	int host_mb;		 /* hostile.c */
 	bool decoy_driver_thread; /* hostile.c */
 	bool cuda_ipc_file;	  /* hostile.c */
+	bool child_ipc_import;	  /* the CUDA children are IPC importers to the emulated driver */
 	const char *pidfile, *ready, *outfile, *log;
 };
 

@@ -91,6 +91,8 @@ struct cs_proc {
 struct cs_imgset {
 	bool loaded;   /* ix read (or found absent) */
 	bool reported; /* an absent or unusable index said once (main thread) */
+	bool tie;      /* a restore's: ix is bound to criu_run once read (cs_index_file_bind) */
+	char criu_run[CS_CRIU_RUN_MAX + 1]; /* the run CRIU's inventory names (INIT); "" not known */
 	struct cs_index_file ix;
 };
 
@@ -100,6 +102,7 @@ struct cs_dump_session {
 	bool imgdir_owned;	  /* stale cudastore files of an earlier dump removed (imgset.h) */
 	bool inventory_added;	  /* criu was asked to record us in its inventory */
 	struct cs_index index;	  /* this dump's id and the manifests written so far (mu) */
+	char criu_run[CS_CRIU_RUN_MAX + 1]; /* this dump's criu run (INIT), for the index; "" none */
 	uint64_t planned_bytes;	  /* GPU memory of the processes already admitted to this dump */
 	struct cs_imgset written; /* RECOVER: what the dump whose helper died wrote, read once */
 };

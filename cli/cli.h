@@ -8,7 +8,9 @@
  *   json.c     JSON output through json-c (schema in cudastore(1))
  *   archive.c  a checkpoint archive (podman, kubelet) unpacked into a private directory
  *   sumread.c  the helper's summary file (cudastore-<nspid>.json) read back
- *   images.c   the manifests in an images directory (cudastore-<nspid>.img), through manifest.c
+ *   images.c   the manifests in an images directory (cudastore-<nspid>.img), through manifest.c,
+ *              and the CRIU dump they belong to
+ *   inventory.c the run id in CRIU's inventory.img, as a restoring criu reads it
  *   hostops.c  a host-only struct cs_cuda_ops, so verify runs the engine's restore checks
  *              without a GPU
  *   check.c    cudastore check
@@ -26,6 +28,7 @@
 
 #include <json-c/json.h>
 
+#include "criu_run.h"
 #include "cudastore/cuda_ops.h"
 #include "imgindex.h"
 
@@ -108,6 +111,18 @@ int cli_dir_pid_args(const char *sub, int argc, char **argv, struct cli_dir_args
 /* nspids of the manifests (cudastore-<nspid>.img) in dirfd, sorted; *n set. 0 or -errno. */
 int cli_list_manifests(int dirfd, int **pids, unsigned *n);
 
+/* ---- CRIU's inventory.img (inventory.c) ---- */
+#define CLI_INVENTORY "inventory.img" /* CRIU writes it in every dump */
+/*
+ * The run id (criu_run.h) that DIR's inventory.img names as its dump's (inventory_entry field 13,
+ * dump_criu_run_id), taken as a restoring criu takes it for the plugin: 0 with run set, "" when
+ * it names none (an older criu); -ENOENT without inventory.img; else -errno (-EBADMSG: not an
+ * inventory criu could read) with why in err.
+ */
+int cli_inventory_run(int dirfd, char run[CS_CRIU_RUN_MAX + 1], char *err, size_t errlen);
+/* the same over the len bytes of such a file (unit-tested) */
+int cli_inventory_parse(const void *buf, size_t len, char run[CS_CRIU_RUN_MAX + 1], char *err, size_t errlen);
+
 /* The images a command looks at: a directory, or an archive unpacked into a private one. */
 struct cli_images {
 	const char *shown; /* what to call the directory in messages: DIR, or ARCHIVE:checkpoint */
@@ -117,7 +132,11 @@ struct cli_images {
 	int *pids; /* the nspids to look at (malloc'ed) */
 	unsigned n;
 	bool gpu_state; /* false: CRIU images (inventory.img) without cudastore files */
-	struct cs_index_file index; /* the dump's index as a restore reads it */
+	/* the dump's index as a restore reads it: bound to the run inv_run (cs_index_file_bind) */
+	struct cs_index_file index;
+	int inv_err; /* CRIU's inventory.img: 0 read (inv_run), -ENOENT absent, else unreadable (inv_why) */
+	char inv_run[CS_CRIU_RUN_MAX + 1];
+	char inv_why[256];
 };
 /*
  * PATH (a directory or a checkpoint archive) opened, and the nspids to look at: just ONE, or every
@@ -129,6 +148,17 @@ struct cli_images {
  */
 int cli_images_open(const char *sub, const char *path, int one, struct cli_images *im);
 void cli_images_close(struct cli_images *im);
+/*
+ * Why the images could not be tied to a CRIU dump (no inventory.img, an index or inventory that
+ * names no run), else NULL: a restore then checks nothing either.
+ */
+const char *cli_images_unbound(const struct cli_images *im);
+/* CRIU's inventory.img beside cudastore images cannot be read (inv_why): criu restores nothing */
+bool cli_images_inventory_bad(const struct cli_images *im);
+/* the CRIU dump the images belong to, as a "criu_dump" object under out (verify, inspect) */
+void cli_jcriu_dump(json_object *out, const struct cli_images *im);
+/* the same as text lines (inspect); false when the images are of another CRIU dump */
+bool cli_text_criu_dump(const struct cli_images *im);
 
 /* ---- checkpoint archives (archive.c) ---- */
 /*

@@ -11,6 +11,7 @@ cudastore_SOURCES = \
 	cli/archive.c \
 	cli/sumread.c \
 	cli/images.c \
+	cli/inventory.c \
 	cli/hostops.c \
 	cli/check.c \
 	cli/inspect.c \

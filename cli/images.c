@@ -2,7 +2,9 @@
 /*
  * images.c - which processes an images directory holds: the cudastore-<nspid>.img manifests,
  * the pids the dump's index (cudastore-index.img) lists, or no GPU state at all (CRIU's
- * inventory.img without cudastore files). An archive is unpacked first (archive.c).
+ * inventory.img without cudastore files). An archive is unpacked first (archive.c). The index is
+ * bound to the CRIU dump of the directory (the run its inventory.img names, inventory.c) as a
+ * restore binds it, so an index of another CRIU dump fails every manifest in verify too.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -16,8 +18,6 @@
 #include "cli.h"
 #include "imgdir.h"
 #include "imgindex.h"
-
-#define INVENTORY "inventory.img" /* CRIU writes it in every dump */
 
 /* DIR as a directory fd, with a message naming it on failure; -errno */
 static int cli_open_dir(const char *sub, const char *dir)
@@ -192,14 +192,14 @@ static int no_manifest(const char *sub, struct cli_images *im, const struct cs_i
 			im->shown, names, n > 2 ? ", ..." : "");
 		return CLI_FAIL;
 	}
-	if (!faccessat(im->dirfd, INVENTORY, F_OK, AT_SYMLINK_NOFOLLOW)) {
+	if (!faccessat(im->dirfd, CLI_INVENTORY, F_OK, AT_SYMLINK_NOFOLLOW)) {
 		im->gpu_state = false;
 		return CLI_OK;
 	}
 	cli_err(sub,
 		"%s holds no checkpoint images (neither CRIU's %s nor cudastore-PID.img); is it the "
 		"directory given to criu dump -D?",
-		im->shown, INVENTORY);
+		im->shown, CLI_INVENTORY);
 	return CLI_FAIL;
 }
 
@@ -220,6 +220,90 @@ static int not_held(const char *sub, struct cli_images *im, int one)
 		"(pids in the process's own pid namespace, as in cudastore-PID.img)",
 		im->shown, one, one, pids);
 	return CLI_FAIL;
+}
+
+/*
+ * The index tied to the CRIU dump beside it, as a restore ties it to the run criu read from the
+ * same inventory.img (imgset.h). Without a readable inventory nothing is tied: criu restores no
+ * such directory, and verify says why (cli_images_unbound, inv_why).
+ */
+static void bind_index(struct cli_images *im)
+{
+	im->inv_why[0] = '\0';
+	im->inv_err = cli_inventory_run(im->dirfd, im->inv_run, im->inv_why, sizeof(im->inv_why));
+	cs_index_file_bind(&im->index, im->inv_err ? NULL : im->inv_run);
+}
+
+bool cli_images_inventory_bad(const struct cli_images *im)
+{
+	return im->gpu_state && im->inv_err && im->inv_err != -ENOENT;
+}
+
+/* the index was read and decoded (perhaps of another CRIU dump) */
+static bool index_read(const struct cli_images *im)
+{
+	return !im->index.err || im->index.bound == CS_BOUND_OTHER;
+}
+
+const char *cli_images_unbound(const struct cli_images *im)
+{
+	if (!im->gpu_state || cli_images_inventory_bad(im))
+		return NULL; /* nothing to tie; an unreadable inventory is a failure of its own */
+	if (im->inv_err == -ENOENT && im->index.bound == CS_BOUND_NO_CRIU_RUN)
+		return "there is no CRIU " CLI_INVENTORY " beside them to name their CRIU dump";
+	return cs_index_bound_note(&im->index);
+}
+
+void cli_jcriu_dump(json_object *out, const struct cli_images *im)
+{
+	json_object *o = cli_jobj(out, "criu_dump");
+	const char *note = cli_images_unbound(im);
+
+	cli_jstr(o, "criu_run_id", !im->inv_err && im->inv_run[0] ? im->inv_run : NULL);
+	cli_jstr(o, "index_criu_run_id",
+		 index_read(im) && im->index.x.criu_run[0] ? im->index.x.criu_run : NULL);
+	if (im->index.bound == CS_BOUND_SAME || im->index.bound == CS_BOUND_OTHER)
+		cli_jbool(o, "same_dump", im->index.bound == CS_BOUND_SAME);
+	else
+		cli_jnull(o, "same_dump");
+	if (note)
+		cli_jstr(o, "not_checked", note);
+	if (im->index.bound == CS_BOUND_OTHER)
+		cli_jstr(o, "error", im->index.why);
+	else if (cli_images_inventory_bad(im))
+		cli_jstr(o, "error", im->inv_why);
+}
+
+/* "DIR/cudastore-index.img: dump ID, CRIU run RUN", "DIR/inventory.img: CRIU run RUN" */
+bool cli_text_criu_dump(const struct cli_images *im)
+{
+	char id[2 * CS_DUMP_ID_BYTES + 1];
+	const char *note = cli_images_unbound(im);
+	unsigned i;
+
+	if (!im->gpu_state)
+		return true;
+	for (i = 0; i < CS_DUMP_ID_BYTES; i++)
+		snprintf(id + 2 * i, 3, "%02x", im->index.x.dump_id[i]);
+	if (index_read(im))
+		cli_line("%s/%s: dump %s, CRIU run %s", im->shown, CS_INDEX_NAME, id,
+			 im->index.x.criu_run[0] ? im->index.x.criu_run : "not recorded (format 1.0-1.2)");
+	else if (im->index.err == -ENOENT)
+		cli_line("%s/%s: absent (format 1.0 images)", im->shown, CS_INDEX_NAME);
+	else
+		cli_line("%s/%s: UNUSABLE: %s", im->shown, CS_INDEX_NAME, im->index.why);
+	if (!im->inv_err)
+		cli_line("%s/%s: CRIU run %s", im->shown, CLI_INVENTORY,
+			 im->inv_run[0] ? im->inv_run : "not recorded");
+	else if (im->inv_err == -ENOENT)
+		cli_line("%s/%s: absent", im->shown, CLI_INVENTORY);
+	else
+		cli_line("%s/%s: UNREADABLE: %s", im->shown, CLI_INVENTORY, im->inv_why);
+	if (im->index.bound == CS_BOUND_OTHER)
+		cli_line("  problem:        %s", im->index.why);
+	else if (note)
+		cli_line("  not checked:    %s", note);
+	return im->index.bound != CS_BOUND_OTHER;
 }
 
 /* the images directory to read: PATH itself, or PATH unpacked when it is an archive */
@@ -261,6 +345,7 @@ int cli_images_open(const char *sub, const char *path, int one, struct cli_image
 	}
 	/* an unusable index fails every manifest (cs_index_load_manifest): verify reports it per manifest */
 	cs_index_file_read(im->dirfd, &im->index);
+	bind_index(im);
 	x = im->index.err ? &none : &im->index.x;
 	rc = CLI_FAIL;
 	if (!im->n && (rc = no_manifest(sub, im, x)) != CLI_OK)

@@ -5,7 +5,9 @@
  * The manifest is read with the plugin's cs_manifest_read (so a manifest inspect shows is one
  * a restore would parse); the extents are looked at with fstatat (no link followed); the
  * phase timings come from the JSON summary the plugin writes next to the manifest
- * (cudastore-<nspid>.json, format in docs/image-format.md). Nothing is hashed: that is verify.
+ * (cudastore-<nspid>.json, format in docs/image-format.md). The dump's index and CRIU's
+ * inventory.img name the CRIU run each belongs to (images.c): cudastore images of another CRIU
+ * dump are a problem a restore refuses. Nothing is hashed: that is verify.
  */
 #include <errno.h>
 #include <math.h>
@@ -299,7 +301,8 @@ static int usage(FILE *f, int rc)
 		   "Show what the cudastore images in DIR hold, per process: mode, driver and plugin\n"
 		   "version, creation time, devices (UUID, ordinal, size, stored bytes, chunk size, share\n"
 		   "of all-zero chunks), the extent files with their sizes and allocated blocks, and the\n"
-		   "dump's phase timings. PID (as in cudastore-PID.img) limits it to one process.\n"
+		   "dump's phase timings, and the CRIU run the dump's index and CRIU's inventory.img\n"
+		   "each name. PID (as in cudastore-PID.img) limits it to one process.\n"
 		   "ARCHIVE: a checkpoint archive (tar, .tar.gz, .tar.zst) as podman container checkpoint\n"
 		   "--export and the kubelet write it, unpacked into a private directory under $TMPDIR\n"
 		   "(else /tmp) and removed afterwards.\n"
@@ -312,7 +315,8 @@ static int usage(FILE *f, int rc)
 		   "Options may come anywhere on the line. Checksums are not read back: 'cudastore verify'\n"
 		   "does that. CRIU images without cudastore files are reported as \"no GPU state\".\n"
 		   "Exit status: 0 every manifest is readable and its extents are present with the right\n"
-		   "sizes, 1 otherwise (the file is named), 2 usage error.\n");
+		   "sizes, 1 otherwise (the file is named) or when the cudastore images belong to another\n"
+		   "CRIU dump than the CRIU images beside them, 2 usage error.\n");
 	return rc;
 }
 
@@ -372,11 +376,14 @@ int cli_inspect(int argc, char **argv)
 		if (im.tmp[0])
 			cli_jstr(out, "images", im.shown);
 		cli_jbool(out, "gpu_state", im.gpu_state);
+		if (im.gpu_state)
+			cli_jcriu_dump(out, &im);
 		procs = cli_jarr(out, "processes");
 	} else if (!im.gpu_state) {
 		cli_line("%s: no GPU state: CRIU images (%s) without cudastore files", im.shown,
-			 "inventory.img");
+			 CLI_INVENTORY);
 	}
+	all_ok = cli_json ? im.index.bound != CS_BOUND_OTHER : cli_text_criu_dump(&im);
 	for (i = 0; i < im.n; i++)
 		all_ok &= inspect_one(&im, im.pids[i], m, procs);
 	if (cli_json) {

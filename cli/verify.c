@@ -8,7 +8,9 @@
  * copy engine's restore (cs_engine_restore) with host-only ops (hostops.c): chunk table and
  * zero-flag consistency, and the XXH3-64 of every stored chunk, read by the engine's
  * threads with O_DIRECT where the filesystem allows it. A failure names the file, chunk and
- * offset exactly as the restore would log it. The images are opened read-only.
+ * offset exactly as the restore would log it. The index is tied to the CRIU dump beside it as a
+ * restore ties it (images.c): cudastore files of another dump than CRIU's inventory.img names
+ * fail every manifest with the restore's words. The images are opened read-only.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -258,8 +260,10 @@ static int usage(FILE *f, int rc)
 		   "\n"
 		   "Check, offline and without a GPU, everything a restore checks before it touches a\n"
 		   "process: the manifest's frame and fields, the extent files' names, types and sizes,\n"
-		   "the zero flags, and the XXH3-64 checksum of every chunk. PID (the process's pid in\n"
-		   "its own pid namespace, as in cudastore-PID.img) limits it to one process.\n"
+		   "the zero flags, the XXH3-64 checksum of every chunk, and that the cudastore images\n"
+		   "belong to the CRIU dump beside them (the run CRIU's inventory.img names). PID (the\n"
+		   "process's pid in its own pid namespace, as in cudastore-PID.img) limits it to one\n"
+		   "process.\n"
 		   "ARCHIVE: a checkpoint archive (tar, .tar.gz, .tar.zst) as podman container checkpoint\n"
 		   "--export and the kubelet write it, unpacked into a private directory under $TMPDIR\n"
 		   "(else /tmp) and removed afterwards. CRIU images without cudastore files pass with\n"
@@ -273,7 +277,8 @@ static int usage(FILE *f, int rc)
 		   "the configuration; see cudastore.conf(5)). Progress is shown when stderr is a terminal.\n"
 		   "Options may come anywhere on the line.\n"
 		   "Exit status: 0 a restore would pass these checks, 1 it would not (the file, chunk and\n"
-		   "offset are named), 2 usage error.\n");
+		   "offset are named; for cudastore files of another CRIU dump, both runs), 2 usage\n"
+		   "error.\n");
 	return rc;
 }
 
@@ -287,8 +292,12 @@ static void report_json(const char *dir, const struct cli_images *im, struct vre
 		cli_jstr(out, "images", im->shown);
 	cli_jbool(out, "ok", all_ok);
 	cli_jbool(out, "gpu_state", im->gpu_state);
-	if (!all_ok)
+	if (cli_images_inventory_bad(im))
+		cli_jstr(out, "error", im->inv_why);
+	else if (!all_ok)
 		cli_jstr(out, "error", "a restore would refuse these images (see processes)");
+	if (im->gpu_state)
+		cli_jcriu_dump(out, im);
 	procs = cli_jarr(out, "processes");
 	for (i = 0; i < im->n; i++)
 		print_json(procs, &res[i]);
@@ -297,6 +306,17 @@ static void report_json(const char *dir, const struct cli_images *im, struct vre
 
 static void report_text(const struct cli_images *im, bool all_ok)
 {
+	const char *note = cli_images_unbound(im);
+
+	if (cli_images_inventory_bad(im))
+		cli_line(
+		    "%s/%s: FAILED: %s: criu restore refuses a directory whose inventory it cannot read, "
+		    "and the cudastore images cannot be tied to their CRIU dump; use an intact copy",
+		    im->shown, CLI_INVENTORY, im->inv_why);
+	if (note && all_ok)
+		cli_line("verify: note: not checked whether the cudastore images are of the CRIU dump "
+			 "beside them: %s",
+			 note);
 	if (!im->gpu_state)
 		cli_line("verify: OK: %s holds no GPU state (CRIU images without cudastore files): "
 			 "nothing for cudastore to check; criu restore checks its own images",
@@ -341,6 +361,7 @@ int cli_verify(int argc, char **argv)
 		cli_images_close(&im);
 		return CLI_USAGE;
 	}
+	all_ok = !cli_images_inventory_bad(&im);
 	for (i = 0; i < im.n; i++) {
 		verify_one(im.dirfd, &im.index, im.pids[i], &o, &res[i]);
 		all_ok &= res[i].ok;

@@ -6,6 +6,7 @@ libcsbase_a_SOURCES = \
 	include/cudastore/cuda_api.h \
 	include/cudastore/cuda_ops.h \
 	plugin/clock.c plugin/clock.h \
+	plugin/criu_run.h \
 	plugin/criu_version.c plugin/criu_version.h \
 	plugin/cuda_ops.c \
 	plugin/errmsg.h \

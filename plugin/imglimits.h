@@ -15,5 +15,6 @@
 #define CS_CHUNK_MIN	    (64u << 10)	 /* 64 KiB: the smallest chunk (power of two) */
 #define CS_CHUNK_MAX	    (1u << 30)	 /* 1 GiB: the largest chunk */
 #define CS_MAX_PROCS	    256		 /* GPU processes of one dump: the pids its index lists */
+#define CS_CRIU_RUN_MAX	    36		 /* CRIU's run id in the index: RUN_ID_HASH_LENGTH less its NUL */
 
 #endif /* CUDASTORE_IMGLIMITS_H */

@@ -28,8 +28,10 @@
 #define CS_HELPER_FD	3 /* the helper's end of the socketpair, after exec */
 
 enum cs_wire_type {
-	CS_W_INIT = 1,	 /* criu's pid in pid, stage in arg, struct cs_options in data; a dump's images
-			  * dir attached */
+	CS_W_INIT = 1,	 /* criu's pid in pid, stage in arg, struct cs_options in data, then a CRIU run
+			  * id of 0 to CS_CRIU_RUN_MAX characters without NUL (criu_run.h; dump: this
+			  * criu's, restore: the one its inventory names; none: not known); a dump's
+			  * images dir attached */
 	CS_W_PAUSE,	 /* pid; ms left by criu's --timeout alarm in arg (0: none); images dir attached */
 	CS_W_CHECKPOINT, /* pid; images dir attached; the first one checkpoints every process */
 	CS_W_RESTORE,	 /* pid; images dir attached; the first one restores every process */

@@ -105,6 +105,7 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-restore-big-chunks-with-small-pinned-bound.sh \
 	tests/e2e/test-missing-manifest-refused.sh \
 	tests/e2e/test-reused-images-dir-stale-files.sh \
+	tests/e2e/test-earlier-image-set-beside-later-criu-dump-refused.sh \
 	tests/e2e/test-stray-etc-config-ignored.sh \
 	tests/e2e/test-format-1.0-images-restore.sh \
 	tests/e2e/test-leave-running-known-every-way.sh \

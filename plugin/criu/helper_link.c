@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "criu_run.h"
 #include "helper_link.h"
 #include "clock.h"
 #include "helper_path.h"
@@ -320,7 +321,10 @@ int cs_link_call_within(struct cs_link *l, uint32_t type, pid_t pid, int32_t arg
 	return call(l, type, pid, arg, ret, fd, flags, &b);
 }
 
-int cs_link_start(struct cs_link *l, int stage, const struct cs_options *o, int dirfd, bool *disabled)
+_Static_assert(sizeof(struct cs_options) + CS_CRIU_RUN_MAX <= CS_WIRE_DATA, "INIT fits one message");
+
+int cs_link_start(struct cs_link *l, int stage, const struct cs_options *o, const char *run, int dirfd,
+		  bool *disabled)
 {
 	char path[PATH_MAX], err[512], **env;
 	struct cs_wire_msg *m;
@@ -350,6 +354,10 @@ int cs_link_start(struct cs_link *l, int stage, const struct cs_options *o, int 
 	m->arg = stage;
 	m->len = sizeof(*o);
 	memcpy(m->data, o, sizeof(*o));
+	if (run) { /* the CRIU run id follows the options (wire.h) */
+		memcpy(m->data + m->len, run, strlen(run));
+		m->len += strlen(run);
+	}
 	ret = cs_wire_send(l->sock, m, dirfd);
 	if (!ret) {
 		struct cs_link_bound b = { .stall_ms = cs_link_op_timeout_ms(o) };

@@ -51,10 +51,12 @@ struct cs_link_bound {
 
 /*
  * Start the helper for stage, handing it the images directory when dirfd >= 0 (a dump's: the
- * helper clears an earlier dump's files before anything is frozen); *disabled says it found no
- * usable driver. 0 or -errno.
+ * helper clears an earlier dump's files before anything is frozen) and the CRIU run id run (a
+ * dump's own, a restore's from CRIU's inventory; cs_criu_run_ok, criu_run.h) unless it is NULL;
+ * *disabled says it found no usable driver. 0 or -errno.
  */
-int cs_link_start(struct cs_link *l, int stage, const struct cs_options *o, int dirfd, bool *disabled);
+int cs_link_start(struct cs_link *l, int stage, const struct cs_options *o, const char *run, int dirfd,
+		  bool *disabled);
 /* A request's bound from the options: op_timeout_s in ms (the time without progress), 0: none. */
 unsigned cs_link_op_timeout_ms(const struct cs_options *o);
 /*

@@ -28,6 +28,7 @@
 
 #include "criu-plugin.h"
 #include "criu_opts.h"
+#include "criu_run.h"
 #include "freezer.h"
 #include "helper_link.h"
 #include "helper_path.h"
@@ -49,6 +50,15 @@ extern int add_inventory_plugin(const char *name) __attribute__((weak));
 /* exported by criu since 4.2 (VMA guard regions, the release that added POST_FORKING); its
  * address is only tested, it is never called */
 extern void collect_madv_guards(void) __attribute__((weak));
+/*
+ * criu's run ids (criu/util.c, criu/image.c: char[RUN_ID_HASH_LENGTH], a UUID in text): this run's,
+ * which a dump records in inventory.img, and at restore the one read back from it before plugins
+ * are initialised (its first byte NO_DUMP_CRIU_RUN_ID when the inventory has none)
+ */
+extern char criu_run_id[] __attribute__((weak));
+extern char dump_criu_run_id[] __attribute__((weak));
+#define CRIU_RUN_ID_LEN	    (CS_CRIU_RUN_MAX + 1) /* RUN_ID_HASH_LENGTH */
+#define NO_DUMP_CRIU_RUN_ID 0x7f
 
 #define CS_MAX_TRACKED 256 /* processes one dump tracks (the helper's table holds as many) */
 
@@ -95,6 +105,25 @@ static bool images_need_us(void)
 	if (!check_and_remove_inventory_plugin)
 		return true;
 	return check_and_remove_inventory_plugin(PLUGIN_NAME, strlen(PLUGIN_NAME));
+}
+
+/*
+ * The CRIU run id the helper ties the images to (imgset.h): a dump's own, a restore's the one
+ * CRIU's inventory names; NULL when this criu does not tell (then nothing is checked, as before).
+ */
+static const char *criu_run(int stage)
+{
+	const char *run = stage == CR_PLUGIN_STAGE__RESTORE ? dump_criu_run_id : criu_run_id;
+	size_t n;
+
+	if (!run || stage == CR_PLUGIN_STAGE__PRE_DUMP)
+		return NULL;
+	n = strnlen(run, CRIU_RUN_ID_LEN);
+	if (n && run[0] != NO_DUMP_CRIU_RUN_ID && n < CRIU_RUN_ID_LEN && cs_criu_run_ok(run, n))
+		return run;
+	cs_debug("criu names no run id of %s dump",
+		 stage == CR_PLUGIN_STAGE__RESTORE ? "the restored" : "this");
+	return NULL;
 }
 
 /* init(DUMP), before the helper starts: may criu keep its cgroup freezer? (freezer.h) */
@@ -148,7 +177,7 @@ static int cudastore_init(int stage)
 		pl->disabled = true;
 		return 0;
 	}
-	ret = cs_link_start(&pl->link, stage, &pl->opt,
+	ret = cs_link_start(&pl->link, stage, &pl->opt, criu_run(stage),
 			    stage == CR_PLUGIN_STAGE__DUMP ? criu_get_image_dir() : -1, &pl->disabled);
 	if (ret)
 		goto err_free; /* criu calls no exit for a plugin whose init failed */
@@ -194,7 +223,9 @@ static int recovery_helper(struct cs_plugin *p)
 	bool disabled = false;
 
 	cs_link_stop(&p->link);
-	if (cs_link_start(&p->link, CR_PLUGIN_STAGE__DUMP, &p->opt, -1, &disabled) || disabled) {
+	if (cs_link_start(&p->link, CR_PLUGIN_STAGE__DUMP, &p->opt, criu_run(CR_PLUGIN_STAGE__DUMP), -1,
+			  &disabled) ||
+	    disabled) {
 		cs_err("no new %s could be started: the processes it had paused may stay locked or "
 		       "checkpointed and block in their next CUDA call",
 		       CS_HELPER_NAME);

@@ -92,6 +92,8 @@ struct cs_proc {
 struct cs_imgset {
 	bool loaded;   /* ix read (or found absent) */
 	bool reported; /* an absent or unusable index said once (main thread) */
+	bool tie;      /* a restore's: ix is bound to criu_run once read (cs_index_file_bind) */
+	char criu_run[CS_CRIU_RUN_MAX + 1]; /* the run CRIU's inventory names (INIT); "" not known */
 	struct cs_index_file ix;
 };
 
@@ -102,6 +104,7 @@ struct cs_dump_session {
 	bool inventory_added;	  /* criu was asked to record us in its inventory */
 	bool tree_checked;	  /* the tree's CUDA processes counted (cs_dump_plan_check_tree) */
 	struct cs_index index;	  /* this dump's id and the manifests written so far (mu) */
+	char criu_run[CS_CRIU_RUN_MAX + 1]; /* this dump's criu run (INIT), for the index; "" none */
 	uint64_t planned_bytes;	  /* GPU memory of the processes already admitted to this dump */
 	struct cs_imgset written; /* RECOVER: what the dump whose helper died wrote, read once */
 };

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "context.h"
+#include "criu_run.h"
 #include "devices.h"
 #include "dump.h"
 #include "imgdir.h"
@@ -153,15 +154,40 @@ static int own_imgdir(struct cs_ctx *ctx, int dirfd)
 	return cs_imgset_dump_own(&ctx->dump, dirfd);
 }
 
+/*
+ * INIT's CRIU run id, after the options (wire.h): a dump's is recorded in its index, a restore's
+ * (the run CRIU's inventory names) is what the index must name (imgset.h). None: not known.
+ */
+static int init_run(struct cs_ctx *ctx, const struct cs_wire_msg *m)
+{
+	const char *run = m->data + sizeof(struct cs_options);
+	size_t n = m->len - sizeof(struct cs_options);
+	char *to = ctx->stage == CS_STAGE_RESTORE ? ctx->restore.set.criu_run : ctx->dump.criu_run;
+
+	ctx->restore.set.tie = ctx->stage == CS_STAGE_RESTORE;
+	if (!n)
+		return 0;
+	if (!cs_criu_run_ok(run, n)) {
+		cs_err("cudastore-helper: INIT holds %zu bytes of CRIU run id that are not one; install the "
+		       "plugin and the helper together",
+		       n);
+		return -EPROTO;
+	}
+	memcpy(to, run, n);
+	to[n] = '\0';
+	cs_debug("%s of CRIU run %s", ctx->stage == CS_STAGE_RESTORE ? "restoring the dump" : "dump", to);
+	return 0;
+}
+
 static int do_init(struct helper *h, const struct cs_wire_msg *m, int fd)
 {
 	pthread_mutexattr_t ma;
 	struct cs_ctx *ctx;
 
-	if (m->len != sizeof(struct cs_options)) {
-		cs_err("cudastore-helper: criu's plugin is from another build (options of %u bytes, "
-		       "expected %zu); install the plugin and the helper together",
-		       m->len, sizeof(struct cs_options));
+	if (m->len < sizeof(struct cs_options) || m->len > sizeof(struct cs_options) + CS_CRIU_RUN_MAX) {
+		cs_err("cudastore-helper: criu's plugin is from another build (INIT of %u bytes, expected "
+		       "%zu to %zu); install the plugin and the helper together",
+		       m->len, sizeof(struct cs_options), sizeof(struct cs_options) + CS_CRIU_RUN_MAX);
 		return -EPROTO;
 	}
 	ctx = calloc(1, sizeof(*ctx));
@@ -176,6 +202,8 @@ static int do_init(struct helper *h, const struct cs_wire_msg *m, int fd)
 	pthread_mutexattr_destroy(&ma);
 	memcpy(&ctx->opt, m->data, sizeof(ctx->opt));
 	h->ctx = ctx;
+	if (init_run(ctx, m))
+		return -EPROTO;
 	cs_isolate(ctx->criu_pid); /* before any buffer is pinned */
 	cs_test_stall("init");
 	if (load_driver(ctx))

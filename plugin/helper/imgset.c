@@ -23,6 +23,7 @@ int cs_imgset_dump_begin(struct cs_dump_session *ds, int dirfd)
 	int ret;
 
 	memset(&ds->index, 0, sizeof(ds->index));
+	memcpy(ds->index.criu_run, ds->criu_run, sizeof(ds->index.criu_run));
 	if (getrandom(ds->index.dump_id, sizeof(ds->index.dump_id), 0) != sizeof(ds->index.dump_id)) {
 		ret = -errno;
 		cs_err("cannot draw a random dump id: %s", strerror(-ret));
@@ -78,6 +79,8 @@ void cs_imgset_load(struct cs_imgset *set, int dirfd)
 		return;
 	set->loaded = true;
 	cs_index_file_read(dirfd, &set->ix);
+	if (set->tie) /* a restore's: of the CRIU dump being restored, or unusable */
+		cs_index_file_bind(&set->ix, set->criu_run);
 }
 
 bool cs_imgset_indexed(const struct cs_imgset *set)
@@ -105,6 +108,11 @@ static void report(struct cs_imgset *set)
 	if (set->ix.err == -ENOENT)
 		cs_debug("no %s: images of format 1.0; every cudastore-<nspid>.img is read", CS_INDEX_NAME);
 	/* an unusable index fails each manifest's load, with its reason in err: the caller logs it */
+	if (set->ix.bound == CS_BOUND_SAME)
+		cs_debug("%s is of the CRIU dump being restored (run %s)", CS_INDEX_NAME, set->criu_run);
+	else if (cs_index_bound_note(&set->ix))
+		cs_info("not checked whether the cudastore images are of the CRIU dump being restored: %s",
+			cs_index_bound_note(&set->ix));
 }
 
 int cs_imgset_restore_load(struct cs_imgset *set, int dirfd, pid_t ns_pid, struct cs_manifest *m, char *err,

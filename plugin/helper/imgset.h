@@ -10,17 +10,21 @@
  * as a criu log named cudastore-dump.log, are left alone.
  *
  * Each dump also draws a random 16-byte dump_id, writes it into every manifest (format 1.1) and
- * lists the ns pid of every manifest it wrote in cudastore-index.img with the same id. A restore
- * reads only the manifests the index lists, and only if they carry its dump_id, so stale files
- * copied in after the dump (an older checkpoint merged into the directory) are not acted on.
- * Images without an index (format 1.0, before this) are read as before.
+ * lists the ns pid of every manifest it wrote in cudastore-index.img with the same id, and the run
+ * id of its criu (format 1.3, criu_run.h), which CRIU records in the same dump's inventory.img. A
+ * restore reads only the manifests the index lists, only if they carry its dump_id, and only if
+ * the index names the run of the CRIU dump being restored (the run criu read from its
+ * inventory.img), so stale files copied in after the dump (an older checkpoint merged into the
+ * directory) and a whole image set of another dump beside CRIU's images are not acted on.
+ * Images without an index (format 1.0) or without a run (1.0-1.2) are read as before.
  *
  * Restore: the image set (struct cs_imgset) is the index, read once by cs_imgset_load() on the
- * main thread: at POST_FORKING before the warm-up and the prefetch threads start (they only read
- * it), or at the first RESTORE. Every question "which manifests do these images hold, and is
- * this one of them" is answered from it, by the restore, the warm-up and the prefetch alike,
- * with the rules of cs_index_load_manifest (imgindex.h). restore.c decides about a restored
- * process that has no manifest (no_manifest()).
+ * main thread and bound to the CRIU dump being restored (set->tie, set->criu_run: from INIT;
+ * cs_index_file_bind) before any byte reaches a GPU: at POST_FORKING before the warm-up and the
+ * prefetch threads start (they only read it), or at the first RESTORE. Every question "which
+ * manifests do these images hold, and is this one of them" is answered from it, by the restore,
+ * the warm-up and the prefetch alike, with the rules of cs_index_load_manifest (imgindex.h).
+ * restore.c decides about a restored process that has no manifest (no_manifest()).
  *
  * Recover: a fresh helper taking over a dump whose helper died reads what that dump wrote with
  * the same rules, for a dump that did not finish (CS_INDEX_DUMPING).
@@ -45,7 +49,10 @@ int cs_imgset_dump_note(struct cs_dump_session *ds, pid_t ns_pid);
 /* Dump: write cudastore-index.img with every manifest noted so far (atomic rewrite). */
 int cs_imgset_dump_flush(const struct cs_dump_session *ds, int dirfd);
 
-/* Restore: read the index of the images in dirfd into set, once (later calls do nothing). */
+/*
+ * Restore: read the index of the images in dirfd into set, once (later calls do nothing), bound to
+ * set->criu_run when set->tie (an index of another CRIU dump is then unusable).
+ */
 void cs_imgset_load(struct cs_imgset *set, int dirfd);
 /* A usable index lists the manifests (set->ix.x); false for format 1.0 images or an unusable one. */
 bool cs_imgset_indexed(const struct cs_imgset *set);

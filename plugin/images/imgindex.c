@@ -16,7 +16,7 @@
 
 #define IDX_MAGIC "CSIX"
 
-_Static_assert(CS_MAX_PROCS * 5 + 64 < CS_INDEX_MAX_BYTES, "a full index fits its bound");
+_Static_assert(CS_MAX_PROCS * 5 + CS_CRIU_RUN_MAX + 64 < CS_INDEX_MAX_BYTES, "a full index fits its bound");
 
 bool cs_index_has(const struct cs_index *x, int32_t ns_pid)
 {
@@ -41,6 +41,11 @@ int cs_index_encode(const struct cs_index *x, void **buf, size_t *len)
 	pi.dump_id.data = (uint8_t *)x->dump_id;
 	pi.n_ns_pids = x->n;
 	pi.ns_pids = (int32_t *)x->ns_pid;
+	if (x->criu_run[0]) {
+		if (!cs_criu_run_ok(x->criu_run, strnlen(x->criu_run, sizeof(x->criu_run))))
+			return -EINVAL;
+		pi.criu_run_id = (char *)x->criu_run;
+	}
 	return cs_imgframe_encode(&pi.base, IDX_MAGIC, CS_INDEX_MAX_BYTES, buf, len);
 }
 
@@ -94,6 +99,11 @@ static int check(const CsIndex *pi, char *err, size_t errlen)
 		return cs_fail(-EBADMSG, err, errlen,
 			       "%s: lists %zu processes, limit is %d" CS_IMAGES_CORRUPT, CS_INDEX_NAME,
 			       pi->n_ns_pids, CS_MAX_PROCS);
+	if (pi->criu_run_id && !cs_criu_run_ok(pi->criu_run_id, strlen(pi->criu_run_id)))
+		return cs_fail(-EBADMSG, err, errlen,
+			       "%s: criu_run_id is not a CRIU run id (1 to %d characters of "
+			       "[0-9A-Za-z-])" CS_IMAGES_CORRUPT,
+			       CS_INDEX_NAME, CS_CRIU_RUN_MAX);
 	for (size_t i = 0; i < pi->n_ns_pids; i++) {
 		if (pi->ns_pids[i] <= 0)
 			return cs_fail(-EBADMSG, err, errlen,
@@ -123,6 +133,8 @@ int cs_index_decode(const void *buf, size_t len, struct cs_index *x, char *err, 
 		x->n = (unsigned)pi->n_ns_pids;
 		if (pi->n_ns_pids) /* protobuf-c leaves ns_pids NULL when there are none */
 			memcpy(x->ns_pid, pi->ns_pids, pi->n_ns_pids * sizeof(*x->ns_pid));
+		if (pi->criu_run_id) /* checked: it fits */
+			snprintf(x->criu_run, sizeof(x->criu_run), "%s", pi->criu_run_id);
 	}
 	cs_index__free_unpacked(pi, NULL);
 	return ret;
@@ -180,7 +192,55 @@ int cs_index_read(int dirfd, struct cs_index *x, char *err, size_t errlen)
 void cs_index_file_read(int dirfd, struct cs_index_file *f)
 {
 	f->why[0] = '\0';
+	f->bound = CS_BOUND_UNASKED;
 	f->err = cs_index_read(dirfd, &f->x, f->why, sizeof(f->why));
+}
+
+static bool run_known(const char *run)
+{
+	return run && cs_criu_run_ok(run, strnlen(run, CS_CRIU_RUN_MAX + 1));
+}
+
+int cs_index_check_run(const struct cs_index *x, const char *criu_run, char *err, size_t errlen)
+{
+	if (!x->criu_run[0] || !run_known(criu_run) || !strcmp(x->criu_run, criu_run))
+		return 0;
+	return cs_fail(-ESTALE, err, errlen,
+		       "these cudastore images belong to another CRIU dump (run %s), not to the one being "
+		       "restored (run %s): %s and the files it lists were copied beside the CRIU images of "
+		       "another dump; restore the CRIU images and the cudastore files of one dump together "
+		       "(the directory that dump wrote), or dump again",
+		       x->criu_run, criu_run, CS_INDEX_NAME);
+}
+
+void cs_index_file_bind(struct cs_index_file *f, const char *criu_run)
+{
+	if (f->err == -ENOENT)
+		f->bound = CS_BOUND_NO_INDEX_RUN; /* format 1.0 images */
+	if (f->err)
+		return; /* nor is an unusable index, through which no manifest is read anyway */
+	if (cs_index_check_run(&f->x, criu_run, f->why, sizeof(f->why))) {
+		f->err = -ESTALE;
+		f->bound = CS_BOUND_OTHER;
+	} else if (!f->x.criu_run[0]) {
+		f->bound = CS_BOUND_NO_INDEX_RUN;
+	} else {
+		f->bound = run_known(criu_run) ? CS_BOUND_SAME : CS_BOUND_NO_CRIU_RUN;
+	}
+}
+
+const char *cs_index_bound_note(const struct cs_index_file *f)
+{
+	switch (f->bound) {
+	case CS_BOUND_NO_INDEX_RUN:
+		return "the cudastore images name no CRIU run (images of format 1.0-1.2, or dumped by a "
+		       "criu that does not export its run id)";
+	case CS_BOUND_NO_CRIU_RUN:
+		return "the CRIU images name no run of their dump (an inventory.img without "
+		       "dump_criu_run_id, or a criu that does not export it)";
+	default:
+		return NULL;
+	}
 }
 
 static void format_id(const uint8_t id[CS_DUMP_ID_BYTES], char out[2 * CS_DUMP_ID_BYTES + 1])
@@ -249,6 +309,8 @@ static int check_loaded(int dirfd, const struct cs_index_file *ix, enum cs_index
 {
 	bool consulted = index_consulted(ix, rules);
 
+	if (consulted && ix->err == -ESTALE) /* of another CRIU dump (cs_index_file_bind) */
+		return cs_fail(ix->err, err, errlen, "%s", ix->why);
 	if (consulted && ix->err && ix->err != -ENOENT)
 		return cs_fail(ix->err, err, errlen,
 			       "the images' index is unusable, so no manifest can be trusted: %s", ix->why);

@@ -22,7 +22,9 @@
 #include "imglimits.h"
 
 #define CS_FORMAT_MAJOR	      1
-#define CS_FORMAT_MINOR	      2 /* 1.1: dump_id, cudastore-index.img (imgindex.h); 1.2: striped extents */
+/* 1.1: dump_id, cudastore-index.img (imgindex.h); 1.2: striped extents; 1.3: the index names the
+ * run of its CRIU dump */
+#define CS_FORMAT_MINOR	      3
 #define CS_DUMP_ID_BYTES      16
 #define CS_MAX_MANIFEST_BYTES (64u << 20)
 

@@ -16,3 +16,10 @@ dist_check_SCRIPTS += $(CLI_TESTS)
 check_PROGRAMS += tests/cli/cs-sparse-images
 tests_cli_cs_sparse_images_SOURCES = tests/cli/cs-sparse-images.c tests/log-stderr.c
 tests_cli_cs_sparse_images_LDADD = $(UNIT_TEST_LIBS)
+# verify's reader of CRIU's inventory.img (cli/inventory.c), on crafted files
+check_PROGRAMS += tests/cli/test-cli-inventory-run
+TESTS += tests/cli/test-cli-inventory-run
+tests_cli_test_cli_inventory_run_SOURCES = tests/cli/test-cli-inventory-run.c cli/inventory.c tests/tap.h \
+	tests/log-stderr.c
+tests_cli_test_cli_inventory_run_CPPFLAGS = $(cudastore_CPPFLAGS)
+tests_cli_test_cli_inventory_run_LDADD = $(UNIT_TEST_LIBS)

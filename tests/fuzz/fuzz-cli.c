@@ -3,9 +3,10 @@
  * fuzz-cli.c - one input as an images directory, through cudastore inspect and verify in this
  * process (the cli directory's code), as an operator runs them on images from anywhere.
  *
- * The input is cut at each "@@F@" into up to five files: cudastore-1.img (the manifest),
- * cudastore-index.img, cudastore-1-gpu0.ext, cudastore-1.json (the summary) and
- * cudastore-1-gpu1.ext; a missing part, or one that is just "-", is no file. A manifest or index
+ * The input is cut at each "@@F@" into up to six files: cudastore-1.img (the manifest),
+ * cudastore-index.img, cudastore-1-gpu0.ext, cudastore-1.json (the summary),
+ * cudastore-1-gpu1.ext and CRIU's inventory.img; a missing part, or one that is just "-", is no
+ * file. A manifest or index
  * part that starts with its magic gets a correct frame (length and XXH3-64), so that mutations
  * reach the fields behind the checksum. Then `inspect DIR`, `verify DIR` and `inspect --json DIR`
  * run with stdout and stderr in files. Properties: the exit status is 0, 1 or 2; the text output
@@ -27,13 +28,13 @@
 #include "fuzz.h"
 
 #define SEP	  "@@F@"
-#define NPARTS	  5
+#define NPARTS	  6
 #define FRAME_HDR 16u
 
 const char cs_fuzz_name[] = "cli";
-static const char *const part_name[NPARTS] = { "cudastore-1.img", "cudastore-index.img",
+static const char *const part_name[NPARTS] = { "cudastore-1.img",      "cudastore-index.img",
 					       "cudastore-1-gpu0.ext", "cudastore-1.json",
-					       "cudastore-1-gpu1.ext" };
+					       "cudastore-1-gpu1.ext", "inventory.img" };
 static char work[64], dir[96], out[96], errf[96], conf[96];
 
 static void clear_dir(void)

@@ -8,6 +8,7 @@ IMAGES_UNIT_TESTS = \
 	tests/images/test-imgdir-confinement \
 	tests/images/test-imgdir-atomic-write \
 	tests/images/test-index-owns-manifests \
+	tests/images/test-index-tied-to-criu-run \
 	tests/images/test-imgdir-planted-nodes-never-opened
 check_PROGRAMS += $(IMAGES_UNIT_TESTS)
 TESTS += $(IMAGES_UNIT_TESTS)
@@ -32,3 +33,5 @@ tests_images_test_imgdir_atomic_write_SOURCES = tests/images/test-imgdir-atomic-
 tests_images_test_imgdir_atomic_write_LDADD = $(UNIT_TEST_LIBS)
 tests_images_test_index_owns_manifests_SOURCES = tests/images/test-index-owns-manifests.c $(IMAGES_TEST_COMMON)
 tests_images_test_index_owns_manifests_LDADD = $(UNIT_TEST_LIBS)
+tests_images_test_index_tied_to_criu_run_SOURCES = tests/images/test-index-tied-to-criu-run.c $(IMAGES_TEST_COMMON)
+tests_images_test_index_tied_to_criu_run_LDADD = $(UNIT_TEST_LIBS)

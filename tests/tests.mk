@@ -86,6 +86,7 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-guardian-dump-exit-hook.sh \
 	tests/e2e/test-guardian-restore.sh \
 	tests/e2e/test-helper-killed-after-lock-process-runs-on.sh \
+	tests/e2e/test-recovery-helper-killed-twice-process-runs-on.sh \
 	tests/e2e/test-slow-dump-that-progresses-outlives-op-timeout.sh \
 	tests/e2e/test-stalled-restore-thread-dump-fails-in-bounded-time.sh \
 	tests/e2e/test-stalled-driver-with-defaults-ends-within-a-minute.sh \

@@ -15,6 +15,7 @@
 #include "recover.h"
 #include "restore.h"
 #include "relay.h"
+#include "test_hooks.h"
 
 /* ended with its descendants, never left behind as orphans */
 static void end_process(pid_t pid, const char *why)
@@ -120,6 +121,7 @@ static int recover_process(struct cs_ctx *ctx, pid_t pid, int dirfd)
 		return ret;
 	}
 	cs_progress_watch(pid, tid);
+	cs_test_stall("recover");
 	ret = back_to_running(ctx, pid, dirfd);
 	cs_progress_unwatch(pid);
 	cs_relay_rt_stop(&rt);

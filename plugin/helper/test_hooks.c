@@ -30,6 +30,17 @@ static void write_pid(const char *file)
 	close(fd);
 }
 
+/* phase is one of want's comma-separated names */
+static bool wanted(const char *want, const char *phase)
+{
+	size_t n = strlen(phase);
+
+	for (const char *w = want; w && *w; w = strchr(w, ',') ? strchr(w, ',') + 1 : NULL)
+		if (!strncmp(w, phase, n) && (w[n] == ',' || w[n] == '\0'))
+			return true;
+	return false;
+}
+
 void cs_test_stall(const char *phase)
 {
 	const char *want = getenv("CUDASTORE_TEST_STALL"), *file = getenv("CUDASTORE_TEST_STALL_FILE");
@@ -37,7 +48,7 @@ void cs_test_stall(const char *phase)
 	static atomic_bool done; /* batch workers reach the same phase at once: one stalls */
 	int i;
 
-	if (!want || strcmp(want, phase) || !file || atomic_exchange(&done, true))
+	if (!want || !wanted(want, phase) || !file || atomic_exchange(&done, true))
 		return;
 	write_pid(file);
 	cs_info("test stall at %s: waiting until criu is gone or %s is removed", phase, file);

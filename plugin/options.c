@@ -220,6 +220,13 @@ int cs_options_set(struct cs_options *o, const char *key, const char *v, char *e
 			return cs_fail(-EINVAL, err, len,
 				       "op_timeout_s: '%s' is not in 0..86400 (0 = no limit)", v);
 		o->op_timeout_s = (unsigned)x;
+	} else if (!strcmp(key, "custom_in_flight")) {
+		if (parse_u64(v, 0, CS_PARALLEL_MAX, &x))
+			return cs_fail(
+			    -EINVAL, err, len,
+			    "custom_in_flight: '%s' is not in 0..%u (0 = as many as parallel allows)", v,
+			    CS_PARALLEL_MAX);
+		o->custom_in_flight = (unsigned)x;
 	} else if (!strcmp(key, "old_driver_trees")) {
 		if (!strcmp(v, "refuse") || !strcmp(v, "allow"))
 			o->old_driver_trees = !strcmp(v, "allow");
@@ -261,6 +268,7 @@ static void defaults(struct cs_options *o)
 	o->rescue = CS_AUTO;
 	o->leave_running = CS_AUTO;
 	o->op_timeout_s = CS_OP_TIMEOUT_DEF;
+	o->custom_in_flight = 1;
 	o->criu_options = CS_AUTO;
 }
 
@@ -444,6 +452,7 @@ static const struct {
 	{ "CUDASTORE_PARALLEL", "parallel" },
 	{ "CUDASTORE_OP_TIMEOUT_S", "op_timeout_s" },
 	{ "CUDASTORE_OLD_DRIVER_TREES", "old_driver_trees" },
+	{ "CUDASTORE_CUSTOM_IN_FLIGHT", "custom_in_flight" },
 	{ "CUDASTORE_DEVICE_MAP", "device_map" },
 };
 
@@ -594,6 +603,8 @@ int cs_option_format(const struct cs_options *o, const char *key, char *buf, siz
 		snprintf(buf, len, "%u", o->op_timeout_s);
 	else if (!strcmp(key, "parallel"))
 		snprintf(buf, len, "%u", o->parallel);
+	else if (!strcmp(key, "custom_in_flight"))
+		snprintf(buf, len, "%u%s", o->custom_in_flight, o->custom_in_flight ? "" : " (as parallel)");
 	else if (!strcmp(key, "old_driver_trees"))
 		snprintf(buf, len, "%s", o->old_driver_trees ? "allow" : "refuse");
 	else if (!strcmp(key, "device_map"))

@@ -55,6 +55,7 @@ struct cs_options {
 	unsigned parallel; /* processes checkpointed or restored at once; 0: all, at most CS_PARALLEL_AUTO */
 	unsigned op_timeout_s; /* the longest a helper request may go without progress; 0: none */
 	bool old_driver_trees; /* allow trees of several CUDA processes on drivers before 610 */
+	unsigned custom_in_flight; /* CustomStorage processes CHECKPOINTING at once; 0: as parallel */
 	unsigned ndevice_map;
 	struct cs_device_pair device_map[CS_MAX_DEVICES];
 	char source[320]; /* where the options came from, for the log */
@@ -97,7 +98,7 @@ const char *cs_opt_mode_name(enum cs_opt_mode m);
 const char *cs_tristate_name(enum cs_tristate t);
 int cs_tristate_parse(const char *v, enum cs_tristate *out);
 /* Every option: its key in the file (CUDASTORE_<KEY> in the environment), in a stable order. */
-#define CS_OPTION_COUNT 25
+#define CS_OPTION_COUNT 26
 const char *cs_option_key(unsigned i); /* i < CS_OPTION_COUNT, else NULL */
 /* The value of option key in o, as the file would spell it (defaults spelled out); 0 or -ENOENT. */
 int cs_option_format(const struct cs_options *o, const char *key, char *buf, size_t len);

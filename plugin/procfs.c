@@ -421,6 +421,13 @@ int cs_procfs_kill_tree(pid_t pid)
 	return done;
 }
 
+uint64_t cs_procfs_status_bytes(pid_t pid, const char *field)
+{
+	long long kb;
+
+	return key_number(proc_open(pid, "status"), field, ':', &kb) || kb < 0 ? 0 : (uint64_t)kb << 10;
+}
+
 pid_t cs_procfs_status_pid(pid_t pid, const char *field)
 {
 	long long v;

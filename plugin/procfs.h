@@ -59,6 +59,9 @@ int cs_procfs_tree(pid_t pid, pid_t *out, unsigned max);
  */
 int cs_procfs_kill_tree(pid_t pid);
 
+/* A kB field of /proc/PID/status ("VmRSS", "VmHWM") in bytes, 0 when unknown. */
+uint64_t cs_procfs_status_bytes(pid_t pid, const char *field);
+
 /* A pid-valued field of /proc/PID/status ("PPid", "TracerPid"), or -1. */
 pid_t cs_procfs_status_pid(pid_t pid, const char *field);
 

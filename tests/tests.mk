@@ -57,6 +57,7 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-tree-one-gpu-per-process-custom-at-once.sh \
 	tests/e2e/test-tree-one-gpu-per-process-driver-at-once.sh \
 	tests/e2e/test-tree-helper-killed-mid-phase-all-4-run-on.sh \
+	tests/e2e/test-tree-helper-lost-mid-copy-ends-only-the-copying-process.sh \
 	tests/e2e/test-tree-helper-killed-after-complete-all-4-restored-from-extents.sh \
 	tests/e2e/test-tree-4-cuda-driver-gpu-phase-at-once.sh \
 	tests/e2e/test-criu-cuda-plugin-standin-on-emulator.sh \

@@ -217,6 +217,8 @@ int cs_batch_run(struct cs_ctx *ctx, struct cs_batch *b)
 		return -ENOMEM;
 	}
 	b->width = cs_batch_width(ctx, b->n);
+	if (b->limit && b->limit < b->width)
+		b->width = b->limit;
 	run_threads(b, rt, ready);
 	run_workers(ctx, b, ready);
 	stop_threads(b, rt, ready);

@@ -34,6 +34,7 @@ struct cs_batch {
 	unsigned n;
 	cs_batch_fn fn;
 	void *arg;
+	unsigned limit; /* at most this many at once, below the parallel option's width (0: none) */
 	/* out */
 	unsigned width; /* processes that ran at once, at most */
 	double wall;	/* seconds from the first start to the last end */

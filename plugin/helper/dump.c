@@ -547,14 +547,44 @@ static void checkpoint_settle(struct cs_ctx *ctx, struct cs_proc **procs, unsign
 }
 
 /*
+ * A CustomStorage process is CHECKPOINTING, its GPU memory mapped into this helper, from its
+ * checkpoint call to its Complete: if the helper is lost then (the OOM killer), that memory is
+ * lost with it. custom_in_flight bounds how many are in that window at once (default 1): the
+ * copy is bound by PCIe and the storage, which one copy with the whole engine fills about as well
+ * as several sharing it. The processes then go leaves first, the tree's root last, so that a copy
+ * lost takes the smallest part of the tree with it (a process is ended with its descendants).
+ */
+static void bound_in_flight(struct cs_ctx *ctx, struct cs_batch *b)
+{
+	unsigned i, ncustom = 0, limit = ctx->opt.custom_in_flight;
+
+	for (i = 0; i < b->n; i++)
+		ncustom += b->procs[i]->mode == CS_MODE_CUSTOM;
+	if (!ncustom || !limit || limit >= cs_batch_width(ctx, b->n))
+		return;
+	b->limit = limit;
+	for (i = 0; i < b->n / 2; i++) { /* PAUSE's order is the tree's, root first */
+		struct cs_proc *t = b->procs[i];
+
+		b->procs[i] = b->procs[b->n - 1 - i];
+		b->procs[b->n - 1 - i] = t;
+	}
+	cs_info("checkpoint: at most %u of the %u processes CHECKPOINTING at once, leaves first "
+		"(custom_in_flight): a helper lost in the middle of a copy takes no more with it",
+		limit, b->n);
+}
+
+/*
  * The first CHECKPOINT: every process of the dump at once (criu calls CHECKPOINT_DEVICES for
- * every task back to back, after all of them were paused and locked).
+ * every task back to back, after all of them were paused and locked), CustomStorage ones at most
+ * custom_in_flight at once (bound_in_flight).
  */
 static void checkpoint_all(struct cs_ctx *ctx, int dirfd)
 {
 	struct cs_proc *procs[CS_MAX_PROCS];
 	struct cs_batch b = { .what = "checkpoint", .fn = checkpoint_one, .arg = &dirfd };
 	unsigned i, nfound = 0;
+	uint64_t rss;
 
 	/* found checkpointed by someone else: no driver work, answered here, listed in the index */
 	for (i = 0; i < ctx->nproc; i++) {
@@ -579,7 +609,15 @@ static void checkpoint_all(struct cs_ctx *ctx, int dirfd)
 			p->copy_bytes = p->bytes_plan ? p->bytes_plan : CS_COPY_UNKNOWN;
 		b.procs[b.n++] = p;
 	}
+	bound_in_flight(ctx, &b);
+	rss = cs_procfs_status_bytes(getpid(), "VmRSS");
 	cs_batch_run(ctx, &b);
+	/* what the helper itself held: its buffers are pinned before the lock, so the copies add
+	 * little; a helper that grew would be the OOM killer's candidate mid-copy */
+	cs_info("cudastore-helper's memory: %.1f MiB resident before the GPU phase, %.1f MiB at its end, "
+		"peak %.1f MiB",
+		rss / 1048576.0, cs_procfs_status_bytes(getpid(), "VmRSS") / 1048576.0,
+		cs_procfs_status_bytes(getpid(), "VmHWM") / 1048576.0);
 	checkpoint_settle(ctx, procs, nfound + b.n, dirfd, &b);
 }
 

@@ -2,7 +2,8 @@
 # dumped and restored through CRIU with the plugin, every process's GPU phase at once.
 # Parameters (environment):
 #   MODE (custom|driver)  SIZE (4m per buffer, 2 buffers)  NCUDA (4)  RATE (64: the emulated
-#   driver's MB/s per process, so that the overlap shows in its trace)
+#   driver's MB/s per process, so that the overlap shows in its trace)  IN_FLIGHT (the
+#   custom_in_flight option: 0, every process at once, unless a scenario says otherwise)
 #   SCENARIO:
 #     roundtrip        every byte verified after the restore; the 4 checkpoint calls and the 4
 #                      restore calls overlap; the GPU phase is well under the sum of its processes
@@ -27,6 +28,11 @@
 #                      helper takes over all NCUDA processes, recovers them at once (their
 #                      restore calls in flight together) and every one runs on with every
 #                      byte; no file of the failed dump is left
+#     lost-mid-copy    (custom) cudastore-helper SIGKILLed while copies are in flight (slow
+#                      emulated copies): the processes CHECKPOINTING then (custom_in_flight: 1 by
+#                      default, the last child; 0: all 4) are ended with the reason, every other
+#                      process runs on with every byte (restored from its extents, or unlocked),
+#                      the CPU-only child too, and no file of the failed dump is left
 #     by-work          (custom, WL_ARGS giving the root all-zero memory and the children data)
 #                      the dump shares by size (the root's copy runs more threads), the restore by
 #                      the bytes each reads (the root's, all zero, runs fewer), every byte verified
@@ -34,8 +40,8 @@
 . "$top_srcdir/tests/e2e/guardian.sh"
 need_criu; setup_work; use_emulator
 : "${MODE:=custom}" "${SIZE:=4m}" "${NCUDA:=4}" "${RATE:=64}" "${SCENARIO:=roundtrip}" "${CHILD_SIZE:=$SIZE}"
-: "${WL_ARGS:=}" "${PHASE:=after-checkpoint}"
-export CUDASTORE_MODE=$MODE CUDASTORE_EMU_RATE_MBPS=$RATE
+: "${WL_ARGS:=}" "${PHASE:=after-checkpoint}" "${IN_FLIGHT:=0}"
+export CUDASTORE_MODE=$MODE CUDASTORE_EMU_RATE_MBPS=$RATE CUDASTORE_CUSTOM_IN_FLIGHT=$IN_FLIGHT
 TRACE=$WORK/criu.trace
 STALL=$WORK/stall
 
@@ -292,6 +298,55 @@ helper_killed() {
 	check_verdict w "$WPID" "root and children verified every byte"
 }
 
+# every copy slowed (300 ms a chunk), the helper killed once the first copy moved
+lost_mid_copy() {
+	local h i p ended=0 want others=
+	plan 9
+	start_tree
+	CRIU_ENV="CUDASTORE_EMU_DELAY=cuMemcpyDtoHAsync:300"
+	mkdir -p "$WORK/img"
+	env $CRIU_ENV "$CRIU" dump -t "$WPID" -D "$WORK/img" -o dump.log -v4 -L "$PLUGINDIR" >>"$(criu_output)" 2>&1 &
+	CPID=$!
+	for i in $(seq 300); do log_has "$WORK/img/dump.log" "GPU region 0: " && break; sleep 0.05; done
+	h=$(sed -n 's/.*cudastore-helper running as pid \([0-9]*\).*/\1/p' "$WORK/img/dump.log" | head -n1)
+	kill -9 "$h"
+	timeout 60 tail --pid="$CPID" -f /dev/null
+	wait "$CPID"
+	check "criu dump fails ($?) after the helper (pid ${h:-?}) died in the middle of a copy" [ -n "$h" ]
+	want=$((IN_FLIGHT == 0 ? NCUDA : IN_FLIGHT))
+	for p in $CUDA; do
+		if log_has "$WORK/img/dump.log" "pid $p: its GPU memory was held by the cudastore-helper that died"; then
+			ended=$((ended + 1))
+		else
+			others="$others $p"
+		fi
+	done
+	check "the processes CHECKPOINTING when it died ($ended, custom_in_flight $IN_FLIGHT) were ended with the reason" [ "$ended" = "$want" ]
+	check "every other CUDA process was brought back ($others)" bash -c "
+		for p in $others; do grep -aq \"pid \$p: running again with its GPU memory after cudastore-helper died\" '$WORK/img/dump.log' || exit 1; done"
+	check "no file of the failed dump is left ($(cudastore_images "$WORK/img"))" [ -z "$(cudastore_images "$WORK/img")" ]
+	sleep 0.5
+	if [ "$want" = 1 ]; then
+		check "the one ended was the last child, the root runs on" bash -c "alive() { kill -0 \$1 && ! grep -q '^State:.*Z' /proc/\$1/status; }; ! alive $(nth_cuda "$NCUDA") && alive $WPID"
+		check "every other process of the tree runs on, the CPU-only child too" bash -c "
+			for p in $WPID $KIDS; do [ \$p = $(nth_cuda "$NCUDA") ] && continue; kill -0 \$p || exit 1; done"
+		for p in $others; do [ "$p" = "$WPID" ] || kill -TERM "$p"; done
+		for _ in $(seq 100); do
+			i=0; for p in $others; do [ "$p" = "$WPID" ] || grep -q "cuda-workload\[$p\]: PASS" "$WORK/w.err" || i=1; done
+			[ $i = 0 ] && break; sleep 0.1
+		done
+		check "every other CUDA child verified every byte" [ $i = 0 ]
+		check "the root verified every byte of its own" log_has "$WORK/img/dump.log" \
+			"pid $WPID: running again with its GPU memory after cudastore-helper died"
+	else
+		check "the root was among them" bash -c "! kill -0 $WPID 2>/dev/null || grep -q '^State:.*Z' /proc/$WPID/status"
+		check "and its descendants were ended with it, the CPU-only child too" bash -c "
+			for p in $KIDS; do ! kill -0 \$p 2>/dev/null || grep -q '^State:.*Z' /proc/\$p/status || exit 1; done"
+		ok "no verdict from ended processes"
+		ok "no verdict from ended processes"
+	fi
+}
+
 # the root's memory is all zero, each child's all data: a restore's copy costs what it reads
 by_work() {
 	plan 7
@@ -327,6 +382,7 @@ flipped-byte) flipped_byte ;;
 by-size) by_size ;;
 by-work) by_work ;;
 helper-killed) helper_killed ;;
+lost-mid-copy) lost_mid_copy ;;
 *) bail "tree.sh: unknown SCENARIO $SCENARIO" ;;
 esac
 done_testing

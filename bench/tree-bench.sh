@@ -45,8 +45,10 @@ trap 'for p in $TREE; do kill -9 "$p" 2>/dev/null; done; rm -rf "$TMP" "$IMGS"' 
 . "$here/bench-setup.sh"
 [ -n "$EMU" ] && export CUDASTORE_EMU_RATE_MBPS=$RATE
 # the phase of every process at once is what it measures (custom_in_flight bounds CustomStorage
-# dumps to one process at a time by default)
-export CUDASTORE_CONFIG=$TMP/cs.conf CUDASTORE_MODE=$MODE CUDASTORE_CUSTOM_IN_FLIGHT=0
+# dumps to one process at a time by default); its processes share no GPU memory, so a driver
+# before branch 610 may dump the tree
+export CUDASTORE_CONFIG=$TMP/cs.conf CUDASTORE_MODE=$MODE CUDASTORE_CUSTOM_IN_FLIGHT=0 \
+	CUDASTORE_OLD_DRIVER_TREES=allow
 # the bench runs its workloads as a subreaper's children: a killed tree must be reaped before restore
 python3 -c 'import ctypes; ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)' 2>/dev/null
 

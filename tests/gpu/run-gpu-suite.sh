@@ -16,6 +16,14 @@
 #   progress-op-timeout-2s: a 16 GiB driver-managed dump and restore with op_timeout_s = 2; the
 #   driver's calls take several times that, and must be seen moving (the plugin's debug lines
 #   give the driver thread's CPU time and resident memory every 2 s), so both succeed.
+#   ipc-pair-refused: a CUDA IPC pair (bin/cuda-ipc-pair: the exporter and the importer it forked)
+#   on a driver before branch 610 is refused before anything is locked; both run on and verify.
+#   ipc-pair-leave-running: the same pair dumped with old_driver_trees = allow and --leave-running:
+#   the importer, which the driver can never restore, is ended with the reason (not left hung),
+#   criu exits 0, the exporter runs on and verifies.
+#   helper-killed-tree: cudastore-helper SIGKILLed in the middle of a tree's GPU phase (4 CUDA
+#   processes of 2 GiB and a CPU-only child, old_driver_trees = allow): a new helper brings all
+#   back, each CUDA child and the CPU-only child run on, the root verifies every byte.
 #
 # Every scenario verifies every byte of the workload's GPU memory after restore and that the
 # workload keeps running (it checks windows of its memory every ~100 ms while alive).
@@ -163,7 +171,8 @@ done
 
 if [ "$EXTRAS" = 1 ]; then
 # 2. a tree: two CUDA processes and a CPU-only child
-roundtrip "tree-2cuda-1cpu" 1g "$MODE" -- --buffers 1 --fork-cuda 1 --fork-cpu 1
+# (its two CUDA processes share no memory: allowed on a driver before branch 610)
+CUDASTORE_OLD_DRIVER_TREES=allow roundtrip "tree-2cuda-1cpu" 1g "$MODE" -- --buffers 1 --fork-cuda 1 --fork-cpu 1
 
 # 3. --leave-running, then the process keeps computing correctly
 name=leave-running; img=$IMGBASE/$name; rm -rf "$img"; mkdir -p "$img"
@@ -316,7 +325,8 @@ tree_run() {
 	sleep 0.5
 	TPIDS=$(tree_pids "$WPID"); PIDS="$PIDS $TPIDS"
 	t0=$(now)
-	timeout -k 5 "$CRIU_LIMIT" env "${env[@]}" "$CRIU" dump -t "$WPID" -D "$img" -o dump.log -v4 -L "$plugdir" >/dev/null 2>&1
+	# the tree's processes share no GPU memory: allowed on a driver before branch 610
+	timeout -k 5 "$CRIU_LIMIT" env CUDASTORE_OLD_DRIVER_TREES=allow "${env[@]}" "$CRIU" dump -t "$WPID" -D "$img" -o dump.log -v4 -L "$plugdir" >/dev/null 2>&1
 	rc=$?; t1=$(now); td=$(dt $t0 $t1)
 	grep -aE 'cudastore:|cuda_plugin:|Error' "$img/dump.log" >"$TREE_LOGS/tree-4x4g-$which-$run-dump.lines" 2>/dev/null
 	[ $rc = 0 ] || { tree_fail "$which" "$run" "$td" "dump rc $rc: $(grep -am1 'Error' "$img/dump.log")"; return; }
@@ -433,15 +443,97 @@ tree_table() {
 
 [ "$TREE" = 0 ] || tree_scenario
 
+# pair NAME [cuda-ipc-pair options]: a detached exporter and importer, ready; sets E and I
+pair() {
+	local n=$1; shift
+	rm -f "$TMP/$n".*
+	"$ART/bin/cuda-ipc-pair" --daemon --size 256m --pidfile "$TMP/$n.pid" --child-pidfile "$TMP/$n.cpid" \
+		--ready "$TMP/$n.ready" --outfile "$TMP/$n.out" "$@" >"$TMP/$n.log" 2>&1 </dev/null
+	E=$(cat "$TMP/$n.pid" 2>/dev/null) I=$(cat "$TMP/$n.cpid" 2>/dev/null)
+	[ -e "$TMP/$n.ready" ] && [ -n "$E" ] && [ -n "$I" ] || { log "pair $n did not start: $(tail -n2 "$TMP/$n.log")"; return 1; }
+	PIDS="$PIDS $E $I"
+}
+# pair_verdict NAME: both verdicts after SIGTERM to the exporter (it forwards it to the importer)
+pair_verdict() {
+	kill -TERM "$E" 2>/dev/null
+	for i in $(seq 300); do [ -s "$TMP/$1.out.parent" ] && break; sleep 0.1; done
+	echo "exporter $(head -n1 "$TMP/$1.out.parent" 2>/dev/null || echo none), importer $(head -n1 "$TMP/$1.out.child" 2>/dev/null || echo none)"
+}
+
+ipc_scenarios() {
+	local img=$IMGBASE/ipc rc v t0 t1
+	[ -x "$ART/bin/cuda-ipc-pair" ] || { row ipc-pair-refused - - - - - - "SKIPPED: bin/cuda-ipc-pair not built (no nvcc)"; return; }
+	rm -rf "$img"; mkdir -p "$img"
+	if pair ipc1; then
+		t0=$(now); "$CRIU" dump -t "$E" -D "$img" -o dump.log -v4 -L "$PLUGINS" >/dev/null 2>&1; rc=$?; t1=$(now)
+		v=$(pair_verdict ipc1)
+		if [ $rc != 0 ] && grep -q "the tree of pid $E has 2 CUDA processes" "$img/dump.log" &&
+			! grep -q "locked in" "$img/dump.log" && [ "$v" = "exporter PASS, importer PASS" ]; then
+			row ipc-pair-refused 256m driver-managed "$(dt $t0 $t1)" - - - "PASS: refused before any lock; $v"
+		else
+			row ipc-pair-refused 256m driver-managed "$(dt $t0 $t1)" - - - "FAIL: rc $rc; $v; $(grep -a -m1 'Error' "$img/dump.log")"
+		fi
+		grep -a 'the tree of pid' "$img/dump.log" | cut -c1-300 >&2
+	fi
+	rm -rf "$img"; mkdir -p "$img"
+	if pair ipc2; then
+		t0=$(now)
+		CUDASTORE_OLD_DRIVER_TREES=allow "$CRIU" dump -t "$E" -D "$img" -o dump.log -v4 -L "$PLUGINS" -R >/dev/null 2>&1
+		rc=$?; t1=$(now)
+		sleep 1
+		local hung=no
+		grep -qs '^State:.*[RS]' "/proc/$I/status" && hung=yes
+		v=$(pair_verdict ipc2)
+		if [ $rc = 0 ] && [ $hung = no ] && grep -q "pid $I: cannot be resumed after the dump" "$img/dump.log" &&
+			[[ "$v" == "exporter PASS"* ]]; then
+			row ipc-pair-leave-running 256m driver-managed "$(dt $t0 $t1)" - - - "PASS: importer ended with the reason, exporter runs on; $v"
+		else
+			row ipc-pair-leave-running 256m driver-managed "$(dt $t0 $t1)" - - - "FAIL: rc $rc, importer left running/hung: $hung; $v"
+		fi
+		grep -a "cannot be resumed after the dump\|cuCheckpointProcessRestore failed" "$img/dump.log" | cut -c1-300 >&2
+	fi
+	rm -rf "$img"
+}
+
+# the helper SIGKILLed once the tree's GPU phase runs: a new helper brings every process back
+helper_killed_tree() {
+	local img=$IMGBASE/helper-killed-tree h rc i kids v t0 t1 back
+	rm -rf "$img"; mkdir -p "$img"
+	start helper-killed-tree --size "${ROBUST_TREE_SIZE:-2g}" --buffers 1 --fork-cuda 3 --fork-cpu 1 || return
+	kids=$(cat /proc/"$WPID"/task/*/children)
+	t0=$(now)
+	CUDASTORE_OLD_DRIVER_TREES=allow "$CRIU" dump -t "$WPID" -D "$img" -o dump.log -v4 -L "$PLUGINS" >/dev/null 2>&1 &
+	local cpid=$!
+	for i in $(seq 600); do grep -qa 'restore thread [0-9]* running' "$img/dump.log" 2>/dev/null && break; sleep 0.05; done
+	sleep 0.5
+	h=$(sed -n 's/.*cudastore-helper running as pid \([0-9]*\).*/\1/p' "$img/dump.log" | head -n1)
+	kill -9 "$h"
+	wait "$cpid"; rc=$?; t1=$(now)
+	back=$(grep -ac 'running again with its GPU memory after cudastore-helper died' "$img/dump.log")
+	sleep 1
+	local alive_all=yes
+	for i in $WPID $kids; do alive "$i" || alive_all=no; done
+	v=$(verdict helper-killed-tree "$WPID")
+	if [ $rc != 0 ] && [ "$back" = 4 ] && [ $alive_all = yes ] && [ "$v" = PASS ]; then
+		row helper-killed-tree 4x2g driver-managed "$(dt $t0 $t1)" - - - "PASS: helper $h killed mid-phase, 4 of 4 back, the CPU child runs on, every byte"
+	else
+		row helper-killed-tree 4x2g driver-managed "$(dt $t0 $t1)" - - - "FAIL: rc $rc, $back of 4 back, all alive: $alive_all; $v"
+	fi
+	grep -a "made no progress\|is gone during\|running again\|killing it\|GPU recovery phase\|cudastore-helper's memory" "$img/dump.log" | cut -c1-240 >&2
+	rm -rf "$img"
+}
+
 # robust: op_timeout_s bounds the time without progress, not a call's length
 robust_scenarios() {
 	local d=$IMGBASE/progress-op-timeout-2s moved
-	CUDASTORE_OP_TIMEOUT_S=2 IMGKEEP=1 NBUF=1 roundtrip progress-op-timeout-2s 16g "$MODE" -- --buffers 1
+	CUDASTORE_OP_TIMEOUT_S=2 IMGKEEP=1 NBUF=1 roundtrip progress-op-timeout-2s "${ROBUST_SIZE:-16g}" "$MODE" -- --buffers 1
 	# the longest the driver thread went without being seen at work, at the 2 s debug lines
 	moved=$(cat "$d"/dump.log "$d"/restore.log 2>/dev/null | sed -n 's/.*last moved \([0-9.]*\) s ago.*/\1/p' | sort -n | tail -n1)
 	log "progress-op-timeout-2s: the driver thread was last seen at work at most ${moved:-?} s before a look"
 	grep -ah 'its driver thread' "$d"/dump.log "$d"/restore.log 2>/dev/null | cut -c1-200 >&2
 	rm -rf "$d"
+	ipc_scenarios
+	helper_killed_tree
 }
 [ "$ROBUST" = 0 ] || robust_scenarios
 

@@ -78,7 +78,8 @@ fi
 mkdir -p "$TMP/plugins"
 cp "$ART/plugins/"* "$TMP/plugins/"
 printf 'libdir %s\n' "$TMP/plugins" >"$TMP/criu-runc.conf"
-printf 'mode = %s\n' "$MODE" >"$TMP/cudastore.conf"
+# the tree scenario's CUDA processes share no GPU memory: allowed on a driver before branch 610
+printf 'mode = %s\nold_driver_trees = allow\n' "$MODE" >"$TMP/cudastore.conf"
 export CUDASTORE_CONFIG=$TMP/cudastore.conf
 
 # make_bundle NAME [workload args]: stock runc spec + rootfs + GPU devices + host libcuda

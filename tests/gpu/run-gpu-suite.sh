@@ -4,7 +4,7 @@
 # and root; nothing is installed on the host.
 #
 #   run-gpu-suite.sh [--artifacts DIR] [--images DIR] [--sizes "1g 16g 64g"] [--out FILE] [--sizes-only]
-#                    [--tree-only] [--tree-size 4g] [--tree-runs 2] [--robust-only]
+#                    [--tree-only] [--tree-size 4g] [--tree-runs 2] [--robust-only] [--ipc-only]
 #
 # tree-4x4g (also alone with --tree-only): a tree of 4 CUDA processes of --tree-size each and a
 # CPU child, dumped and restored --tree-runs times with cudastore and as often with CRIU's own
@@ -57,6 +57,7 @@ while [ $# -gt 0 ]; do
 	--sizes-only) EXTRAS=0; TREE=0; ROBUST=0; shift ;;
 	--tree-only) EXTRAS=0; SIZED=0; TREE=1; ROBUST=0; shift ;;
 	--robust-only) EXTRAS=0; SIZED=0; TREE=0; ROBUST=1; shift ;;
+	--ipc-only) EXTRAS=0; SIZED=0; TREE=0; ROBUST=ipc; shift ;;
 	--tree-size) TREE_SIZE=$2; shift 2 ;;
 	--tree-runs) TREE_RUNS=$2; shift 2 ;;
 	*) echo "unknown argument $1" >&2; exit 2 ;;
@@ -453,10 +454,19 @@ pair() {
 	[ -e "$TMP/$n.ready" ] && [ -n "$E" ] && [ -n "$I" ] || { log "pair $n did not start: $(tail -n2 "$TMP/$n.log")"; return 1; }
 	PIDS="$PIDS $E $I"
 }
-# pair_verdict NAME: both verdicts after SIGTERM to the exporter (it forwards it to the importer)
+# pair_verdict NAME: both verdicts after SIGTERM to the exporter (it forwards it to the importer);
+# each file is waited for while its process is there
 pair_verdict() {
+	local f p
 	kill -TERM "$E" 2>/dev/null
-	for i in $(seq 300); do [ -s "$TMP/$1.out.parent" ] && break; sleep 0.1; done
+	for f in parent child; do
+		[ $f = parent ] && p=$E || p=$I
+		for i in $(seq 300); do
+			[ -s "$TMP/$1.out.$f" ] && break
+			alive "$p" || { sleep 0.3; break; }
+			sleep 0.1
+		done
+	done
 	echo "exporter $(head -n1 "$TMP/$1.out.parent" 2>/dev/null || echo none), importer $(head -n1 "$TMP/$1.out.child" 2>/dev/null || echo none)"
 }
 
@@ -535,7 +545,10 @@ robust_scenarios() {
 	ipc_scenarios
 	helper_killed_tree
 }
-[ "$ROBUST" = 0 ] || robust_scenarios
+case $ROBUST in
+1) robust_scenarios ;;
+ipc) ipc_scenarios ;;
+esac
 
 {
 	echo "cudastore GPU suite: $(date -u +%FT%TZ), driver $DRIVER, $NGPU GPU(s), images in $IMGBASE"

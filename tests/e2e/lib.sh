@@ -141,6 +141,24 @@ start_workload() {
 	PIDS_TO_KILL="$PIDS_TO_KILL $WPID"
 }
 
+# start_decoy_tree: a workload (root) whose driver thread never answers (a decoy the emulated
+# driver names as its restore thread) and one sound CUDA child; sets WPID and CHILD
+start_decoy_tree() {
+	start_workload w --size 4m --fork-cuda 1 --decoy-driver-thread
+	sleep 0.5
+	CHILD=$(cat /proc/"$WPID"/task/*/children | tr ' ' '\n' | grep . | head -n1)
+	PIDS_TO_KILL="$PIDS_TO_KILL $CHILD"
+}
+
+# timed_dump BOUND_S: criu dump of $WPID into $WORK/img under a BOUND_S timeout; sets rc and t
+timed_dump() {
+	local t0
+	t0=$(date +%s)
+	CRIU_TIMEOUT=$1 criu_dump "$WORK/img" "$WPID"
+	rc=$?
+	t=$(($(date +%s) - t0))
+}
+
 manifest_of() { echo "$1/cudastore-$2.img"; } # DIR NSPID
 extent_of() { echo "$1/cudastore-$2-gpu$3.ext"; } # DIR NSPID INDEX
 mode_of() { stat -c %a "$1"; }

@@ -6,14 +6,8 @@
 . "$top_srcdir/tests/e2e/lib.sh"
 need_criu; setup_work; use_emulator
 plan 4
-start_workload w --size 4m --fork-cuda 1 --decoy-driver-thread
-sleep 0.5
-CHILD=$(cat /proc/"$WPID"/task/*/children | tr ' ' '\n' | grep . | head -n1)
-PIDS_TO_KILL="$PIDS_TO_KILL $CHILD"
-t0=$(date +%s)
-CRIU_TIMEOUT=120 criu_dump "$WORK/img" "$WPID"
-rc=$?
-t=$(($(date +%s) - t0))
+start_decoy_tree
+timed_dump 120
 check "criu dump fails ($rc) within a minute ($t s; op_timeout_s is 30 s by default)" \
 	test "$rc" != 0 -a "$rc" != 124 -a "$t" -lt 60
 check "the root was ended with the reason, and its descendants with it" log_has "$WORK/img/dump.log" \

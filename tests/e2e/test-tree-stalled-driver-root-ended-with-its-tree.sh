@@ -9,14 +9,8 @@
 need_criu; setup_work; use_emulator
 set_config "op_timeout_s = 3"
 plan 7
-start_workload w --size 4m --fork-cuda 1 --decoy-driver-thread
-sleep 0.5
-CHILD=$(cat /proc/"$WPID"/task/*/children | tr ' ' '\n' | grep . | head -n1)
-PIDS_TO_KILL="$PIDS_TO_KILL $CHILD"
-t0=$(date +%s)
-CRIU_TIMEOUT=90 criu_dump "$WORK/img" "$WPID"
-rc=$?
-t=$(($(date +%s) - t0))
+start_decoy_tree
+timed_dump 90
 check "criu dump fails ($rc) in bounded time ($t s: the 3 s bound twice, and set-up)" \
 	test "$rc" != 0 -a "$rc" != 124 -a "$t" -le 20
 line_of() { grep -an "$1" "$WORK/img/dump.log" | head -n1 | cut -d: -f1; }

@@ -58,6 +58,14 @@ start_tree() {
 		[ "$(echo $CUDA | wc -w)" = "$NCUDA" ] && [ "$(echo $KIDS | wc -w)" = "$NCUDA" ]
 }
 nth_cuda() { echo $CUDA | cut -d' ' -f"$1"; }
+# others_resumed BUT: every CUDA process but BUT was put back with its GPU memory by the rollback
+others_resumed() {
+	local p
+	for p in $CUDA; do
+		[ "$p" = "$1" ] && continue
+		grep -aq "pid $p: resumed with its GPU memory .*dump failed" "$WORK/img/dump.log" || return 1
+	done
+}
 tree_gone() { local p; for p in $WPID $KIDS; do wait_gone "$p"; done; }
 all_alive() { local p; for p in $WPID $KIDS; do alive "$p" || return 1; done; }
 
@@ -142,9 +150,7 @@ fails_all_run_on() {
 	check "the plugin named process 3 ($p3)" log_has "$WORK/img/dump.log" "Error: cudastore: pid $p3: "
 	check "the others had been checkpointed at the same time" log_has "$WORK/img/dump.log" \
 		"GPU checkpoint phase of $NCUDA processes, at most $NCUDA at once"
-	check "the rollback put every other CUDA process back with its GPU memory" bash -c "
-		for p in $CUDA; do [ \$p = $p3 ] && continue
-			grep -aq \"pid \$p: resumed with its GPU memory .*dump failed\" '$WORK/img/dump.log' || exit 1; done"
+	check "the rollback put every other CUDA process back with its GPU memory" others_resumed "$p3"
 	check "no half image set is left" [ -z "$(cudastore_images "$WORK/img")" ]
 	sleep 0.5
 	check "every process of the tree runs on" all_alive
@@ -165,9 +171,7 @@ one_ended() {
 	check "criu dump fails ($what)" [ $? != 0 ]
 	check "process $n ($v) was ended with the reason" log_has "$WORK/img/dump.log" \
 		"pid $v: cannot be resumed after the dump \($why\); ending it so that it does not hang"
-	check "the rollback put every other CUDA process back with its GPU memory" bash -c "
-		for p in $CUDA; do [ \$p = $v ] && continue
-			grep -aq \"pid \$p: resumed with its GPU memory .*dump failed\" '$WORK/img/dump.log' || exit 1; done"
+	check "the rollback put every other CUDA process back with its GPU memory" others_resumed "$v"
 	check "no file of the failed dump is left" [ -z "$(cudastore_images "$WORK/img")" ]
 	sleep 0.5
 	check "process $n is not left hung" bash -c "! kill -0 $v 2>/dev/null || grep -q '^State:.*Z' /proc/$v/status"

@@ -26,6 +26,12 @@
 #define CS_WIRE_MAGIC	0x63737732u /* "csw2": bumped whenever the layout or the types change */
 #define CS_WIRE_DATA	8192
 #define CS_HELPER_FD	3 /* the helper's end of the socketpair, after exec */
+/*
+ * Until the helper's main() runs, its stderr is a pipe criu reads when the helper does not start
+ * (the loader's "cannot open shared object file" goes there); criu's own stderr waits on this fd,
+ * which main() puts back on 2 first thing.
+ */
+#define CS_HELPER_STDERR_FD 4
 
 enum cs_wire_type {
 	CS_W_INIT = 1,	 /* criu's pid in pid, stage in arg, struct cs_options in data, then a CRIU run

@@ -88,6 +88,7 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-guardian-restore.sh \
 	tests/e2e/test-helper-killed-after-lock-process-runs-on.sh \
 	tests/e2e/test-recovery-helper-killed-twice-process-runs-on.sh \
+	tests/e2e/test-helper-killed-after-a-successful-dump-loses-nothing.sh \
 	tests/e2e/test-slow-dump-that-progresses-outlives-op-timeout.sh \
 	tests/e2e/test-stalled-restore-thread-dump-fails-in-bounded-time.sh \
 	tests/e2e/test-stalled-driver-with-defaults-ends-within-a-minute.sh \
@@ -160,6 +161,7 @@ E2E_TRUST_TESTS = \
 	tests/e2e/test-guardian-fifo-as-log-does-not-block.sh \
 	tests/e2e/test-untrusted-helper-or-libcuda-refused.sh \
 	tests/e2e/test-helper-gets-a-clean-environment.sh \
+	tests/e2e/test-helper-that-cannot-start-says-why.sh \
 	tests/test-installed-helper-has-no-test-hooks.sh
 TESTS += $(E2E_TRUST_TESTS)
 dist_check_SCRIPTS += $(E2E_TRUST_TESTS)

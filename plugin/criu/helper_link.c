@@ -36,9 +36,17 @@ static int find_helper(const struct cs_options *o, char *path, size_t len, char 
 	return cs_helper_path(o, self, path, len, err, errlen);
 }
 
-/* In the helper-to-be, after fork: a clean process for exec (fds, signals, session, environment). */
-static void exec_helper(const char *path, char **env, int sock)
+/* fd onto want, open across exec (fd is first moved out of the way of every target: >= 10) */
+static int place_fd(int fd, int want)
 {
+	return dup2(fd, want) < 0 ? -1 : fcntl(want, F_SETFD, 0);
+}
+
+/* In the helper-to-be, after fork: a clean process for exec (fds, signals, session, environment). */
+static void exec_helper(const char *path, char **env, int sock, int errpipe)
+{
+	int high_sock = fcntl(sock, F_DUPFD, 10), high_err = fcntl(errpipe, F_DUPFD, 10);
+	int high_stderr = fcntl(STDERR_FILENO, F_DUPFD, 10);
 	sigset_t none;
 	int sig, fd;
 
@@ -47,15 +55,14 @@ static void exec_helper(const char *path, char **env, int sock)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	for (sig = 1; sig < NSIG; sig++)
 		signal(sig, SIG_DFL);
-	if (sock != CS_HELPER_FD) {
-		if (dup2(sock, CS_HELPER_FD) < 0)
-			_exit(126);
-	} else {
-		fcntl(sock, F_SETFD, 0);
-	}
+	if (high_sock < 0 || place_fd(high_sock, CS_HELPER_FD))
+		_exit(126);
+	/* criu's stderr waits on CS_HELPER_STDERR_FD; the pipe takes fd 2 until the helper's main */
+	if (high_stderr >= 0 && high_err >= 0 && !place_fd(high_stderr, CS_HELPER_STDERR_FD))
+		place_fd(high_err, STDERR_FILENO);
 	/* criu's fds are not the helper's */
-	if (syscall(SYS_close_range, CS_HELPER_FD + 1, ~0u, 0))
-		for (fd = CS_HELPER_FD + 1; fd < 65536; fd++)
+	if (syscall(SYS_close_range, CS_HELPER_STDERR_FD + 1, ~0u, 0))
+		for (fd = CS_HELPER_STDERR_FD + 1; fd < 65536; fd++)
 			close(fd);
 	execve(path, (char *[]){ (char *)path, "--criu-fd", "3", NULL }, env);
 	{
@@ -91,35 +98,69 @@ static int wait_child(pid_t child)
 	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -ECHILD;
 }
 
-static int spawn(const char *path, char **env, int *sock)
+static int spawn(const char *path, char **env, int *sock, int *errfd)
 {
 	pid_t child, grandchild;
-	int sv[2], ret;
+	int sv[2], ep[2], ret;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
 		return -errno;
-	child = fork();
-	if (child < 0) {
+	if (pipe2(ep, O_CLOEXEC)) {
 		ret = -errno;
 		close(sv[0]);
 		close(sv[1]);
 		return ret;
 	}
+	child = fork();
+	if (child < 0) {
+		ret = -errno;
+		goto err_close;
+	}
 	if (child == 0) {
 		close(sv[0]);
+		close(ep[0]);
 		grandchild = fork();
 		if (grandchild == 0)
-			exec_helper(path, env, sv[1]);
+			exec_helper(path, env, sv[1], ep[1]);
 		_exit(grandchild < 0 ? 1 : 0);
 	}
 	close(sv[1]);
+	close(ep[1]);
 	ret = wait_child(child);
 	if (ret) {
 		close(sv[0]);
+		close(ep[0]);
 		return ret;
 	}
 	*sock = sv[0];
+	*errfd = ep[0];
 	return 0;
+
+err_close:
+	close(sv[0]);
+	close(sv[1]);
+	close(ep[0]);
+	close(ep[1]);
+	return ret;
+}
+
+/* A helper that did not start: what it (or the loader, before its main) wrote to stderr. */
+static void log_helper_stderr(int errfd)
+{
+	char buf[4096], *line, *save;
+	struct pollfd pfd = { .fd = errfd, .events = POLLIN };
+	ssize_t n = 0, r;
+
+	/* its end is closed once it exited (or reached main, which then said why on the socket) */
+	while (n < (ssize_t)sizeof(buf) - 1 && poll(&pfd, 1, 200) > 0) {
+		r = read(errfd, buf + n, sizeof(buf) - 1 - (size_t)n);
+		if (r <= 0)
+			break;
+		n += r;
+	}
+	buf[n] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		cs_err("%s said: %s", CS_HELPER_NAME, line);
 }
 
 static struct cs_rthread *rt_slot(struct cs_link *l, pid_t tid, bool create)
@@ -156,15 +197,18 @@ static int serve_rt(struct cs_link *l, const struct cs_wire_msg *m)
 	return cs_wire_send_simple(l->sock, CS_W_RT_DONE, m->pid, m->arg, ret, 0, -1);
 }
 
-/* The helper is gone: no restore thread may stay running behind criu's back. */
+/*
+ * The helper is gone: no restore thread may stay running behind criu's back. What that means
+ * for the dump or the restore is said by the caller, which knows (hooks.c).
+ */
 static void link_lost(struct cs_link *l, const char *during, int err)
 {
 	unsigned i;
 
 	if (!l->dead)
-		cs_err("%s (pid %d) is gone during %s (%s); the GPU work of this operation is lost. "
-		       "See its messages above and the system log (OOM killer?), then retry",
-		       CS_HELPER_NAME, l->helper, during, strerror(-err));
+		cs_warn("%s (pid %d) is gone during %s (%s); see its messages above and the system log "
+			"(the OOM killer?)",
+			CS_HELPER_NAME, l->helper, during, strerror(-err));
 	l->dead = true;
 	for (i = 0; i < CS_LINK_MAX_RT; i++) {
 		if (l->rt[i].running)
@@ -330,7 +374,7 @@ int cs_link_start(struct cs_link *l, int stage, const struct cs_options *o, cons
 	struct cs_wire_msg *m;
 	uint64_t t0 = cs_now_ns();
 	uint32_t flags = 0;
-	int ret;
+	int ret, errfd = -1;
 
 	memset(l, 0, sizeof(*l));
 	l->sock = -1;
@@ -340,15 +384,17 @@ int cs_link_start(struct cs_link *l, int stage, const struct cs_options *o, cons
 		return ret;
 	}
 	env = cs_helper_env();
-	ret = env ? spawn(path, env, &l->sock) : -ENOMEM;
+	ret = env ? spawn(path, env, &l->sock, &errfd) : -ENOMEM;
 	free(env);
 	if (ret) {
 		cs_err("cannot start %s: %s", path, strerror(-ret));
 		return ret;
 	}
 	m = calloc(1, sizeof(*m));
-	if (!m)
+	if (!m) {
+		close(errfd);
 		return -ENOMEM;
+	}
 	m->type = CS_W_INIT;
 	m->pid = getpid(); /* the helper finds the restored tree among criu's tracees */
 	m->arg = stage;
@@ -367,6 +413,9 @@ int cs_link_start(struct cs_link *l, int stage, const struct cs_options *o, cons
 	if (!ret && m->type == CS_W_DONE)
 		l->helper = m->pid;
 	free(m);
+	if (ret)
+		log_helper_stderr(errfd);
+	close(errfd);
 	if (ret) {
 		cs_err("%s (%s) did not start: %s", CS_HELPER_NAME, path,
 		       ret == -EPIPE ? "it exited; see its message above" : strerror(-ret));

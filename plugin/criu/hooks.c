@@ -395,6 +395,9 @@ static void cudastore_exit(int stage, int ret)
 		/* nothing to take over when the tree is dumped and criu kills it */
 		if (pl->link.dead && (ret || lr))
 			recover(pl, !ret);
+		else if (pl->link.dead)
+			cs_warn("the dump had succeeded before that: its images are complete and restore "
+				"the tree, which criu now kills as asked; nothing was lost");
 	}
 	cs_link_stop(&pl->link);
 	free(pl);

@@ -386,6 +386,11 @@ int main(int argc, char **argv)
 	struct helper h = { .sock = CS_HELPER_FD, .dirfd = -1 };
 	int ret;
 
+	/* criu's stderr back on 2: the pipe there served only until now (wire.h) */
+	if (fcntl(CS_HELPER_STDERR_FD, F_GETFD) >= 0) {
+		dup2(CS_HELPER_STDERR_FD, STDERR_FILENO);
+		close(CS_HELPER_STDERR_FD);
+	}
 	if (argc != 3 || strcmp(argv[1], "--criu-fd") || atoi(argv[2]) != CS_HELPER_FD ||
 	    fcntl(CS_HELPER_FD, F_GETFD) < 0) {
 		fprintf(stderr, "cudastore-helper is started by the cudastore CRIU plugin (criu --lib DIR); "

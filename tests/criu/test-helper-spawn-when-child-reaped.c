@@ -45,7 +45,11 @@ static __attribute__((noinline)) void dirty_stack(void)
 /* called at the depth dirty_stack ran at, so spawn's frame lies on the garbage */
 static __attribute__((noinline)) int try_spawn(const char *path, char **env, int *sock)
 {
-	return spawn(path, env, sock);
+	int errfd = -1, ret = spawn(path, env, sock, &errfd);
+
+	if (errfd >= 0)
+		close(errfd);
+	return ret;
 }
 
 int main(void)

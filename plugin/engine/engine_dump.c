@@ -63,8 +63,6 @@ void eng_dump_loop(struct eng_thread *t)
 	uint64_t cur, next = 0;
 	bool have, have_next;
 	unsigned b = 0;
-	uint64_t t0;
-	CUresult res;
 
 	have = eng_claim(reg, &cur);
 	if (have && issue(t, cur, b))
@@ -85,11 +83,5 @@ void eng_dump_loop(struct eng_thread *t)
 		cur = next;
 		have = have_next;
 	}
-	if (eng_stopped(reg->job))
-		return;
-	t0 = cs_now_ns();
-	res = reg->job->ops->StreamSynchronize(t->stream);
-	t->gpu_wait_ns += cs_now_ns() - t0;
-	if (res != CUDA_SUCCESS)
-		eng_cuda_fail(reg, res, "cuStreamSynchronize", UINT64_MAX);
+	eng_thread_sync(t);
 }

@@ -587,13 +587,32 @@ static int write_mapped(struct eng_file *f, void *buf, size_t len, uint64_t idx,
 	return ret;
 }
 
+/* Where chunk idx of len bytes lies, and how it is read or written: the file, the offset in
+ * it, O_DIRECT or not, and the length the I/O moves (aligned up for O_DIRECT). */
+struct io_at {
+	struct eng_file *f;
+	uint64_t off;
+	bool direct;
+	size_t alen;
+};
+
+static struct io_at io_at(struct eng_region *reg, uint64_t idx, size_t len)
+{
+	struct io_at at = { .f = eng_chunk_file(reg, idx), .off = eng_file_off(reg, idx) };
+
+	at.direct = atomic_load(&at.f->direct);
+	at.alen = at.direct ? (size_t)align_up(len, at.f->align) : len;
+	return at;
+}
+
 int eng_io_write(struct eng_thread *t, void *buf, size_t len, uint64_t idx, uint64_t *hash)
 {
 	struct eng_region *reg = t->reg;
-	struct eng_file *f = eng_chunk_file(reg, idx);
-	uint64_t off = eng_file_off(reg, idx);
-	bool direct = atomic_load(&f->direct);
-	size_t alen = direct ? (size_t)align_up(len, f->align) : len;
+	struct io_at at = io_at(reg, idx, len);
+	struct eng_file *f = at.f;
+	uint64_t off = at.off;
+	bool direct = at.direct;
+	size_t alen = at.alen;
 	int ret;
 
 	if (f->map && hash) {
@@ -641,10 +660,11 @@ int eng_io_write(struct eng_thread *t, void *buf, size_t len, uint64_t idx, uint
 int eng_io_read(struct eng_thread *t, void *buf, size_t len, uint64_t idx, uint64_t *hash)
 {
 	struct eng_region *reg = t->reg;
-	struct eng_file *f = eng_chunk_file(reg, idx);
-	uint64_t off = eng_file_off(reg, idx);
-	bool direct = atomic_load(&f->direct);
-	size_t alen = direct ? (size_t)align_up(len, f->align) : len;
+	struct io_at at = io_at(reg, idx, len);
+	struct eng_file *f = at.f;
+	uint64_t off = at.off;
+	bool direct = at.direct;
+	size_t alen = at.alen;
 	size_t got;
 	int ret;
 

@@ -82,6 +82,21 @@ bool eng_claim(struct eng_region *reg, uint64_t *idx)
 	return *idx < reg->nchunks;
 }
 
+void eng_thread_sync(struct eng_thread *t)
+{
+	struct eng_region *reg = t->reg;
+	uint64_t t0;
+	CUresult res;
+
+	if (eng_stopped(reg->job))
+		return;
+	t0 = cs_now_ns();
+	res = reg->job->ops->StreamSynchronize(t->stream);
+	t->gpu_wait_ns += cs_now_ns() - t0;
+	if (res != CUDA_SUCCESS)
+		eng_cuda_fail(reg, res, "cuStreamSynchronize", UINT64_MAX);
+}
+
 void eng_progress(struct eng_region *reg, uint64_t bytes)
 {
 	const struct cs_engine_opts *o = reg->job->opts;

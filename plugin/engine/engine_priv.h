@@ -3,11 +3,15 @@
  * engine_priv.h - internals shared by the copy engine's files (not an interface).
  *
  *   engine.c          the frame: options, region planning, threads started and joined
- *   engine_job.c      what the threads call back: first error, stop flag, chunk claims, progress, clock
+ *   engine_job.c      what the threads call back: first error, stop flag, chunk claims, progress,
+ *                     clock, a thread's last stream sync
  *   engine_io.c       the extent files: open (O_DIRECT, buffered or mapped), reserve, read/write, finish
- *   engine_chunk.c    per-chunk data checks: zero detection, XXH3-64 (AVX2 build where the CPU has it)
+ *   engine_mapread.c  a restore's reads through mappings of memory-filesystem extents
+ *   engine_chunk.c    per-chunk data checks: zero detection, XXH3-64
+ *   engine_hash_avx2.c  the same XXH3-64 built for AVX2, used where the CPU has it
  *   engine_dump.c     the dump worker loop (D2H -> zero check -> hash -> pwrite)
  *   engine_restore.c  the restore worker loop (pread -> verify -> H2D / memset)
+ *   engine_prefetch.c the restore prefetch: chunks read and verified ahead, while criu restores
  *   engine_pool.c     pinned buffers pinned once and lent to the copy threads of every call
  *
  * One struct eng_job per cs_engine_dump()/restore() call; it owns the first error and the
@@ -132,6 +136,9 @@ int eng_cuda_fail(struct eng_region *reg, CUresult res, const char *call, uint64
 bool eng_stopped(const struct eng_job *job);
 bool eng_claim(struct eng_region *reg, uint64_t *idx);
 void eng_progress(struct eng_region *reg, uint64_t bytes);
+/* A copy thread's end, once it claims no more chunks: unless the job stopped, wait for its
+ * stream (its last copies), the wait counted as GPU time; a failure fails the job. */
+void eng_thread_sync(struct eng_thread *t);
 /* offset of chunk idx on the device */
 static inline uint64_t eng_chunk_off(const struct eng_region *reg, uint64_t idx)
 {

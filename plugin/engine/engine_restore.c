@@ -209,8 +209,7 @@ void eng_restore_loop(struct eng_thread *t)
 {
 	struct eng_region *reg = t->reg;
 	unsigned b = 0;
-	uint64_t idx, t0;
-	CUresult res;
+	uint64_t idx;
 
 	while (claim(t, &idx)) {
 		if (reg->r->zero[idx]) {
@@ -222,11 +221,5 @@ void eng_restore_loop(struct eng_thread *t)
 			return;
 		b = (b + 1) % t->nbuf;
 	}
-	if (eng_stopped(reg->job))
-		return;
-	t0 = cs_now_ns();
-	res = reg->job->ops->StreamSynchronize(t->stream);
-	t->gpu_wait_ns += cs_now_ns() - t0;
-	if (res != CUDA_SUCCESS)
-		eng_cuda_fail(reg, res, "cuStreamSynchronize", UINT64_MAX);
+	eng_thread_sync(t);
 }

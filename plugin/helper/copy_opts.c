@@ -3,6 +3,8 @@
 #include <pthread.h>
 
 #include "copy_opts.h"
+#include "pool.h"
+#include "prefetch.h"
 #include "progress.h"
 #include "test_hooks.h"
 #include "log.h"
@@ -43,4 +45,26 @@ void cs_copy_engine_opts(struct cs_ctx *ctx, const struct cs_proc *p, struct cs_
 	eo->note = cs_log_text;	    /* into this helper's log, as criu relays it */
 	eo->sharers = ctx->sharers; /* copies of other processes running at once (batch.h) */
 	eo->part = p && ctx->sharers > 1 ? p->copy_part : 0; /* by size, when the batch set it */
+}
+
+void cs_copy_map(const struct cs_ctx *ctx, const struct cs_gpu_view *v, unsigned i,
+		 struct cs_engine_region *r)
+{
+	r->ptr = v->r[i].ptr;
+	r->size = v->r[i].size;
+	r->ctx = ctx->retained[v->r[i].ordinal];
+}
+
+int cs_copy_run(struct cs_ctx *ctx, pid_t pid, enum cs_copy_dir dir, struct cs_engine_region *regs,
+		unsigned n, char *err, size_t len)
+{
+	struct cs_engine_opts eo;
+
+	cs_copy_engine_opts(ctx, cs_ctx_find(ctx, pid), &eo);
+	eo.progress_arg = (void *)(long)pid;
+	if (dir == CS_COPY_IN)
+		eo.prefetch = cs_prefetch_take();	 /* read and verified at POST_FORKING, or NULL */
+	eo.pool = cs_pool_get_for_regions(ctx, regs, n); /* pinned ahead (warmup.h) or now, and kept */
+	return dir == CS_COPY_OUT ? cs_engine_dump(&ctx->cuda, regs, n, &eo, err, len)
+				  : cs_engine_restore(&ctx->cuda, regs, n, &eo, err, len);
 }

@@ -323,7 +323,6 @@ static int copy_out(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_v
 		    struct cs_manifest *m)
 {
 	struct cs_engine_region regs[CS_MAX_DEVICES];
-	struct cs_engine_opts eo;
 	char err[512];
 	unsigned i;
 	int ret;
@@ -338,18 +337,12 @@ static int copy_out(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_v
 		d->ordinal = v->r[i].ordinal;
 		d->size = v->r[i].size;
 		cs_name_extent(d->extent, p->ns_pid, i);
-		regs[i] = (struct cs_engine_region){ .ptr = v->r[i].ptr,
-						     .size = v->r[i].size,
-						     .ctx = ctx->retained[v->r[i].ordinal],
-						     .dirfd = dirfd,
-						     .name = d->extent };
+		regs[i] = (struct cs_engine_region){ .dirfd = dirfd, .name = d->extent };
+		cs_copy_map(ctx, v, i, &regs[i]);
 		m->total_bytes += d->size;
 	}
 	m->ndev = v->n;
-	cs_copy_engine_opts(ctx, p, &eo);
-	eo.progress_arg = (void *)(long)p->pid;
-	eo.pool = cs_pool_get_for_regions(ctx, regs, v->n); /* kept for the next process */
-	ret = cs_engine_dump(&ctx->cuda, regs, v->n, &eo, err, sizeof(err));
+	ret = cs_copy_run(ctx, p->pid, CS_COPY_OUT, regs, v->n, err, sizeof(err));
 	if (ret) {
 		cs_err("pid %d: writing GPU memory to the images failed: %s", p->pid, err);
 		for (i = 0; i < v->n; i++)

@@ -135,7 +135,6 @@ static int copy_from_extents(struct cs_ctx *ctx, pid_t pid, const struct cs_gpu_
 			     const struct cs_manifest *m, int dirfd, uint64_t *bytes)
 {
 	struct cs_engine_region regs[CS_MAX_DEVICES];
-	struct cs_engine_opts eo;
 	char err[512];
 	unsigned i;
 	int ret;
@@ -146,16 +145,10 @@ static int copy_from_extents(struct cs_ctx *ctx, pid_t pid, const struct cs_gpu_
 		const struct cs_manifest_dev *d = &m->dev[dev_of[i]];
 
 		cs_engine_region_from_manifest(&regs[i], d, dirfd);
-		regs[i].ptr = v->r[i].ptr;
-		regs[i].size = v->r[i].size; /* == d->size (match_view) */
-		regs[i].ctx = ctx->retained[v->r[i].ordinal];
+		cs_copy_map(ctx, v, i, &regs[i]); /* its size == d->size (match_view) */
 		*bytes += d->size;
 	}
-	cs_copy_engine_opts(ctx, cs_ctx_find(ctx, pid), &eo);
-	eo.progress_arg = (void *)(long)pid;
-	eo.prefetch = cs_prefetch_take(); /* read and verified at POST_FORKING, or NULL */
-	eo.pool = cs_pool_get_for_regions(ctx, regs, v->n); /* pinned ahead (warmup.h) or now */
-	ret = cs_engine_restore(&ctx->cuda, regs, v->n, &eo, err, sizeof(err));
+	ret = cs_copy_run(ctx, pid, CS_COPY_IN, regs, v->n, err, sizeof(err));
 	if (ret)
 		cs_err("pid %d: copying the images into the GPU failed: %s", pid, err);
 	return ret;

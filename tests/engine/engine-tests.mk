@@ -1,18 +1,18 @@
 # fragment: see Makefile.am
 # ----- copy engine unit tests (fake device, no GPU; tests/engine/fake-cuda.h) -----
-# The engine and the driver loader are compiled into a test-only library, so these tests do not
-# depend on the other libraries. For leak checks run e.g.
+# The tests link the engine as the helper does (libcsengine.a and what it sees); their own test
+# library holds the fake device and the shared test code only. For leak checks run e.g.
 #   make check TESTS= ... ENGINE_TEST_SAN=-fsanitize=address    (LeakSanitizer on exit)
+# (tests/test-sanitizers.sh builds the whole tree, the engine included, with ASan and UBSan)
 ENGINE_TEST_SAN =
 check_LIBRARIES += tests/engine/libenginetest.a
-tests_engine_libenginetest_a_SOURCES = \
-	plugin/engine/engine.c plugin/engine/engine_job.c plugin/engine/engine_chunk.c plugin/engine/engine_hash_avx2.c plugin/engine/engine_io.c plugin/engine/engine_mapread.c plugin/engine/engine_dump.c \
-	plugin/engine/engine_pool.c \
-	plugin/engine/engine_restore.c plugin/engine/engine_prefetch.c plugin/clock.c plugin/cuda_ops.c plugin/procfs.c plugin/trust.c plugin/uuid.c plugin/images/imgdir.c tests/log-stderr.c \
+tests_engine_libenginetest_a_SOURCES = tests/log-stderr.c \
 	tests/engine/fake-cuda.c tests/engine/fake-cuda.h \
 	tests/engine/engine-test.c tests/engine/engine-test.h
+tests_engine_libenginetest_a_CPPFLAGS = $(CS_DEFS) $(CS_ENGINE_INC)
 tests_engine_libenginetest_a_CFLAGS = $(AM_CFLAGS) $(ENGINE_TEST_SAN)
-ENGINE_TEST_LDADD = tests/engine/libenginetest.a -lpthread -ldl
+ENGINE_TEST_LDADD = tests/engine/libenginetest.a libcsengine.a libcsimages.a libcsbase.a $(PROTOBUF_C_LIBS) \
+	-lpthread -ldl
 ENGINE_TEST_CFLAGS = $(AM_CFLAGS) $(ENGINE_TEST_SAN) -I$(top_srcdir)/tests -I$(top_srcdir)/tests/engine
 
 ENGINE_TESTS = \

@@ -24,6 +24,7 @@
 #include <sys/types.h>
 
 #include "cudastore/cuda_ops.h"
+#include "devices.h"
 #include "imgindex.h"
 #include "manifest.h"
 #include "options.h"
@@ -136,9 +137,7 @@ struct cs_ctx {
 	struct cs_options opt;
 	struct cs_cuda_ops cuda;
 	bool cuda_loaded;
-	bool cuda_inited;		    /* cuInit called in this (helper) process */
-	int ndev;			    /* devices visible to us */
-	CUcontext retained[CS_MAX_DEVICES]; /* primary contexts we hold, by ordinal */
+	struct cs_gpus gpus;		    /* cuInit, the GPUs visible, their retained contexts */
 	struct cs_pinned_pool *pool;	    /* pinned buffers lent to every copy (pool.h), or NULL */
 	bool pool_failed;		    /* pinning the pool failed once: do not try again */
 	struct cs_dump_session dump;	    /* stage DUMP / PRE_DUMP (and a RECOVER's helper) */

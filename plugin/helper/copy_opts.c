@@ -52,7 +52,7 @@ void cs_copy_map(const struct cs_ctx *ctx, const struct cs_gpu_view *v, unsigned
 {
 	r->ptr = v->r[i].ptr;
 	r->size = v->r[i].size;
-	r->ctx = ctx->retained[v->r[i].ordinal];
+	r->ctx = ctx->gpus.retained[v->r[i].ordinal];
 }
 
 int cs_copy_run(struct cs_ctx *ctx, pid_t pid, enum cs_copy_dir dir, struct cs_engine_region *regs,

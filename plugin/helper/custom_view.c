@@ -42,8 +42,8 @@ int cs_custom_view_collect(struct cs_ctx *ctx, pid_t pid, const CUcheckpointCust
 			       i, d->size, d->devPtr, CS_MAX_DEVICE_BYTES);
 			return -EPROTO;
 		}
-		ord = cs_dev_of_stream(ctx, d->stream);
-		if (ord < 0 || cs_dev_uuid(ctx, ord, &r->uuid)) {
+		ord = cs_dev_of_stream(&ctx->gpus, d->stream);
+		if (ord < 0 || cs_dev_uuid(&ctx->gpus, ord, &r->uuid)) {
 			cs_err("pid %d: cannot tell which GPU driver entry %u belongs to (its stream has no "
 			       "known context)",
 			       pid, i);

@@ -9,12 +9,24 @@
 #include "devices.h"
 #include "log.h"
 
-static int dev_init(struct cs_ctx *ctx)
+void cs_dev_setup(struct cs_gpus *g, const struct cs_cuda_ops *cuda)
 {
-	struct cs_cuda_ops *cu = &ctx->cuda;
+	memset(g, 0, sizeof(*g));
+	g->cuda = cuda;
+	pthread_mutex_init(&g->mu, NULL);
+}
+
+CUcontext cs_dev_ctx(const struct cs_gpus *g, int ordinal)
+{
+	return ordinal >= 0 && ordinal < CS_MAX_DEVICES ? g->retained[ordinal] : NULL;
+}
+
+static int dev_init(struct cs_gpus *g)
+{
+	const struct cs_cuda_ops *cu = g->cuda;
 	CUresult res;
 
-	if (ctx->cuda_inited)
+	if (g->inited)
 		return 0;
 	res = cu->Init(0);
 	if (res != CUDA_SUCCESS) {
@@ -23,126 +35,126 @@ static int dev_init(struct cs_ctx *ctx)
 		       cs_cuda_errname(cu, res));
 		return -ENODEV;
 	}
-	res = cu->DeviceGetCount(&ctx->ndev);
-	if (res != CUDA_SUCCESS || ctx->ndev < 0) {
+	res = cu->DeviceGetCount(&g->ndev);
+	if (res != CUDA_SUCCESS || g->ndev < 0) {
 		cs_err("cuDeviceGetCount failed: %s", cs_cuda_errname(cu, res));
 		return -ENODEV;
 	}
-	if (ctx->ndev > CS_MAX_DEVICES)
-		ctx->ndev = CS_MAX_DEVICES;
-	ctx->cuda_inited = true;
-	cs_debug("cuInit done, %d GPU(s) visible", ctx->ndev);
+	if (g->ndev > CS_MAX_DEVICES)
+		g->ndev = CS_MAX_DEVICES;
+	g->inited = true;
+	cs_debug("cuInit done, %d GPU(s) visible", g->ndev);
 	return 0;
 }
 
-int cs_dev_uuid(struct cs_ctx *ctx, int ordinal, CUuuid *uuid)
+int cs_dev_uuid(struct cs_gpus *g, int ordinal, CUuuid *uuid)
 {
 	CUdevice dev;
 
-	if (ctx->cuda.DeviceGet(&dev, ordinal) != CUDA_SUCCESS ||
-	    ctx->cuda.DeviceGetUuid(uuid, dev) != CUDA_SUCCESS)
+	if (g->cuda->DeviceGet(&dev, ordinal) != CUDA_SUCCESS ||
+	    g->cuda->DeviceGetUuid(uuid, dev) != CUDA_SUCCESS)
 		return -ENODEV;
 	return 0;
 }
 
-int cs_dev_by_uuid(struct cs_ctx *ctx, const CUuuid *uuid)
+int cs_dev_by_uuid(struct cs_gpus *g, const CUuuid *uuid)
 {
 	CUuuid u;
 	int i;
 
-	for (i = 0; i < ctx->ndev; i++)
-		if (!cs_dev_uuid(ctx, i, &u) && !memcmp(&u, uuid, sizeof(u)))
+	for (i = 0; i < g->ndev; i++)
+		if (!cs_dev_uuid(g, i, &u) && !memcmp(&u, uuid, sizeof(u)))
 			return i;
 	return -ENODEV;
 }
 
-static int dev_retain(struct cs_ctx *ctx, int ordinal)
+static int dev_retain(struct cs_gpus *g, int ordinal)
 {
-	struct cs_cuda_ops *cu = &ctx->cuda;
+	const struct cs_cuda_ops *cu = g->cuda;
 	char name[CS_UUID_STRLEN];
 	CUuuid uuid;
 	CUdevice dev;
 	CUresult res;
 
-	if (ordinal < 0 || ordinal >= ctx->ndev)
+	if (ordinal < 0 || ordinal >= g->ndev)
 		return -ENODEV;
-	if (ctx->retained[ordinal])
+	if (g->retained[ordinal])
 		return 0;
 	res = cu->DeviceGet(&dev, ordinal);
 	if (res == CUDA_SUCCESS)
-		res = cu->DevicePrimaryCtxRetain(&ctx->retained[ordinal], dev);
+		res = cu->DevicePrimaryCtxRetain(&g->retained[ordinal], dev);
 	if (res != CUDA_SUCCESS) {
 		cs_err("cannot retain the primary context of GPU %d: %s", ordinal, cs_cuda_errname(cu, res));
-		ctx->retained[ordinal] = NULL;
+		g->retained[ordinal] = NULL;
 		return -ENODEV;
 	}
-	cs_dev_uuid(ctx, ordinal, &uuid);
+	cs_dev_uuid(g, ordinal, &uuid);
 	cs_uuid_format(&uuid, name);
 	cs_debug("retained primary context of GPU %d (%s)", ordinal, name);
 	return 0;
 }
 
 /* the workers of a batch (batch.h) retain GPUs at the same time: one at a time here */
-int cs_dev_init(struct cs_ctx *ctx)
+int cs_dev_init(struct cs_gpus *g)
 {
 	int ret;
 
-	pthread_mutex_lock(&ctx->mu);
-	ret = dev_init(ctx);
-	pthread_mutex_unlock(&ctx->mu);
+	pthread_mutex_lock(&g->mu);
+	ret = dev_init(g);
+	pthread_mutex_unlock(&g->mu);
 	return ret;
 }
 
-int cs_dev_retain(struct cs_ctx *ctx, int ordinal)
+int cs_dev_retain(struct cs_gpus *g, int ordinal)
 {
 	int ret;
 
-	pthread_mutex_lock(&ctx->mu);
-	ret = dev_retain(ctx, ordinal);
-	pthread_mutex_unlock(&ctx->mu);
+	pthread_mutex_lock(&g->mu);
+	ret = dev_retain(g, ordinal);
+	pthread_mutex_unlock(&g->mu);
 	return ret;
 }
 
-int cs_dev_retain_all(struct cs_ctx *ctx)
+int cs_dev_retain_all(struct cs_gpus *g)
 {
 	int i, ret = 0;
 
-	pthread_mutex_lock(&ctx->mu);
-	for (i = 0; i < ctx->ndev && !ret; i++)
-		ret = dev_retain(ctx, i);
-	pthread_mutex_unlock(&ctx->mu);
+	pthread_mutex_lock(&g->mu);
+	for (i = 0; i < g->ndev && !ret; i++)
+		ret = dev_retain(g, i);
+	pthread_mutex_unlock(&g->mu);
 	return ret;
 }
 
-void cs_dev_release_all(struct cs_ctx *ctx)
+void cs_dev_release_all(struct cs_gpus *g)
 {
 	CUdevice dev;
 	int i;
 
 	for (i = 0; i < CS_MAX_DEVICES; i++) {
-		if (!ctx->retained[i])
+		if (!g->retained[i])
 			continue;
-		if (ctx->cuda.DeviceGet(&dev, i) == CUDA_SUCCESS)
-			ctx->cuda.DevicePrimaryCtxRelease(dev);
-		ctx->retained[i] = NULL;
+		if (g->cuda->DeviceGet(&dev, i) == CUDA_SUCCESS)
+			g->cuda->DevicePrimaryCtxRelease(dev);
+		g->retained[i] = NULL;
 	}
 }
 
-int cs_dev_of_stream(struct cs_ctx *ctx, CUstream stream)
+int cs_dev_of_stream(struct cs_gpus *g, CUstream stream)
 {
-	struct cs_cuda_ops *cu = &ctx->cuda;
+	const struct cs_cuda_ops *cu = g->cuda;
 	CUcontext sctx = NULL;
 	CUdevice dev;
 	int i;
 
 	if (cu->StreamGetCtx(stream, &sctx) != CUDA_SUCCESS || !sctx)
 		return -EINVAL;
-	for (i = 0; i < ctx->ndev; i++)
-		if (ctx->retained[i] && ctx->retained[i] == sctx)
+	for (i = 0; i < g->ndev; i++)
+		if (g->retained[i] && g->retained[i] == sctx)
 			return i;
 	/* not one of ours: ask the context itself which GPU it is on */
 	if (cu->CtxSetCurrent(sctx) == CUDA_SUCCESS && cu->CtxGetDevice(&dev) == CUDA_SUCCESS && dev >= 0 &&
-	    dev < ctx->ndev && ctx->retained[dev])
+	    dev < g->ndev && g->retained[dev])
 		return dev;
 	return -EINVAL;
 }

@@ -11,17 +11,39 @@
 #ifndef CUDASTORE_DEVICES_H
 #define CUDASTORE_DEVICES_H
 
-#include "context.h"
+#include <pthread.h>
+#include <stdbool.h>
 
-int cs_dev_init(struct cs_ctx *ctx);
+#include "cudastore/cuda_ops.h"
+#include "manifest.h"
+#include "options.h"
+
+/*
+ * The GPUs this helper sees (owned here: no other file writes it). A batch's workers retain
+ * GPUs at the same time: every call that changes it takes mu. retained[] is read without it
+ * once a GPU is retained (a context, once retained, is kept until cs_dev_release_all).
+ */
+struct cs_gpus {
+	const struct cs_cuda_ops *cuda;
+	pthread_mutex_t mu;
+	bool inited;			    /* cuInit called in this (helper) process */
+	int ndev;			    /* GPUs visible to us */
+	CUcontext retained[CS_MAX_DEVICES]; /* primary contexts we hold, by ordinal */
+};
+
+/* g empty, its driver calls through cuda (loaded later: the table is read at each call) */
+void cs_dev_setup(struct cs_gpus *g, const struct cs_cuda_ops *cuda);
+int cs_dev_init(struct cs_gpus *g);
 /* ordinal of the visible GPU with this UUID, or -ENODEV */
-int cs_dev_by_uuid(struct cs_ctx *ctx, const CUuuid *uuid);
-int cs_dev_uuid(struct cs_ctx *ctx, int ordinal, CUuuid *uuid);
-int cs_dev_retain(struct cs_ctx *ctx, int ordinal);
-int cs_dev_retain_all(struct cs_ctx *ctx);
-void cs_dev_release_all(struct cs_ctx *ctx);
+int cs_dev_by_uuid(struct cs_gpus *g, const CUuuid *uuid);
+int cs_dev_uuid(struct cs_gpus *g, int ordinal, CUuuid *uuid);
+int cs_dev_retain(struct cs_gpus *g, int ordinal);
+int cs_dev_retain_all(struct cs_gpus *g);
+void cs_dev_release_all(struct cs_gpus *g);
 /* ordinal of the retained GPU whose primary context owns stream, or -errno */
-int cs_dev_of_stream(struct cs_ctx *ctx, CUstream stream);
+int cs_dev_of_stream(struct cs_gpus *g, CUstream stream);
+/* the context retained for ordinal (NULL: none) */
+CUcontext cs_dev_ctx(const struct cs_gpus *g, int ordinal);
 
 /*
  * Where each checkpointed GPU goes on restore: dest[i] = UUID for manifest device i.

@@ -91,18 +91,18 @@ static int retain_planned(struct cs_ctx *ctx, struct cs_proc *p)
 	unsigned i;
 	int ret, ord;
 
-	ret = cs_dev_init(ctx);
+	ret = cs_dev_init(&ctx->gpus);
 	if (ret)
 		return ret;
 	if (!p->ndev_plan)
-		return cs_dev_retain_all(ctx);
+		return cs_dev_retain_all(&ctx->gpus);
 	for (i = 0; i < p->ndev_plan; i++) {
-		ord = cs_dev_by_uuid(ctx, &p->dev_plan[i]);
+		ord = cs_dev_by_uuid(&ctx->gpus, &p->dev_plan[i]);
 		if (ord < 0) {
 			cs_warn("pid %d: NVML lists a GPU criu cannot see; retaining every GPU", p->pid);
-			return cs_dev_retain_all(ctx);
+			return cs_dev_retain_all(&ctx->gpus);
 		}
-		ret = cs_dev_retain(ctx, ord);
+		ret = cs_dev_retain(&ctx->gpus, ord);
 		if (ret)
 			return ret;
 	}
@@ -242,7 +242,7 @@ static int call_checkpoint(struct cs_ctx *ctx, struct cs_proc *p, CUcheckpointCu
 	if (res == CUDA_ERROR_INVALID_CONTEXT && p->ndev_plan) {
 		/* NVML missed a GPU the process uses: hold every GPU's context and try once more */
 		cs_warn("pid %d: uses a GPU NVML did not report; retaining every GPU", p->pid);
-		if (!cs_dev_retain_all(ctx))
+		if (!cs_dev_retain_all(&ctx->gpus))
 			res = ctx->cuda.CheckpointProcessCheckpoint(p->pid, &args);
 	}
 	if (res != CUDA_SUCCESS) {
@@ -305,7 +305,7 @@ static int rescue(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_vie
 			goto err;
 		}
 		rs->n++; /* rs owns the region before the copy: a failed copy frees it with rs */
-		ctx->cuda.CtxSetCurrent(ctx->retained[v->r[i].ordinal]);
+		ctx->cuda.CtxSetCurrent(ctx->gpus.retained[v->r[i].ordinal]);
 		if (ctx->cuda.MemcpyDtoH(rs->r[i].mem, v->r[i].ptr, v->r[i].size) != CUDA_SUCCESS)
 			goto err;
 	}
@@ -641,7 +641,7 @@ static int rescue_manifest(struct cs_ctx *ctx, const struct cs_rescue *rs, struc
 	for (unsigned i = 0; i < m->ndev; i++) {
 		m->dev[i].uuid = rs->r[i].uuid;
 		m->dev[i].size = rs->r[i].size;
-		m->dev[i].ordinal = cs_dev_by_uuid(ctx, &m->dev[i].uuid);
+		m->dev[i].ordinal = cs_dev_by_uuid(&ctx->gpus, &m->dev[i].uuid);
 	}
 	return 0;
 }

@@ -200,6 +200,7 @@ static int do_init(struct helper *h, const struct cs_wire_msg *m, int fd)
 	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
 	pthread_mutex_init(&ctx->mu, &ma);
 	pthread_mutexattr_destroy(&ma);
+	cs_dev_setup(&ctx->gpus, &ctx->cuda);
 	memcpy(&ctx->opt, m->data, sizeof(ctx->opt));
 	h->ctx = ctx;
 	if (init_run(ctx, m))
@@ -329,7 +330,7 @@ static void release(struct helper *h)
 		cs_pool_release(h->ctx); /* before the contexts go */
 	}
 	if (h->ctx && h->ctx->cuda_loaded) {
-		cs_dev_release_all(h->ctx);
+		cs_dev_release_all(&h->ctx->gpus);
 		cs_cuda_unload(&h->ctx->cuda);
 	}
 	if (h->ctx)

@@ -91,8 +91,8 @@ struct cs_pinned_pool *cs_pool_make_from_plan(struct cs_ctx *ctx, unsigned ndev,
 {
 	CUcontext cu = NULL;
 
-	for (int i = 0; i < ctx->ndev && !cu; i++)
-		cu = ctx->retained[i];
+	for (int i = 0; i < ctx->gpus.ndev && !cu; i++)
+		cu = ctx->gpus.retained[i];
 	if (!cu || !bytes || !ndev || !ctx->opt.chunk_size)
 		return ctx->pool;
 	/* the bytes spread over the GPUs: each GPU's share as its plan has it */

@@ -44,15 +44,15 @@ static int prepare_devices(struct cs_ctx *ctx, pid_t pid, const struct cs_manife
 	unsigned i;
 	int ret;
 
-	ret = cs_dev_init(ctx);
+	ret = cs_dev_init(&ctx->gpus);
 	if (ret)
 		return ret;
-	for (i = 0; i < (unsigned)ctx->ndev; i++)
-		if (cs_dev_uuid(ctx, (int)i, &visible[i]))
+	for (i = 0; i < (unsigned)ctx->gpus.ndev; i++)
+		if (cs_dev_uuid(&ctx->gpus, (int)i, &visible[i]))
 			return -ENODEV;
 	/* dump rollback (!use_map): back onto the GPUs it came from */
 	ret = cs_dev_plan_restore(m, ctx->opt.device_map, use_map ? ctx->opt.ndevice_map : 0, visible,
-				  ctx->ndev, dest, err, sizeof(err));
+				  ctx->gpus.ndev, dest, err, sizeof(err));
 	if (ret) {
 		cs_err("pid %d: %s", pid, err);
 		return ret;
@@ -60,7 +60,7 @@ static int prepare_devices(struct cs_ctx *ctx, pid_t pid, const struct cs_manife
 	for (i = 0; i < m->ndev; i++) {
 		char a[CS_UUID_STRLEN], b[CS_UUID_STRLEN];
 
-		ret = cs_dev_retain(ctx, cs_dev_by_uuid(ctx, &dest[i]));
+		ret = cs_dev_retain(&ctx->gpus, cs_dev_by_uuid(&ctx->gpus, &dest[i]));
 		if (ret)
 			return ret;
 		pairs[i].oldUuid = m->dev[i].uuid;
@@ -122,7 +122,7 @@ static int copy_from_rescue(struct cs_ctx *ctx, pid_t pid, const struct cs_gpu_v
 			cs_err("pid %d: no host copy for GPU region %u", pid, i);
 			return -EPROTO;
 		}
-		ctx->cuda.CtxSetCurrent(ctx->retained[v->r[i].ordinal]);
+		ctx->cuda.CtxSetCurrent(ctx->gpus.retained[v->r[i].ordinal]);
 		if (ctx->cuda.MemcpyHtoD(v->r[i].ptr, rs->r[k].mem, rs->r[k].size) != CUDA_SUCCESS) {
 			cs_err("pid %d: copying the host copy back to GPU %d failed", pid, v->r[i].ordinal);
 			return -EIO;
@@ -219,7 +219,7 @@ int cs_restore_driver(struct cs_ctx *ctx, pid_t pid, bool use_map)
 	CUresult res;
 
 	/* the driver restores only with persistence mode on or cuInit done in the calling process */
-	if (cs_dev_init(ctx)) /* it logged why */
+	if (cs_dev_init(&ctx->gpus)) /* it logged why */
 		cs_warn("pid %d: trying the driver-managed restore without cuInit", pid);
 	memset(&args, 0, sizeof(args));
 	for (i = 0; use_map && i < ctx->opt.ndevice_map; i++) {

@@ -24,15 +24,15 @@ static int retain_destinations(struct cs_ctx *ctx, const struct cs_manifest *m, 
 	char err[512];
 	int i, ord;
 
-	for (i = 0; i < ctx->ndev; i++)
-		if (cs_dev_uuid(ctx, i, &visible[i]))
+	for (i = 0; i < ctx->gpus.ndev; i++)
+		if (cs_dev_uuid(&ctx->gpus, i, &visible[i]))
 			return -ENODEV;
-	if (cs_dev_plan_restore(m, ctx->opt.device_map, ctx->opt.ndevice_map, visible, ctx->ndev, dest, err,
-				sizeof(err)))
+	if (cs_dev_plan_restore(m, ctx->opt.device_map, ctx->opt.ndevice_map, visible, ctx->gpus.ndev, dest,
+				err, sizeof(err)))
 		return -ENODEV; /* the restore says why */
 	for (i = 0; i < (int)m->ndev; i++) {
-		ord = cs_dev_by_uuid(ctx, &dest[i]);
-		if (ord < 0 || cs_dev_retain(ctx, ord))
+		ord = cs_dev_by_uuid(&ctx->gpus, &dest[i]);
+		if (ord < 0 || cs_dev_retain(&ctx->gpus, ord))
 			return -ENODEV;
 	}
 	return 0;
@@ -54,7 +54,7 @@ static void plan_manifest(struct cs_ctx *ctx, const struct cs_manifest *m, struc
 		return;
 	t->processes++;
 	for (i = 0; i < m->ndev; i++) {
-		ord = cs_dev_by_uuid(ctx, &dest[i]);
+		ord = cs_dev_by_uuid(&ctx->gpus, &dest[i]);
 		t->gpu[ord].size += m->dev[i].size;
 		if (m->dev[i].chunk_size > t->gpu[ord].chunk)
 			t->gpu[ord].chunk = m->dev[i].chunk_size;
@@ -87,7 +87,7 @@ static void warm_tree(struct cs_ctx *ctx, int dirfd)
 		if (!t.gpu[i].size)
 			continue;
 		if (!cu)
-			cu = ctx->retained[i];
+			cu = ctx->gpus.retained[i];
 		t.gpu[n++] = t.gpu[i];
 	}
 	if (cu)
@@ -112,12 +112,12 @@ static void *warmup_main(void *arg)
 			 cs_cuda_errname(&ctx->cuda, res));
 		goto out;
 	}
-	if (cs_dev_init(ctx))
+	if (cs_dev_init(&ctx->gpus))
 		goto out;
 	if (ctx->cuda.has_custom_storage)
 		warm_tree(ctx, w->dirfd);
-	for (int i = 0; i < ctx->ndev; i++)
-		contexts += ctx->retained[i] != NULL;
+	for (int i = 0; i < ctx->gpus.ndev; i++)
+		contexts += ctx->gpus.retained[i] != NULL;
 	cs_info("warm-up while CRIU restores: cuInit%s%s in %.3f s", contexts ? ", GPU contexts" : "",
 		ctx->pool ? ", pinned pool" : "", cs_now() - t0);
 out:
@@ -135,7 +135,7 @@ int cs_warmup_begin(struct cs_ctx *ctx, int dirfd)
 
 	if (dirfd < 0)
 		return -EBADF;
-	if (w->running || ctx->cuda_inited) {
+	if (w->running || ctx->gpus.inited) {
 		close(dirfd);
 		return -EALREADY;
 	}

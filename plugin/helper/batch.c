@@ -30,11 +30,11 @@ unsigned cs_batch_width(const struct cs_ctx *ctx, unsigned n)
 
 static void run_one(struct worker_pool *wp, struct cs_proc *p)
 {
-	p->t_begin = cs_now();
+	p->batch.t_begin = cs_now();
 	cs_progress_note(p->pid);
-	p->result = wp->b->fn(wp->ctx, p, wp->b->arg);
+	p->batch.result = wp->b->fn(wp->ctx, p, wp->b->arg);
 	cs_progress_note(p->pid);
-	p->t_end = cs_now();
+	p->batch.t_end = cs_now();
 }
 
 static void *worker_main(void *arg)
@@ -71,12 +71,12 @@ static void run_threads(struct cs_batch *b, struct cs_relay_rt *rt, bool *ready)
 	for (i = 0; i < b->n; i++) {
 		struct cs_proc *p = b->procs[i];
 
-		p->done = true;
-		p->result = cs_relay_rt_run(&rt[i], p->restore_tid);
-		ready[i] = !p->result;
+		p->batch.done = true;
+		p->batch.result = cs_relay_rt_run(&rt[i], p->restore_tid);
+		ready[i] = !p->batch.result;
 		if (ready[i]) /* its driver thread's work counts as progress (progress.h) */
 			cs_progress_watch(p->pid, p->restore_tid);
-		if (p->result)
+		if (p->batch.result)
 			cs_err("pid %d: its CUDA restore thread %d cannot be let run for the %s; it is left "
 			       "out",
 			       p->pid, p->restore_tid, b->what);
@@ -93,8 +93,8 @@ static void stop_threads(struct cs_batch *b, struct cs_relay_rt *rt, const bool 
 			continue;
 		cs_progress_unwatch(b->procs[i]->pid);
 		ret = cs_relay_rt_stop(&rt[i]);
-		if (ret && !b->procs[i]->result)
-			b->procs[i]->result = ret;
+		if (ret && !b->procs[i]->batch.result)
+			b->procs[i]->batch.result = ret;
 	}
 }
 
@@ -109,19 +109,19 @@ static void note_times(struct cs_batch *b, const bool *ready)
 
 		if (!ready[i])
 			continue;
-		if (!first || p->t_begin < first)
-			first = p->t_begin;
-		if (p->t_end > last)
-			last = p->t_end;
-		b->sum += p->t_end - p->t_begin;
+		if (!first || p->batch.t_begin < first)
+			first = p->batch.t_begin;
+		if (p->batch.t_end > last)
+			last = p->batch.t_end;
+		b->sum += p->batch.t_end - p->batch.t_begin;
 	}
 	b->wall = last > first ? last - first : 0;
 	for (i = 0; i < b->n; i++)
 		if (ready[i])
 			cs_info("pid %d: %s from +%.3f s to +%.3f s of the GPU phase (%.1f MiB)%s",
-				b->procs[i]->pid, b->what, b->procs[i]->t_begin - first,
-				b->procs[i]->t_end - first, b->procs[i]->bytes / 1048576.0,
-				b->procs[i]->result ? ", failed" : "");
+				b->procs[i]->pid, b->what, b->procs[i]->batch.t_begin - first,
+				b->procs[i]->batch.t_end - first, b->procs[i]->batch.bytes / 1048576.0,
+				b->procs[i]->batch.result ? ", failed" : "");
 }
 
 /*
@@ -136,9 +136,9 @@ static void share_by_size(struct cs_batch *b, const bool *ready, unsigned worker
 	unsigned i, ncopies = 0;
 
 	for (i = 0; i < b->n; i++)
-		b->procs[i]->copy_part = 0;
+		b->procs[i]->batch.copy_part = 0;
 	for (i = 0; i < b->n; i++) {
-		uint64_t c = b->procs[i]->copy_bytes;
+		uint64_t c = b->procs[i]->batch.copy_bytes;
 
 		if (!ready[i] || !c)
 			continue;
@@ -153,13 +153,13 @@ static void share_by_size(struct cs_batch *b, const bool *ready, unsigned worker
 	for (i = 0; i < b->n; i++) {
 		struct cs_proc *p = b->procs[i];
 
-		if (!ready[i] || !p->copy_bytes)
+		if (!ready[i] || !p->batch.copy_bytes)
 			continue;
-		p->copy_part = cs_engine_part_of(p->copy_bytes, total);
+		p->batch.copy_part = cs_engine_part_of(p->batch.copy_bytes, total);
 		cs_debug("pid %d: its copy (%.1f of %.1f MiB) takes %.1f%% of the copy threads and pinned "
 			 "memory",
-			 p->pid, p->copy_bytes / 1048576.0, total / 1048576.0,
-			 100.0 * p->copy_part / CS_ENGINE_PART_WHOLE);
+			 p->pid, p->batch.copy_bytes / 1048576.0, total / 1048576.0,
+			 100.0 * p->batch.copy_part / CS_ENGINE_PART_WHOLE);
 	}
 	cs_info("%s: the %u copies running at once share the copy threads and pinned memory by their "
 		"sizes (the largest, %.1f MiB, takes %.0f%%)",
@@ -172,20 +172,26 @@ static void share_by_size(struct cs_batch *b, const bool *ready, unsigned worker
  * as it copies (cs_copy_engine_opts); if fewer workers start, the shares stay as planned for
  * b->width (each copy gets less than it could, never more than the budget).
  */
+/* every process's share of the engine budget: sharers copies at once, each its part */
+static void share(struct cs_batch *b, const bool *ready, unsigned sharers)
+{
+	for (unsigned i = 0; i < b->n; i++)
+		b->procs[i]->batch.sharers = sharers;
+	share_by_size(b, ready, sharers);
+}
+
 static void run_workers(struct cs_ctx *ctx, struct cs_batch *b, const bool *ready)
 {
 	struct worker_pool wp = { .ctx = ctx, .b = b, .ready = ready };
 	pthread_t *tids = calloc(b->width, sizeof(*tids));
-	unsigned started = 0, i;
+	unsigned started = 0, i, sharers = tids && b->width > 1 ? b->width : 1;
 
 	atomic_init(&wp.next, 0);
-	ctx->sharers = tids && b->width > 1 ? b->width : 1;
-	share_by_size(b, ready, ctx->sharers);
-	if (ctx->sharers > 1)
+	share(b, ready, sharers);
+	if (sharers > 1)
 		started = start_workers(&wp, tids, b->width);
 	if (!started) { /* one at a time, here, as without a batch: each copy alone */
-		ctx->sharers = 1;
-		share_by_size(b, ready, 1);
+		share(b, ready, 1);
 		worker_main(&wp);
 	}
 	for (i = 0; i < started; i++)
@@ -194,7 +200,7 @@ static void run_workers(struct cs_ctx *ctx, struct cs_batch *b, const bool *read
 		cs_warn("%s: %u of %u worker threads started; the processes ran %u at a time", b->what,
 			started, b->width, started ? started : 1);
 	b->width = started ? started : 1;
-	ctx->sharers = 0;
+	share(b, ready, 0); /* out of the batch: a later copy of these processes is alone */
 	free(tids);
 }
 
@@ -213,7 +219,7 @@ int cs_batch_run(struct cs_ctx *ctx, struct cs_batch *b)
 		free(rt);
 		free(ready);
 		for (i = 0; i < b->n; i++)
-			b->procs[i]->done = true, b->procs[i]->result = -ENOMEM;
+			b->procs[i]->batch.done = true, b->procs[i]->batch.result = -ENOMEM;
 		return -ENOMEM;
 	}
 	b->width = cs_batch_width(ctx, b->n);
@@ -224,7 +230,7 @@ int cs_batch_run(struct cs_ctx *ctx, struct cs_batch *b)
 	stop_threads(b, rt, ready);
 	note_times(b, ready);
 	for (i = 0; i < b->n && !ret; i++)
-		ret = b->procs[i]->result;
+		ret = b->procs[i]->batch.result;
 	if (b->n > 1)
 		cs_info("GPU %s phase of %u processes, at most %u at once: %.3f s wall, %.3f s summed over "
 			"the processes (%.2fx)",

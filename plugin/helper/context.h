@@ -8,9 +8,9 @@
  *
  * Lives in cudastore-helper, from criu's INIT to its BYE (or to the guardian's end). Requests
  * come one at a time on the main thread. While a batch runs (batch.h) its worker threads each
- * own one struct cs_proc and share the rest: what they change (devices.c's contexts, the pool,
- * the dump's index) is guarded by mu. On restore, POST_FORKING starts two threads that run
- * until the first RESTORE, which joins both before it uses the context: the warm-up thread
+ * own one struct cs_proc and share the rest: what they change is guarded where it is owned (the
+ * GPUs by devices.c, the pool by pool.c) or, the dump's index, by mu. On restore, POST_FORKING starts two
+ * threads that run until the first RESTORE, which joins both before it uses the context: the warm-up thread
  * (warmup.h) calls cuInit, retains contexts and makes the pool while the main thread serves no
  * request that touches them; the prefetch scanner (prefetch.h) touches only its own state.
  * Both read the restore's image set, loaded before they start and not changed after (imgset.h).
@@ -29,8 +29,8 @@
 #include "manifest.h"
 #include "options.h"
 #include "phase_timer.h"
-
-struct cs_pinned_pool;
+#include "pool.h"
+#include "prefetch.h"
 
 enum cs_stage { CS_STAGE_DUMP = 0, CS_STAGE_PRE_DUMP = 1, CS_STAGE_RESTORE = 2 };
 
@@ -54,13 +54,26 @@ struct cs_copy_account {
 
 #define CS_COPY_UNKNOWN UINT64_MAX
 
-struct cs_proc {
-	pid_t pid;
-	pid_t ns_pid;
-	pid_t restore_tid;
+/* A process in the batch that runs its GPU phase (batch.h): set by the batch and its caller. */
+struct cs_proc_batch {
+	/* before: the bytes its copy by the engine will move (0: none; CS_COPY_UNKNOWN: a copy of
+	 * unknown size): a dump's GPU memory, a restore's stored bytes plus its all-zero ones at
+	 * 1/32 (restore.c); the batch then sets its part of the shared budget (engine opts.part)
+	 * and how many copies share it (engine opts.sharers; 0 outside a batch) */
+	uint64_t copy_bytes;
+	unsigned copy_part;
+	unsigned sharers;
+	/* after */
+	bool done;	       /* the batch ran it: result is its hook's answer */
+	int result;	       /* 0 or -errno */
+	double t_begin, t_end; /* cs_now() */
+	uint64_t bytes;	       /* GPU memory it moved */
+};
+
+/* What a dump (and a recovery after its helper died) knows of a process; a restore none of it. */
+struct cs_proc_dump {
 	CUprocessState initial_state; /* as found in PAUSE */
 	enum cs_proc_phase phase;
-	enum cs_mode mode;	/* how it was (or is being) checkpointed */
 	bool checkpoint_called; /* the driver checkpoint call was made */
 	bool extents_complete;	/* manifest + extents written and synced */
 	bool left;		/* criu killed or stopped it after the dump: nothing to resume (watch.h) */
@@ -69,20 +82,20 @@ struct cs_proc {
 	struct cs_rescue *rescue;
 	unsigned ndev_plan; /* GPUs the process uses, from NVML (0: unknown) */
 	CUuuid dev_plan[CS_MAX_DEVICES];
-	uint64_t bytes_plan; /* GPU memory the process uses, from NVML */
-	/* before a batch: the bytes its copy by the engine will move (0: none; CS_COPY_UNKNOWN: a
-	 * copy of unknown size): a dump's GPU memory, a restore's stored bytes plus its all-zero
-	 * ones at 1/32 (restore.c); the batch sets its part of the shared budget (engine opts.part) */
-	uint64_t copy_bytes;
-	unsigned copy_part;
-	/* its GPU phase in the batch that ran it (batch.h) */
-	bool done;		  /* the batch ran it: result is its hook's answer */
-	int result;		  /* 0 or -errno */
-	double t_begin, t_end;	  /* cs_now() */
-	uint64_t bytes;		  /* GPU memory it moved */
-	struct cs_phase_timer st; /* its phases (dump: for the summary written after the batch) */
-	struct cs_copy_account copy[CS_MAX_DEVICES]; /* dump: each GPU's copy (CustomStorage) */
-	struct cs_manifest *m;	  /* restore: its validated manifest while the batch runs */
+	uint64_t bytes_plan;			     /* GPU memory the process uses, from NVML */
+	struct cs_copy_account copy[CS_MAX_DEVICES]; /* each GPU's copy (CustomStorage) */
+};
+
+/* One CUDA process the helper works on: what every stage knows, and each part's own. */
+struct cs_proc {
+	pid_t pid;
+	pid_t ns_pid;
+	pid_t restore_tid;
+	enum cs_mode mode;	    /* how it was (or is being) checkpointed */
+	struct cs_manifest *m;	    /* the dump's (kept for its rollback), or the restore's validated one */
+	struct cs_phase_timer st;   /* its phases (dump: for the summary written after the batch) */
+	struct cs_proc_dump dump;   /* a dump's */
+	struct cs_proc_batch batch; /* its GPU phase in the batch that runs it */
 };
 
 /*
@@ -98,6 +111,12 @@ struct cs_imgset {
 	struct cs_index_file ix;
 };
 
+/* NVML for one dump (dump_plan.c): loaded at the first PAUSE that needs it, released at its end. */
+struct cs_dump_nvml {
+	bool tried, up;
+	struct cs_nvml_ops nv;
+};
+
 /* The dump's own state: its image set as it is written (imgset.h) and its admission plan. */
 struct cs_dump_session {
 	bool batch_ran;		  /* the first CHECKPOINT ran the whole tree's (batch.h) */
@@ -108,6 +127,7 @@ struct cs_dump_session {
 	char criu_run[CS_CRIU_RUN_MAX + 1]; /* this dump's criu run (INIT), for the index; "" none */
 	uint64_t planned_bytes;	  /* GPU memory of the processes already admitted to this dump */
 	struct cs_imgset written; /* RECOVER: what the dump whose helper died wrote, read once */
+	struct cs_dump_nvml nvml; /* the admission plan's NVML (dump_plan.c) */
 };
 
 /* The warm-up thread (warmup.h): started at POST_FORKING, joined by the first RESTORE. */
@@ -124,6 +144,7 @@ struct cs_restore_session {
 	struct cs_imgset set; /* the manifests these images hold */
 	unsigned restored;    /* RESTOREs of processes these images hold (cs_pool_after_restore) */
 	struct cs_warmup warmup;
+	struct cs_prefetcher prefetch; /* started at POST_FORKING, taken by the first RESTORE */
 	pid_t *not_ours; /* processes without GPU state of ours (CPU-only ones) */
 	unsigned nnot_ours;
 };
@@ -131,15 +152,13 @@ struct cs_restore_session {
 struct cs_ctx {
 	enum cs_stage stage;
 	pid_t criu_pid;	    /* the criu process this helper serves (its tracees are the tree) */
-	pthread_mutex_t mu; /* a batch's workers: retained contexts, the pool, the dump's index */
-	unsigned sharers;   /* copies running at once in the current batch (engine opts.sharers) */
+	pthread_mutex_t mu; /* a batch's workers: the dump's index */
 	bool disabled;	    /* no libcuda, or nothing for us to do: every hook says -ENOTSUP */
 	struct cs_options opt;
 	struct cs_cuda_ops cuda;
 	bool cuda_loaded;
 	struct cs_gpus gpus;		    /* cuInit, the GPUs visible, their retained contexts */
-	struct cs_pinned_pool *pool;	    /* pinned buffers lent to every copy (pool.h), or NULL */
-	bool pool_failed;		    /* pinning the pool failed once: do not try again */
+	struct cs_pool pool;		    /* pinned buffers lent to every copy (pool.h) */
 	struct cs_dump_session dump;	    /* stage DUMP / PRE_DUMP (and a RECOVER's helper) */
 	struct cs_restore_session restore;  /* stage RESTORE */
 	unsigned nproc;

@@ -43,8 +43,8 @@ void cs_copy_engine_opts(struct cs_ctx *ctx, const struct cs_proc *p, struct cs_
 	eo->no_reserve = !ctx->opt.space_check;
 	eo->progress = progress;
 	eo->note = cs_log_text;	    /* into this helper's log, as criu relays it */
-	eo->sharers = ctx->sharers; /* copies of other processes running at once (batch.h) */
-	eo->part = p && ctx->sharers > 1 ? p->copy_part : 0; /* by size, when the batch set it */
+	eo->sharers = p ? p->batch.sharers : 0; /* copies of other processes running at once (batch.h) */
+	eo->part = p && p->batch.sharers > 1 ? p->batch.copy_part : 0; /* by size, when the batch set it */
 }
 
 void cs_copy_map(const struct cs_ctx *ctx, const struct cs_gpu_view *v, unsigned i,
@@ -63,7 +63,8 @@ int cs_copy_run(struct cs_ctx *ctx, pid_t pid, enum cs_copy_dir dir, struct cs_e
 	cs_copy_engine_opts(ctx, cs_ctx_find(ctx, pid), &eo);
 	eo.progress_arg = (void *)(long)pid;
 	if (dir == CS_COPY_IN)
-		eo.prefetch = cs_prefetch_take();	 /* read and verified at POST_FORKING, or NULL */
+		eo.prefetch =
+		    cs_prefetch_take(&ctx->restore.prefetch); /* read and verified at POST_FORKING, or NULL */
 	eo.pool = cs_pool_get_for_regions(ctx, regs, n); /* pinned ahead (warmup.h) or now, and kept */
 	return dir == CS_COPY_OUT ? cs_engine_dump(&ctx->cuda, regs, n, &eo, err, len)
 				  : cs_engine_restore(&ctx->cuda, regs, n, &eo, err, len);

@@ -60,12 +60,12 @@ static int lock_process(struct cs_ctx *ctx, struct cs_proc *p, unsigned alarm_ca
 	args.timeoutMs = lock_timeout(ctx, alarm_cap_ms, t_pause);
 	res = ctx->cuda.CheckpointProcessLock(p->pid, &args);
 	if (res == CUDA_SUCCESS) {
-		p->phase = CS_PHASE_LOCKED;
+		p->dump.phase = CS_PHASE_LOCKED;
 		cs_info("pid %d: locked in %.3f s", p->pid, cs_now() - t0);
 		cs_test_stall("after-lock");
 		return 0;
 	}
-	p->phase = CS_PHASE_FAILED;
+	p->dump.phase = CS_PHASE_FAILED;
 	cs_err("pid %d: cuCheckpointProcessLock (timeout %u ms) failed: %s. If it was busy in a long "
 	       "CUDA call, raise criu --timeout or CUDASTORE_LOCK_TIMEOUT_MS",
 	       p->pid, args.timeoutMs, cs_cuda_errname(&ctx->cuda, res));
@@ -94,10 +94,10 @@ static int retain_planned(struct cs_ctx *ctx, struct cs_proc *p)
 	ret = cs_dev_init(&ctx->gpus);
 	if (ret)
 		return ret;
-	if (!p->ndev_plan)
+	if (!p->dump.ndev_plan)
 		return cs_dev_retain_all(&ctx->gpus);
-	for (i = 0; i < p->ndev_plan; i++) {
-		ord = cs_dev_by_uuid(&ctx->gpus, &p->dev_plan[i]);
+	for (i = 0; i < p->dump.ndev_plan; i++) {
+		ord = cs_dev_by_uuid(&ctx->gpus, &p->dump.dev_plan[i]);
 		if (ord < 0) {
 			cs_warn("pid %d: NVML lists a GPU criu cannot see; retaining every GPU", p->pid);
 			return cs_dev_retain_all(&ctx->gpus);
@@ -125,7 +125,7 @@ static int prepare_copy(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
 		       p->pid);
 		return ret;
 	}
-	cs_pool_make_from_plan(ctx, p->ndev_plan, p->bytes_plan, dirfd);
+	cs_pool_make_from_plan(ctx, p->dump.ndev_plan, p->dump.bytes_plan, dirfd);
 	cs_debug("pid %d: GPU contexts and pinned buffers ready in %.3f s, before the lock", p->pid,
 		 cs_now() - t0);
 	return 0;
@@ -140,7 +140,7 @@ int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd, unsigned alarm_cap_m
 	int tid, ret;
 
 	if (p) /* PAUSE can run twice for one pid (criu retries seizing) */
-		return p->phase == CS_PHASE_FAILED ? -EAGAIN : 0;
+		return p->dump.phase == CS_PHASE_FAILED ? -EAGAIN : 0;
 	/* PAUSE runs for every task, first of all hooks: the dump owns the directory from here */
 	if (ctx->stage == CS_STAGE_DUMP) {
 		ret = cs_imgset_dump_own(&ctx->dump, dirfd);
@@ -180,23 +180,23 @@ int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd, unsigned alarm_cap_m
 	res = ctx->cuda.CheckpointProcessGetState(pid, &st);
 	if (res != CUDA_SUCCESS) {
 		cs_err("pid %d: cannot read its CUDA state: %s", pid, cs_cuda_errname(&ctx->cuda, res));
-		p->phase = CS_PHASE_FAILED;
+		p->dump.phase = CS_PHASE_FAILED;
 		return -EPROTO;
 	}
-	p->initial_state = st;
+	p->dump.initial_state = st;
 	cs_info("pid %d (ns pid %d): CUDA process, restore thread %d, state %d; mode %s (driver CUDA %d%s)",
 		pid, p->ns_pid, tid, st, p->mode == CS_MODE_CUSTOM ? "CustomStorage" : "driver-managed",
 		ctx->cuda.driver_version,
 		ctx->cuda.has_custom_storage ? ", CustomStorage available" : ", no CustomStorage");
 	ret = cs_dump_plan_check_ipc(ctx, p);
 	if (ret) {
-		p->phase = CS_PHASE_FAILED; /* not touched: the rollback finds it running */
+		p->dump.phase = CS_PHASE_FAILED; /* not touched: the rollback finds it running */
 		return ret;
 	}
 	if (!ctx->dump.inventory_added) /* criu records us (hooks.c): restore then needs the plugin */
 		ctx->dump.inventory_added = *inventory = true;
 	if (st == CU_PROCESS_STATE_CHECKPOINTED) {
-		p->phase = CS_PHASE_CHECKPOINTED;
+		p->dump.phase = CS_PHASE_CHECKPOINTED;
 		p->mode = CS_MODE_DRIVER;
 		cs_info("pid %d: already checkpointed by the driver; dumping it as it is", pid);
 		return 0;
@@ -205,24 +205,24 @@ int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd, unsigned alarm_cap_m
 		cs_dump_plan_process(ctx, p);
 		ret = cs_dump_plan_check_space(ctx, p, dirfd);
 		if (ret) {
-			p->phase = CS_PHASE_FAILED;
+			p->dump.phase = CS_PHASE_FAILED;
 			return ret;
 		}
 	}
 	if (st == CU_PROCESS_STATE_LOCKED) {
 		cs_info("pid %d: already locked; leaving the lock as found", pid);
-		p->phase = CS_PHASE_FOUND;
+		p->dump.phase = CS_PHASE_FOUND;
 		return 0;
 	}
 	if (st != CU_PROCESS_STATE_RUNNING) {
 		cs_err("pid %d: unexpected CUDA state %d; not touching it", pid, st);
-		p->phase = CS_PHASE_FAILED;
+		p->dump.phase = CS_PHASE_FAILED;
 		return -EPROTO;
 	}
 	if (p->mode == CS_MODE_CUSTOM) {
 		ret = prepare_copy(ctx, p, dirfd);
 		if (ret) {
-			p->phase = CS_PHASE_FAILED;
+			p->dump.phase = CS_PHASE_FAILED;
 			return ret;
 		}
 	}
@@ -239,7 +239,7 @@ static int call_checkpoint(struct cs_ctx *ctx, struct cs_proc *p, CUcheckpointCu
 	memset(&args, 0, sizeof(args));
 	args.customStorageInfo_out = info;
 	res = ctx->cuda.CheckpointProcessCheckpoint(p->pid, &args);
-	if (res == CUDA_ERROR_INVALID_CONTEXT && p->ndev_plan) {
+	if (res == CUDA_ERROR_INVALID_CONTEXT && p->dump.ndev_plan) {
 		/* NVML missed a GPU the process uses: hold every GPU's context and try once more */
 		cs_warn("pid %d: uses a GPU NVML did not report; retaining every GPU", p->pid);
 		if (!cs_dev_retain_all(&ctx->gpus))
@@ -250,7 +250,7 @@ static int call_checkpoint(struct cs_ctx *ctx, struct cs_proc *p, CUcheckpointCu
 		       cs_cuda_errname(&ctx->cuda, res));
 		return -EPROTO;
 	}
-	p->checkpoint_called = true;
+	p->dump.checkpoint_called = true;
 	return 0;
 }
 
@@ -309,7 +309,7 @@ static int rescue(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_vie
 		if (ctx->cuda.MemcpyDtoH(rs->r[i].mem, v->r[i].ptr, v->r[i].size) != CUDA_SUCCESS)
 			goto err;
 	}
-	p->rescue = rs;
+	p->dump.rescue = rs;
 	cs_warn("pid %d: kept a %.1f MiB host copy of its GPU memory for the rollback", p->pid,
 		need / 1048576.0);
 	return 0;
@@ -356,10 +356,10 @@ static int copy_out(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_v
 		m->dev[i].zero = regs[i].zero;
 		m->dev[i].stored_bytes = regs[i].stored_bytes;
 		m->dev[i].nstripes = regs[i].nstripes;
-		p->copy[i] = (struct cs_copy_account){ .seconds = regs[i].seconds,
-						       .threads = regs[i].threads,
-						       .io_seconds = regs[i].io_seconds,
-						       .gpu_wait_seconds = regs[i].gpu_wait_seconds };
+		p->dump.copy[i] = (struct cs_copy_account){ .seconds = regs[i].seconds,
+							    .threads = regs[i].threads,
+							    .io_seconds = regs[i].io_seconds,
+							    .gpu_wait_seconds = regs[i].gpu_wait_seconds };
 		memcpy(m->dev[i].stripe, regs[i].stripe_name, sizeof(m->dev[i].stripe));
 		m->stored_bytes += regs[i].stored_bytes;
 	}
@@ -433,13 +433,13 @@ static int checkpoint_custom(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, s
 			return ret; /* no copy anywhere: never Complete, the memory stays in the driver */
 		remove_images(dirfd, p->ns_pid, view.n);
 	} else {
-		p->extents_complete = true;
+		p->dump.extents_complete = true;
 	}
 	/* the handle is gone after this call, whatever it returns: never completed twice */
 	if (cs_custom_view_complete(ctx, p->pid, &view) ||
 	    cs_driver_expect_state(ctx, p->pid, CU_PROCESS_STATE_CHECKPOINTED, "complete"))
 		return -EPROTO;
-	p->phase = CS_PHASE_CHECKPOINTED;
+	p->dump.phase = CS_PHASE_CHECKPOINTED;
 	cs_phase_timer_end(st, p->pid, "complete", 0);
 	cs_test_stall("after-complete");
 	return ret;
@@ -452,7 +452,7 @@ static int checkpoint_driver(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, s
 	CUresult res;
 
 	memset(&args, 0, sizeof(args));
-	p->checkpoint_called = true;
+	p->dump.checkpoint_called = true;
 	res = ctx->cuda.CheckpointProcessCheckpoint(p->pid, &args);
 	if (res != CUDA_SUCCESS) {
 		cs_err("pid %d: driver-managed cuCheckpointProcessCheckpoint failed: %s", p->pid,
@@ -461,7 +461,7 @@ static int checkpoint_driver(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, s
 	}
 	if (cs_driver_expect_state(ctx, p->pid, CU_PROCESS_STATE_CHECKPOINTED, "checkpoint"))
 		return -EPROTO;
-	p->phase = CS_PHASE_CHECKPOINTED;
+	p->dump.phase = CS_PHASE_CHECKPOINTED;
 	cs_phase_timer_end(st, p->pid, "checkpoint", 0);
 	cs_test_stall("after-checkpoint");
 	fill_header(ctx, p, m, CS_MODE_DRIVER);
@@ -481,13 +481,13 @@ static int checkpoint_one(struct cs_ctx *ctx, struct cs_proc *p, void *arg)
 	ret = p->mode == CS_MODE_CUSTOM ? checkpoint_custom(ctx, p, dirfd, m, &p->st)
 					: checkpoint_driver(ctx, p, dirfd, m, &p->st);
 	if (ret) {
-		if (p->phase != CS_PHASE_CHECKPOINTED)
-			p->phase = CS_PHASE_FAILED;
+		if (p->dump.phase != CS_PHASE_CHECKPOINTED)
+			p->dump.phase = CS_PHASE_FAILED;
 		cs_manifest_free(m);
 		free(m);
 		return ret;
 	}
-	p->bytes = m->total_bytes;
+	p->batch.bytes = m->total_bytes;
 	p->m = m; /* for its summary, once the batch is done */
 	cs_info("pid %d: GPU checkpoint done in %.3f s: %u GPU(s), %.1f MiB, %.1f MiB stored", p->pid,
 		cs_phase_timer_total(&p->st), m->ndev, m->total_bytes / 1048576.0,
@@ -529,11 +529,11 @@ static void checkpoint_settle(struct cs_ctx *ctx, struct cs_proc **procs, unsign
 	for (i = 0; i < n; i++) {
 		struct cs_proc *p = procs[i];
 
-		if (!p->result && ret)
-			p->result = ret; /* an image set without its index cannot be restored */
-		t.gpu_start_ns = p->t_begin > 0 ? wall_ns(p->t_begin) : 0;
-		t.gpu_end_ns = p->t_end > 0 ? wall_ns(p->t_end) : 0;
-		if (!p->result && p->m)
+		if (!p->batch.result && ret)
+			p->batch.result = ret; /* an image set without its index cannot be restored */
+		t.gpu_start_ns = p->batch.t_begin > 0 ? wall_ns(p->batch.t_begin) : 0;
+		t.gpu_end_ns = p->batch.t_end > 0 ? wall_ns(p->batch.t_end) : 0;
+		if (!p->batch.result && p->m)
 			cs_summary_write_timed(dirfd, p, p->m, &p->st, &t);
 		/* p->m stays until the dump's end: a rollback restores from it (restore_checkpointed) */
 	}
@@ -583,10 +583,10 @@ static void checkpoint_all(struct cs_ctx *ctx, int dirfd)
 	for (i = 0; i < ctx->nproc; i++) {
 		struct cs_proc *p = &ctx->proc[i];
 
-		if (p->phase == CS_PHASE_CHECKPOINTED && !p->checkpoint_called) {
+		if (p->dump.phase == CS_PHASE_CHECKPOINTED && !p->dump.checkpoint_called) {
 			procs[nfound++] = p;
-			p->done = true;
-			p->result = checkpoint_found(ctx, p, dirfd);
+			p->batch.done = true;
+			p->batch.result = checkpoint_found(ctx, p, dirfd);
 		}
 	}
 	/* the batch: every process we locked, or found locked, after them in procs */
@@ -594,12 +594,12 @@ static void checkpoint_all(struct cs_ctx *ctx, int dirfd)
 	for (i = 0; i < ctx->nproc; i++) {
 		struct cs_proc *p = &ctx->proc[i];
 
-		if (p->phase != CS_PHASE_LOCKED && p->phase != CS_PHASE_FOUND)
+		if (p->dump.phase != CS_PHASE_LOCKED && p->dump.phase != CS_PHASE_FOUND)
 			continue;
 		/* the copies share the engine by size (batch.h); NVML's figure, when it gave one */
-		p->copy_bytes = 0;
+		p->batch.copy_bytes = 0;
 		if (p->mode == CS_MODE_CUSTOM)
-			p->copy_bytes = p->bytes_plan ? p->bytes_plan : CS_COPY_UNKNOWN;
+			p->batch.copy_bytes = p->dump.bytes_plan ? p->dump.bytes_plan : CS_COPY_UNKNOWN;
 		b.procs[b.n++] = p;
 	}
 	bound_in_flight(ctx, &b);
@@ -629,7 +629,7 @@ int cs_dump_checkpoint(struct cs_ctx *ctx, pid_t pid, int dirfd)
 		ctx->dump.batch_ran = true;
 		checkpoint_all(ctx, dirfd);
 	}
-	return p->done ? p->result : -EPROTO;
+	return p->batch.done ? p->batch.result : -EPROTO;
 }
 
 /* ---- exit(DUMP): rollback --------------------------------------------------------------- */
@@ -662,11 +662,11 @@ static int restore_checkpointed(struct cs_ctx *ctx, struct cs_proc *p, int dirfd
 
 	if (p->mode == CS_MODE_DRIVER)
 		return cs_restore_driver(ctx, p->pid, false);
-	if (p->rescue) { /* the manifest was not written: describe the host copy instead */
+	if (p->dump.rescue) { /* the manifest was not written: describe the host copy instead */
 		rm = calloc(1, sizeof(*rm));
 		if (!rm)
 			return -ENOMEM;
-		ret = rescue_manifest(ctx, p->rescue, rm);
+		ret = rescue_manifest(ctx, p->dump.rescue, rm);
 		m = rm;
 	} else if (!m) {
 		cs_err("pid %d: rollback has no record of what the dump wrote; its GPU memory stays in the "
@@ -675,12 +675,12 @@ static int restore_checkpointed(struct cs_ctx *ctx, struct cs_proc *p, int dirfd
 		return -ENOENT;
 	}
 	if (!ret)
-		ret = cs_restore_custom(ctx, p->pid, m, dirfd, p->rescue, false, &st, &pending);
+		ret = cs_restore_custom(ctx, p->pid, m, dirfd, p->dump.rescue, false, &st, &pending);
 	if (pending) {
 		/* its GPU memory is half written: it must never run like that (restore.h) */
 		cs_err("pid %d: rollback could not put its GPU memory back; killing it so it cannot run "
 		       "with wrong GPU memory%s",
-		       p->pid, p->rescue ? "" : " (its data stays in the extents)");
+		       p->pid, p->dump.rescue ? "" : " (its data stays in the extents)");
 		kill(p->pid, SIGKILL);
 		ctx->cuda.CheckpointOperationComplete(pending);
 	}
@@ -728,7 +728,7 @@ static int rollback_unlock(struct cs_ctx *ctx, struct cs_proc *p)
 
 /*
  * On a batch worker, the restore thread running: one process back to its state as found. On
- * failure p->why says what was lost for the caller's message (the process is then ended).
+ * failure p->dump.why says what was lost for the caller's message (the process is then ended).
  */
 static int rollback_one(struct cs_ctx *ctx, struct cs_proc *p, void *arg)
 {
@@ -736,38 +736,39 @@ static int rollback_one(struct cs_ctx *ctx, struct cs_proc *p, void *arg)
 	int dirfd = *(const int *)arg, ret = 0;
 
 	if (ctx->cuda.CheckpointProcessGetState(p->pid, &st) != CUDA_SUCCESS) {
-		p->why = "its CUDA state cannot be read";
+		p->dump.why = "its CUDA state cannot be read";
 		return -EPROTO;
 	}
 	if (st == CU_PROCESS_STATE_CHECKPOINTING) {
 		/* Complete failed or was never called; its handle is not used again (design.md) */
-		p->why = p->extents_complete || p->rescue
-			     ? "it is stuck in CHECKPOINTING: cuCheckpointOperationComplete failed, and the "
-			       "driver has no other way out"
-			     : "it is stuck in CHECKPOINTING: its GPU memory could be neither saved nor kept";
+		p->dump.why =
+		    p->dump.extents_complete || p->dump.rescue
+			? "it is stuck in CHECKPOINTING: cuCheckpointOperationComplete failed, and the "
+			  "driver has no other way out"
+			: "it is stuck in CHECKPOINTING: its GPU memory could be neither saved nor kept";
 		return -EPROTO;
 	}
 	if (st == CU_PROCESS_STATE_CHECKPOINTED) {
 		ret = rollback_restore(ctx, p, dirfd);
 		if (ret) {
-			p->why = "its GPU memory could not be put back";
+			p->dump.why = "its GPU memory could not be put back";
 			return ret;
 		}
 		st = CU_PROCESS_STATE_LOCKED;
 	}
-	if (st == CU_PROCESS_STATE_LOCKED && p->initial_state == CU_PROCESS_STATE_RUNNING) {
+	if (st == CU_PROCESS_STATE_LOCKED && p->dump.initial_state == CU_PROCESS_STATE_RUNNING) {
 		ret = rollback_unlock(ctx, p);
 		if (ret) {
-			p->why = "it stays locked: cuCheckpointProcessUnlock did not take";
+			p->dump.why = "it stays locked: cuCheckpointProcessUnlock did not take";
 			return ret;
 		}
 		st = CU_PROCESS_STATE_RUNNING;
 	}
 	if (st != CU_PROCESS_STATE_RUNNING &&
-	    !(st == CU_PROCESS_STATE_LOCKED && p->initial_state == CU_PROCESS_STATE_LOCKED)) {
+	    !(st == CU_PROCESS_STATE_LOCKED && p->dump.initial_state == CU_PROCESS_STATE_LOCKED)) {
 		cs_err("pid %d: CUDA state %d after the rollback; it cannot be resumed as it was", p->pid,
 		       st);
-		p->why = "its CUDA state is not one it can run in";
+		p->dump.why = "its CUDA state is not one it can run in";
 		return -EPROTO;
 	}
 	return 0;
@@ -787,22 +788,22 @@ static void end_unresumable(struct cs_proc *p, bool kept)
 		snprintf(more, sizeof(more), " and its %d descendant(s)", n - 1);
 	cs_err("pid %d: cannot be resumed after the dump (%s); ending it%s so that it does not hang in "
 	       "its next CUDA call. %s",
-	       p->pid, p->why ? p->why : "see above", more,
+	       p->pid, p->dump.why ? p->dump.why : "see above", more,
 	       kept ? "The images of this dump are complete: criu restore brings it back"
 		    : "Restore it from an earlier checkpoint, or start it again");
-	p->left = true;
+	p->dump.left = true;
 }
 
 /* Which processes the rollback touches (docs/design.md, "exit(DUMP, ret): rollback") */
 bool cs_dump_needs_resume(const struct cs_proc *p)
 {
-	if (p->phase == CS_PHASE_RESUMED || p->left)
+	if (p->dump.phase == CS_PHASE_RESUMED || p->dump.left)
 		return false;
-	if (p->checkpoint_called)
+	if (p->dump.checkpoint_called)
 		return true;
 	/* we locked it, or a lock of a running process failed and may have half taken */
-	return p->phase == CS_PHASE_LOCKED ||
-	       (p->phase == CS_PHASE_FAILED && p->initial_state == CU_PROCESS_STATE_RUNNING);
+	return p->dump.phase == CS_PHASE_LOCKED ||
+	       (p->dump.phase == CS_PHASE_FAILED && p->dump.initial_state == CU_PROCESS_STATE_RUNNING);
 }
 
 void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd)
@@ -814,36 +815,37 @@ void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd)
 
 	for (i = 0; resume && i < ctx->nproc; i++)
 		if (cs_dump_needs_resume(&ctx->proc[i])) {
-			ctx->proc[i].copy_bytes = 0; /* what each copies back is not known: an even split */
+			ctx->proc[i].batch.copy_bytes =
+			    0; /* what each copies back is not known: an even split */
 			procs[b.n++] = &ctx->proc[i];
 		}
 	cs_batch_run(ctx, &b); /* every process at once, as the checkpoint ran */
 	for (i = 0; i < b.n; i++) {
 		struct cs_proc *p = procs[i];
 
-		if (p->result)
+		if (p->batch.result)
 			end_unresumable(p, !ret);
 		else
 			cs_info("pid %d: resumed with its GPU memory in %.3f s (%s)", p->pid,
-				p->t_end - p->t_begin,
-				ret	     ? (cs_relay_criu_gone() ? "criu is gone" : "dump failed")
-				: p->watched ? "criu let it run"
+				p->batch.t_end - p->batch.t_begin,
+				ret		  ? (cs_relay_criu_gone() ? "criu is gone" : "dump failed")
+				: p->dump.watched ? "criu let it run"
 				: cs_relay_criu_gone() ? "criu is gone"
 						       : "--leave-running");
-		if (!p->result)
-			p->phase = CS_PHASE_RESUMED;
+		if (!p->batch.result)
+			p->dump.phase = CS_PHASE_RESUMED;
 		/* a failed dump's images are useless once every process runs again or was ended */
 		if (ret && dirfd >= 0)
 			remove_images(dirfd, p->ns_pid, CS_MAX_DEVICES);
 	}
 	for (i = 0; i < ctx->nproc; i++) {
-		cs_rescue_free(ctx->proc[i].rescue);
-		ctx->proc[i].rescue = NULL;
+		cs_rescue_free(ctx->proc[i].dump.rescue);
+		ctx->proc[i].dump.rescue = NULL;
 	}
 	/* and so is its index: no half image set */
 	if (ret && dirfd >= 0 && ctx->nproc)
 		cs_imgdir_remove(dirfd, CS_NAME_INDEX);
-	cs_dump_plan_release();
+	cs_dump_plan_release(&ctx->dump.nvml);
 }
 
 void cs_dump_release(struct cs_ctx *ctx)

@@ -26,14 +26,14 @@ static void plan_device(struct cs_nvml_ops *nv, nvmlDevice_t dev, struct cs_proc
 		used = true;
 		/* NVML_VALUE_NOT_AVAILABLE is ~0ull: unknown size, keep the GPU but add nothing */
 		if (buf[i].usedGpuMemory != ~0ull)
-			p->bytes_plan += buf[i].usedGpuMemory;
+			p->dump.bytes_plan += buf[i].usedGpuMemory;
 	}
-	if (!used || p->ndev_plan >= CS_MAX_DEVICES)
+	if (!used || p->dump.ndev_plan >= CS_MAX_DEVICES)
 		return;
 	if (nv->DeviceGetUUID(dev, uuid, sizeof(uuid)) != NVML_SUCCESS ||
-	    cs_uuid_parse(uuid, &p->dev_plan[p->ndev_plan]))
+	    cs_uuid_parse(uuid, &p->dump.dev_plan[p->dump.ndev_plan]))
 		return;
-	p->ndev_plan++;
+	p->dump.ndev_plan++;
 }
 
 /*
@@ -41,39 +41,36 @@ static void plan_device(struct cs_nvml_ops *nv, nvmlDevice_t dev, struct cs_proc
  * cs_dump_plan_release() in exit(DUMP). Every PAUSE runs under CRIU's seize alarm; loading and
  * initialising NVML each time cost most of a PAUSE on a real host.
  */
-static struct {
-	bool tried, up;
-	struct cs_nvml_ops nv;
-} nvml;
 
 static struct cs_nvml_ops *nvml_get(struct cs_ctx *ctx, pid_t pid)
 {
+	struct cs_dump_nvml *nvml = &ctx->dump.nvml;
 	char err[256];
 
-	if (nvml.tried)
-		return nvml.up ? &nvml.nv : NULL;
-	nvml.tried = true;
-	if (cs_nvml_load(&nvml.nv, ctx->opt.libnvml[0] ? ctx->opt.libnvml : NULL, err, sizeof(err))) {
+	if (nvml->tried)
+		return nvml->up ? &nvml->nv : NULL;
+	nvml->tried = true;
+	if (cs_nvml_load(&nvml->nv, ctx->opt.libnvml[0] ? ctx->opt.libnvml : NULL, err, sizeof(err))) {
 		cs_warn("pid %d: no NVML (%s): cannot plan the dump; retaining every GPU, no space check",
 			pid, err);
 		return NULL;
 	}
-	if (nvml.nv.Init() != NVML_SUCCESS) {
+	if (nvml->nv.Init() != NVML_SUCCESS) {
 		cs_warn("pid %d: nvmlInit failed: cannot plan the dump; retaining every GPU", pid);
-		cs_nvml_unload(&nvml.nv);
+		cs_nvml_unload(&nvml->nv);
 		return NULL;
 	}
-	nvml.up = true;
-	return &nvml.nv;
+	nvml->up = true;
+	return &nvml->nv;
 }
 
-void cs_dump_plan_release(void)
+void cs_dump_plan_release(struct cs_dump_nvml *nvml)
 {
-	if (nvml.up) {
-		nvml.nv.Shutdown();
-		cs_nvml_unload(&nvml.nv);
+	if (nvml->up) {
+		nvml->nv.Shutdown();
+		cs_nvml_unload(&nvml->nv);
 	}
-	memset(&nvml, 0, sizeof(nvml));
+	memset(nvml, 0, sizeof(*nvml));
 }
 
 int cs_dump_plan_process(struct cs_ctx *ctx, struct cs_proc *p)
@@ -83,8 +80,8 @@ int cs_dump_plan_process(struct cs_ctx *ctx, struct cs_proc *p)
 	unsigned int n = 0, i;
 	nvmlDevice_t dev;
 
-	p->ndev_plan = 0;
-	p->bytes_plan = 0;
+	p->dump.ndev_plan = 0;
+	p->dump.bytes_plan = 0;
 	if (!nv)
 		return 0; /* said once, at the first PAUSE */
 	buf = calloc(MAX_NVML_PROCS, sizeof(*buf));
@@ -93,12 +90,12 @@ int cs_dump_plan_process(struct cs_ctx *ctx, struct cs_proc *p)
 			if (nv->DeviceGetHandleByIndex(i, &dev) == NVML_SUCCESS)
 				plan_device(nv, dev, p, buf);
 	free(buf);
-	if (!p->ndev_plan)
+	if (!p->dump.ndev_plan)
 		cs_warn("pid %d: NVML lists no GPU memory for it (other pid namespace?); retaining every GPU",
 			p->pid);
 	else
-		cs_info("pid %d: plan: %u GPU(s), %.2f GiB of GPU memory (NVML)", p->pid, p->ndev_plan,
-			p->bytes_plan / 1073741824.0);
+		cs_info("pid %d: plan: %u GPU(s), %.2f GiB of GPU memory (NVML)", p->pid, p->dump.ndev_plan,
+			p->dump.bytes_plan / 1073741824.0);
 	return 0;
 }
 
@@ -200,10 +197,10 @@ int cs_dump_plan_check_tree(struct cs_ctx *ctx, pid_t root)
 
 int cs_dump_plan_check_space(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
 {
-	uint64_t avail = 0, need = ctx->dump.planned_bytes + p->bytes_plan;
+	uint64_t avail = 0, need = ctx->dump.planned_bytes + p->dump.bytes_plan;
 	int ret;
 
-	if (!ctx->opt.space_check || !p->bytes_plan)
+	if (!ctx->opt.space_check || !p->dump.bytes_plan)
 		return 0;
 	ret = cs_imgdir_free_bytes(dirfd, &avail);
 	if (ret) {
@@ -218,6 +215,6 @@ int cs_dump_plan_check_space(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
 	cs_err("pid %d uses %.2f GiB of GPU memory (%.2f GiB with the processes before it) but the "
 	       "images directory has only %.2f GiB free; the process was not touched. Free space, use a "
 	       "bigger images directory, or set CUDASTORE_SPACE_CHECK=no if most of its memory is zeros",
-	       p->pid, p->bytes_plan / 1073741824.0, need / 1073741824.0, avail / 1073741824.0);
+	       p->pid, p->dump.bytes_plan / 1073741824.0, need / 1073741824.0, avail / 1073741824.0);
 	return -ENOSPC;
 }

@@ -15,11 +15,11 @@
 
 #include "context.h"
 
-/* Fill p->ndev_plan/dev_plan/bytes_plan. 0 (also when NVML is unavailable) or -errno.
+/* Fill p->dump.ndev_plan/dev_plan/bytes_plan. 0 (also when NVML is unavailable) or -errno.
  * NVML is loaded and initialised once per dump, at the first call. */
 int cs_dump_plan_process(struct cs_ctx *ctx, struct cs_proc *p);
 /* Shut NVML down and unload it (exit(DUMP)); the next cs_dump_plan_process loads it again. */
-void cs_dump_plan_release(void);
+void cs_dump_plan_release(struct cs_dump_nvml *nvml);
 /*
  * CUDA IPC: a process that shares GPU memory with another through CUDA IPC (it maps the
  * driver's /dev/shm/cuda.shm.* file, the exporter and every importer alike) can be
@@ -39,7 +39,7 @@ int cs_dump_plan_check_ipc(struct cs_ctx *ctx, struct cs_proc *p);
  * mapped (procfs.h) and the driver knows it (it names its restore thread).
  */
 int cs_dump_plan_check_tree(struct cs_ctx *ctx, pid_t root);
-/* -ENOSPC with a clear message when p->bytes_plan does not fit in the images directory. */
+/* -ENOSPC with a clear message when p->dump.bytes_plan does not fit in the images directory. */
 int cs_dump_plan_check_space(struct cs_ctx *ctx, struct cs_proc *p, int dirfd);
 
 #endif /* CUDASTORE_DUMP_PLAN_H */

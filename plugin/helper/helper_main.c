@@ -181,7 +181,6 @@ static int init_run(struct cs_ctx *ctx, const struct cs_wire_msg *m)
 
 static int do_init(struct helper *h, const struct cs_wire_msg *m, int fd)
 {
-	pthread_mutexattr_t ma;
 	struct cs_ctx *ctx;
 
 	if (m->len < sizeof(struct cs_options) || m->len > sizeof(struct cs_options) + CS_CRIU_RUN_MAX) {
@@ -196,11 +195,9 @@ static int do_init(struct helper *h, const struct cs_wire_msg *m, int fd)
 	ctx->stage = (enum cs_stage)m->arg;
 	ctx->criu_pid = m->pid;
 	ctx->restore.warmup.dirfd = -1;
-	pthread_mutexattr_init(&ma);
-	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
-	pthread_mutex_init(&ctx->mu, &ma);
-	pthread_mutexattr_destroy(&ma);
+	pthread_mutex_init(&ctx->mu, NULL);
 	cs_dev_setup(&ctx->gpus, &ctx->cuda);
+	cs_pool_setup(&ctx->pool);
 	memcpy(&ctx->opt, m->data, sizeof(ctx->opt));
 	h->ctx = ctx;
 	if (init_run(ctx, m))
@@ -253,7 +250,7 @@ static int dispatch(struct helper *h, const struct cs_wire_msg *m, int fd, uint3
 			cs_imgset_load(&ctx->restore.set, fd);
 		if (fd >= 0 && ctx->opt.warmup) /* each takes its fd; one that does not start changes nothing */
 			cs_warmup_begin(ctx, fcntl(fd, F_DUPFD_CLOEXEC, 0));
-		cs_prefetch_begin(&ctx->opt, &ctx->restore.set, fd);
+		cs_prefetch_begin(&ctx->restore.prefetch, &ctx->opt, &ctx->restore.set, fd);
 		return 0;
 	case CS_W_RESTORE:
 		cs_warmup_wait(&ctx->restore.warmup);
@@ -286,7 +283,7 @@ static bool touched_any(const struct cs_ctx *ctx)
 	unsigned i;
 
 	for (i = 0; ctx && i < ctx->nproc; i++)
-		if (ctx->proc[i].phase != CS_PHASE_RESUMED && ctx->proc[i].phase != CS_PHASE_FOUND)
+		if (ctx->proc[i].dump.phase != CS_PHASE_RESUMED && ctx->proc[i].dump.phase != CS_PHASE_FOUND)
 			return true;
 	return false;
 }
@@ -323,8 +320,8 @@ static void guardian(struct helper *h)
 
 static void release(struct helper *h)
 {
-	cs_prefetch_end();
 	if (h->ctx) {
+		cs_prefetch_end(&h->ctx->restore.prefetch);
 		cs_dump_release(h->ctx);
 		cs_warmup_wait(&h->ctx->restore.warmup);
 		cs_pool_release(h->ctx); /* before the contexts go */

@@ -1,12 +1,30 @@
 // SPDX-License-Identifier: MIT
 /* pool.c - the helper's one pinned pool, lent to every copy (see pool.h) */
 #include <pthread.h>
+#include <string.h>
 
+#include "context.h"
 #include "copy_opts.h"
 #include "engine.h"
 #include "imgset.h"
 #include "log.h"
 #include "pool.h"
+
+void cs_pool_setup(struct cs_pool *p)
+{
+	memset(p, 0, sizeof(*p));
+	pthread_mutex_init(&p->mu, NULL);
+}
+
+struct cs_pinned_pool *cs_pool_pinned(struct cs_pool *p)
+{
+	struct cs_pinned_pool *pinned;
+
+	pthread_mutex_lock(&p->mu);
+	pinned = p->pinned;
+	pthread_mutex_unlock(&p->mu);
+	return pinned;
+}
 
 /*
  * Buffers of chunk bytes for one GPU of bytes: as many as the engine's plan for this stage's copy
@@ -34,17 +52,19 @@ static struct cs_pinned_pool *pool_make(struct cs_ctx *ctx, CUcontext cu, unsign
 	char err[256];
 	int ret;
 
-	if (ctx->pool || ctx->pool_failed || !n || !size || ctx->opt.pinned_max < size)
-		return ctx->pool;
-	ret = cs_pinned_pool_create(&ctx->pool, &ctx->cuda, cu, size, n, err, sizeof(err));
+	struct cs_pool *p = &ctx->pool;
+
+	if (p->pinned || p->failed || !n || !size || ctx->opt.pinned_max < size)
+		return p->pinned;
+	ret = cs_pinned_pool_create(&p->pinned, &ctx->cuda, cu, size, n, err, sizeof(err));
 	if (ret) {
-		ctx->pool_failed = true; /* the copies pin their own buffers, as without a pool */
+		p->failed = true; /* the copies pin their own buffers, as without a pool */
 		cs_warn("%s; each copy pins its own buffers", err);
 		return NULL;
 	}
 	cs_debug("pinned pool: %u buffers of %u bytes pinned in %.3f s", n, size,
-		 cs_pinned_pool_seconds(ctx->pool));
-	return ctx->pool;
+		 cs_pinned_pool_seconds(p->pinned));
+	return p->pinned;
 }
 
 /* the helper's one pool, made by its first caller: the copies of a batch (batch.h) ask at once */
@@ -52,9 +72,9 @@ static struct cs_pinned_pool *pool_get_or_make(struct cs_ctx *ctx, CUcontext cu,
 {
 	struct cs_pinned_pool *pool;
 
-	pthread_mutex_lock(&ctx->mu);
+	pthread_mutex_lock(&ctx->pool.mu);
 	pool = pool_make(ctx, cu, n, size);
-	pthread_mutex_unlock(&ctx->mu);
+	pthread_mutex_unlock(&ctx->pool.mu);
 	return pool;
 }
 
@@ -94,7 +114,7 @@ struct cs_pinned_pool *cs_pool_make_from_plan(struct cs_ctx *ctx, unsigned ndev,
 	for (int i = 0; i < ctx->gpus.ndev && !cu; i++)
 		cu = ctx->gpus.retained[i];
 	if (!cu || !bytes || !ndev || !ctx->opt.chunk_size)
-		return ctx->pool;
+		return cs_pool_pinned(&ctx->pool);
 	/* the bytes spread over the GPUs: each GPU's share as its plan has it */
 	return pool_get_or_make(ctx, cu,
 				ndev * bufs_for(ctx, (bytes + ndev - 1) / ndev, ctx->opt.chunk_size, dirfd),
@@ -103,13 +123,13 @@ struct cs_pinned_pool *cs_pool_make_from_plan(struct cs_ctx *ctx, unsigned ndev,
 
 void cs_pool_release(struct cs_ctx *ctx)
 {
-	cs_pinned_pool_destroy(ctx->pool);
-	ctx->pool = NULL;
+	cs_pinned_pool_destroy(ctx->pool.pinned);
+	ctx->pool.pinned = NULL;
 }
 
 void cs_pool_after_restore(struct cs_ctx *ctx)
 {
-	if (!ctx->pool)
+	if (!ctx->pool.pinned)
 		return;
 	if (cs_imgset_left(&ctx->restore.set, ctx->restore.restored))
 		return; /* the index lists processes still to come: keep it for them */

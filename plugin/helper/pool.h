@@ -6,14 +6,30 @@
  * the chunk_mb option on dump) for every GPU of the tree (restore) or of the first process
  * (dump), at most pinned_mb per GPU, made once per helper (ahead: at POST_FORKING on restore by
  * the warm-up (warmup.h), in PAUSE before the lock on dump; or by the first copy that wants it)
- * and lent to every copy of every process. Its first caller makes it, under ctx->mu; when it
+ * and lent to every copy of every process. Its first caller makes it, under its mutex; when it
  * cannot be made (logged once) every copy pins its own buffers.
  */
 #ifndef CUDASTORE_POOL_H
 #define CUDASTORE_POOL_H
 
-#include "context.h"
+#include <pthread.h>
+#include <stdbool.h>
+
 #include "engine.h"
+
+struct cs_ctx;
+
+/* The helper's one pool (owned here: no other file writes it). */
+struct cs_pool {
+	pthread_mutex_t mu;	       /* its first callers, a batch's copies, ask at once */
+	struct cs_pinned_pool *pinned; /* or NULL */
+	bool failed;		       /* it could not be pinned once: each copy pins its own */
+};
+
+/* p empty (zeroed memory is not enough: its mutex) */
+void cs_pool_setup(struct cs_pool *p);
+/* the pool pinned now, or NULL */
+struct cs_pinned_pool *cs_pool_pinned(struct cs_pool *p);
 
 /* one GPU to be copied: its bytes and the chunk size of the copy */
 struct cs_gpu_copy {

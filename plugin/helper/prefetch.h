@@ -13,18 +13,36 @@
 #ifndef CUDASTORE_PREFETCH_H
 #define CUDASTORE_PREFETCH_H
 
-#include "context.h"
+#include <pthread.h>
+#include <stdbool.h>
+
 #include "engine.h"
+#include "options.h"
+
+struct cs_imgset;
+
+/* One helper's prefetch (the restore session holds it; zero: none started). */
+struct cs_prefetcher {
+	pthread_t tid;
+	bool started;
+	bool scanning;		     /* tid not joined yet */
+	int dirfd;		     /* -1 (or 0 before the first begin): none */
+	const struct cs_imgset *set; /* loaded before the scanner starts, only read */
+	unsigned threads;
+	uint64_t max_bytes;
+	struct cs_prefetch *pf;
+};
 
 /*
  * Start over the images in dirfd (taken over: closed when done) whose set is loaded
  * (cs_imgset_load); the thread only reads set, which must outlive cs_prefetch_end(). 0 or -errno
  * (nothing started).
  */
-int cs_prefetch_begin(const struct cs_options *opt, const struct cs_imgset *set, int dirfd);
+int cs_prefetch_begin(struct cs_prefetcher *st, const struct cs_options *opt, const struct cs_imgset *set,
+		      int dirfd);
 /* The settled prefetch, or NULL when none was started or it found nothing. */
-struct cs_prefetch *cs_prefetch_take(void);
+struct cs_prefetch *cs_prefetch_take(struct cs_prefetcher *st);
 /* Free everything (helper exit). */
-void cs_prefetch_end(void);
+void cs_prefetch_end(struct cs_prefetcher *st);
 
 #endif /* CUDASTORE_PREFETCH_H */

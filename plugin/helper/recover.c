@@ -172,9 +172,10 @@ static void recover_gathered(struct cs_ctx *ctx, int dirfd)
 	cs_imgset_load(&ctx->dump.written, dirfd); /* here, before the workers read it */
 	cs_batch_run(ctx, &b);
 	for (i = 0; i < b.n; i++) {
-		if (procs[i]->result && !procs[i]->t_begin) /* never ran: its restore thread is held */
+		if (procs[i]->batch.result &&
+		    !procs[i]->batch.t_begin) /* never ran: its restore thread is held */
 			end_process(procs[i]->pid, "its CUDA restore thread cannot be let run");
-		procs[i]->left = true; /* its fate is decided: no later step of this helper touches it */
+		procs[i]->dump.left = true; /* its fate is decided: no later step of this helper touches it */
 	}
 }
 

@@ -375,10 +375,10 @@ static int restore_one(struct cs_ctx *ctx, struct cs_proc *p, void *arg)
 		return ret;
 	}
 	cs_phase_timer_end(&p->st, p->pid, "unlock", 0);
-	p->bytes = p->m->total_bytes;
+	p->batch.bytes = p->m->total_bytes;
 	cs_info("pid %d: GPU restore done in %.3f s (%.1f MiB, %.2f GB/s)", p->pid,
-		cs_phase_timer_total(&p->st), p->bytes / 1048576.0,
-		p->bytes / cs_phase_timer_total(&p->st) / 1e9);
+		cs_phase_timer_total(&p->st), p->batch.bytes / 1048576.0,
+		p->batch.bytes / cs_phase_timer_total(&p->st) / 1e9);
 	return 0;
 }
 
@@ -399,8 +399,8 @@ static void kill_tree(struct cs_ctx *ctx, const pid_t *tree, unsigned n)
 		struct cs_proc *p = cs_ctx_find(ctx, tree[i]);
 
 		kill(tree[i], SIGKILL);
-		if (p && !p->result)
-			p->result = -ECANCELED;
+		if (p && !p->batch.result)
+			p->batch.result = -ECANCELED;
 	}
 }
 
@@ -473,8 +473,8 @@ static struct cs_proc *prepare_one(struct cs_ctx *ctx, pid_t pid, int dirfd, int
 		return NULL;
 	}
 	*p = tmp;
-	p->done = true;
-	p->result = *result;
+	p->batch.done = true;
+	p->batch.result = *result;
 	return p;
 }
 
@@ -505,14 +505,14 @@ static void restore_all(struct cs_ctx *ctx, const pid_t *tree, unsigned n, int d
 	unsigned i;
 	int ret;
 
-	cs_prefetch_take(); /* settles a prefetch once, before the workers share it */
+	cs_prefetch_take(&ctx->restore.prefetch); /* settles a prefetch once, before the workers share it */
 	for (i = 0; i < n; i++) {
 		if (cs_ctx_find(ctx, tree[i]) || not_ours(&ctx->restore, tree[i]))
 			continue;
 		p = prepare_one(ctx, tree[i], dirfd, &ret);
 		if (p && !ret) {
 			/* the copies share the engine by what each moves (batch.h) */
-			p->copy_bytes = p->m->mode == CS_MODE_CUSTOM ? restore_work(p->m) : 0;
+			p->batch.copy_bytes = p->m->mode == CS_MODE_CUSTOM ? restore_work(p->m) : 0;
 			procs[b.n++] = p;
 		} else if (ret != -ENOTSUP) {
 			failed = true;
@@ -550,5 +550,5 @@ int cs_restore_process(struct cs_ctx *ctx, pid_t pid, int dirfd)
 	if (not_ours(&ctx->restore, pid))
 		return -ENOTSUP;
 	p = cs_ctx_find(ctx, pid);
-	return p && p->done ? p->result : -EPROTO;
+	return p && p->batch.done ? p->batch.result : -EPROTO;
 }

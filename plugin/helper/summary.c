@@ -101,8 +101,8 @@ static json_object *devices_json(const struct cs_proc *p, const struct cs_manife
 		put(d, "bytes", u64(m->dev[i].size), ok);
 		put(d, "stored_bytes", u64(m->dev[i].stored_bytes), ok);
 		put(d, "extent", json_object_new_string(m->dev[i].extent), ok);
-		if (p->copy[i].threads)
-			put(d, "copy", copy_json(&p->copy[i], ok), ok);
+		if (p->dump.copy[i].threads)
+			put(d, "copy", copy_json(&p->dump.copy[i], ok), ok);
 	}
 	return a;
 }

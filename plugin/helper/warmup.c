@@ -119,7 +119,7 @@ static void *warmup_main(void *arg)
 	for (int i = 0; i < ctx->gpus.ndev; i++)
 		contexts += ctx->gpus.retained[i] != NULL;
 	cs_info("warm-up while CRIU restores: cuInit%s%s in %.3f s", contexts ? ", GPU contexts" : "",
-		ctx->pool ? ", pinned pool" : "", cs_now() - t0);
+		cs_pool_pinned(&ctx->pool) ? ", pinned pool" : "", cs_now() - t0);
 out:
 	close(w->dirfd);
 	w->dirfd = -1;

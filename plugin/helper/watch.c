@@ -143,8 +143,8 @@ void cs_watch_leave_running(struct cs_ctx *ctx, int sock, int dirfd, const char 
 	watch_all(w, n);
 	for (i = 0; i < n; i++) {
 		resume += w[i].fate == CS_RUNNING;
-		w[i].p->left = w[i].fate != CS_RUNNING;
-		w[i].p->watched = w[i].fate == CS_RUNNING;
+		w[i].p->dump.left = w[i].fate != CS_RUNNING;
+		w[i].p->dump.watched = w[i].fate == CS_RUNNING;
 	}
 	if (resume && dirfd >= 0)
 		log_fd =

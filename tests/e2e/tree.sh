@@ -179,7 +179,7 @@ one_ended() {
 	check "no running GPU check failed meanwhile" bash -c "[ ! -s '$WORK/w.out' ]"
 	# each CUDA child says its verdict on its own (the root's would name the ended child)
 	for p in $CUDA; do [ "$p" = "$WPID" ] || [ "$p" = "$v" ] || kill -TERM "$p"; done
-	for _ in $(seq 100); do
+	for _ in $(seq 300); do
 		k=0; for p in $CUDA; do [ "$p" = "$WPID" ] || [ "$p" = "$v" ] || grep -q "cuda-workload\[$p\]: PASS" "$WORK/w.err" || k=1; done
 		[ $k = 0 ] && break; sleep 0.1
 	done
@@ -335,7 +335,7 @@ lost_mid_copy() {
 		check "every other process of the tree runs on, the CPU-only child too" bash -c "
 			for p in $WPID $KIDS; do [ \$p = $(nth_cuda "$NCUDA") ] && continue; kill -0 \$p || exit 1; done"
 		for p in $others; do [ "$p" = "$WPID" ] || kill -TERM "$p"; done
-		for _ in $(seq 100); do
+		for _ in $(seq 300); do
 			i=0; for p in $others; do [ "$p" = "$WPID" ] || grep -q "cuda-workload\[$p\]: PASS" "$WORK/w.err" || i=1; done
 			[ $i = 0 ] && break; sleep 0.1
 		done

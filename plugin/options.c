@@ -464,7 +464,7 @@ static const struct {
  */
 static const char *const env_allowed[] = {
 	"CUDASTORE_CONFIG", /* this file: the config file */
-	"CUDASTORE_CACHE",  /* scripts/provide-criu.sh: source and build cache */
+	"CUDASTORE_CACHE",  /* scripts/provide-*.sh, setup-debian.sh: source and build cache */
 	"CUDASTORE_CMD",    /* tests of the cudastore command: the binary under test */
 };
 static const char *const env_allowed_prefix[] = {

@@ -168,8 +168,9 @@ int bench_verify(const struct bench *b, CUdeviceptr dev, uint64_t size, enum ben
 /*
  * cuMemsetD8 of device memory returns before the memset is done, queued on the legacy stream,
  * which the engine's non-blocking streams do not wait for: without the context synchronised
- * here, the memset could land after the restore's first copies and fail the verification (it
- * did, on the H200, in a --procs row whose restore began at once).
+ * here, the memset could land after the restore's first copies and fail the verification (a
+ * --procs row whose restore begins at once; docs/results/performance-log.md, "Small copies end
+ * together").
  */
 int bench_scramble(const struct bench *b, CUdeviceptr dev, uint64_t size)
 {

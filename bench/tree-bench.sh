@@ -12,9 +12,9 @@
 #                       [--rate MBPS] [--images DIR] [--limit-checkpoint 0.4] [--limit-restore 0.4]
 #                       [--criu PATH] [--plugins DIR] [--workload PATH] [--emu DIR]
 #
-# The driver emulator by default, with CUDASTORE_EMU_RATE_MBPS (--rate, default 1800: the real
-# driver's driver-managed rate per process on an H200) as its per-process driver rate; --real:
-# the machine's libcuda (driver 580: driver-managed). Root only.
+# The driver emulator by default, with CUDASTORE_EMU_RATE_MBPS (--rate, default 1800: about what
+# driver 580's own driver-managed copy moves per process, docs/results/gpu-runs.md) as its
+# per-process driver rate; --real: the machine's libcuda (driver 580: driver-managed). Root only.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)

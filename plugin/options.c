@@ -464,7 +464,7 @@ static const struct {
  */
 static const char *const env_allowed[] = {
 	"CUDASTORE_CONFIG", /* this file: the config file */
-	"CUDASTORE_CACHE",  /* scripts/provide-criu.sh: source and build cache */
+	"CUDASTORE_CACHE",  /* scripts/provide-*.sh, setup-debian.sh: source and build cache */
 	"CUDASTORE_CMD",    /* tests of the cudastore command: the binary under test */
 };
 static const char *const env_allowed_prefix[] = {
@@ -788,7 +788,8 @@ const char *cs_options_config_path(void)
 /*
  * The prefetch competes with CRIU for CPU and I/O while CRIU restores memory: on the 2-core
  * development VMs it made whole restores slower, and on the 16-core GPU host a whole restore got
- * no faster (docs/performance.md). So it is off by default, and auto needs 4 CPUs.
+ * no faster (docs/performance.md, "Restore prefetch"). So it is off by default, and auto needs 4
+ * CPUs.
  */
 bool cs_opt_prefetch_on(const struct cs_options *o)
 {

@@ -17,9 +17,9 @@
 #include "imglimits.h"
 
 /* the copy engine's defaults (cs_engine_opts_default), and the options' */
-#define CS_ENGINE_CHUNK_DEF   (4u << 20)   /* 4 MiB: a CPU's two buffers stay in its caches (performance.md) */
+#define CS_ENGINE_CHUNK_DEF   (4u << 20)   /* a CPU's two buffers stay in its caches (performance.md) */
 #define CS_ENGINE_PINNED_DEF  (256u << 20) /* per device */
-#define CS_ENGINE_THREADS_DEF 8		   /* copy threads per device (GPU-host sweep, performance.md) */
+#define CS_ENGINE_THREADS_DEF 8		   /* per device (performance.md, "Threads and streams") */
 #define CS_PREFETCH_MAX_DEF   (8ull << 30) /* host bytes a restore prefetch may hold */
 
 enum cs_opt_mode { CS_OPT_MODE_AUTO, CS_OPT_MODE_CUSTOM, CS_OPT_MODE_DRIVER };

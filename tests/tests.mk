@@ -147,11 +147,14 @@ tests_gpu_cuda_checkpoint_standin_SOURCES = tests/gpu/cuda-checkpoint-standin.c
 tests_gpu_cuda_checkpoint_standin_LDADD = $(CS_ALL_LIBS) -ldl -lpthread
 EXTRA_DIST += tests/gpu/run-gpu-suite.sh tests/gpu/run-runc-gpu.sh tests/gpu/run-ipc-probe.sh tests/gpu/cuda-ipc-pair.cu
 
-# the documentation against the code: the man pages and the example list exactly the option table
+# the documentation against the code: the man pages and the example list exactly the option table,
+# every line of the example parses when uncommented, and every repository path that a document
+# or a C comment names exists
 check_PROGRAMS += tests/docs/cs-option-keys
 tests_docs_cs_option_keys_SOURCES = tests/docs/cs-option-keys.c tests/log-stderr.c
 tests_docs_cs_option_keys_LDADD = $(UNIT_TEST_LIBS)
-DOC_TESTS = tests/docs/test-man-lists-every-option.sh tests/test-install-under-prefix.sh
+DOC_TESTS = tests/docs/test-man-lists-every-option.sh tests/docs/test-every-path-the-docs-name-exists.sh \
+	tests/docs/test-example-config-lines-each-parse.sh tests/test-install-under-prefix.sh
 TESTS += $(DOC_TESTS)
 dist_check_SCRIPTS += $(DOC_TESTS)
 

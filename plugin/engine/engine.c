@@ -10,8 +10,8 @@
  * its own PCIe link and storage bandwidth grows with the number of writers
  * (docs/performance.md). Chunks are handed out by an atomic counter, so fast threads take more.
  * Pinned buffers are allocated by the threads themselves after they made the region's context
- * current: that parallelises the (slow, ~2.5 GB/s) pinning and leaves the caller's current
- * context untouched.
+ * current: that parallelises the pinning, far slower than a copy, and leaves the caller's
+ * current context untouched.
  */
 #include <errno.h>
 #include <sched.h>
@@ -38,7 +38,8 @@ void cs_engine_opts_default(struct cs_engine_opts *o)
 	o->threads = CS_ENGINE_THREADS_DEF;
 	o->pinned_max = CS_ENGINE_PINNED_DEF;
 	o->direct_io = true;
-	o->map_tmpfs = false; /* slower than pwrite into stripes on the H200 (performance.md) */
+	/* pwrite into stripes is faster: performance.md, "tmpfs dumps through a mapping" */
+	o->map_tmpfs = false;
 	o->tmpfs_readback = false;
 	o->tmpfs_restore_map = CS_AUTO;
 	o->skip_zero = true;
@@ -238,12 +239,13 @@ static uint64_t my_part(const struct cs_engine_opts *o, uint64_t whole)
  * (my_part). Threads: the option's count; a restore, and a dump into a memory filesystem, are
  * bound by the CPUs' work (read + verify; the copy into the page cache), so they run one thread
  * per CPU the process may use (its affinity: a container's cpuset counts, not the host's CPUs)
- * where the buffers allow (never more: 32 single-buffered restore threads on the GPU host's 16
- * CPUs ran at 42-43 GB/s, 16 double-buffered ones at 51; performance.md). Each thread then gets two
- * buffers (one is copied to or from the GPU while the thread works on the other), except a dump
- * into a memory filesystem: one buffer each, whose smaller set stays in the CPUs' caches (its
- * D2H takes a fraction of the thread's write). Never more threads than buffers or chunks. Thread
- * i gets buffers i and i + nthreads (when that exists).
+ * where the buffers allow (never more: the copies are bound by the host's memory, and more threads
+ * only add buffers that no longer stay in the CPUs' caches; performance.md, "Why 4 MiB chunks and
+ * no more buffers than that"). Each thread then gets two buffers (one is copied to or from the GPU
+ * while the thread works on the other), except a dump into a memory filesystem: one buffer each,
+ * whose smaller set stays in the CPUs' caches (its D2H takes a fraction of the thread's write).
+ * Never more threads than buffers or chunks. Thread i gets buffers i and i + nthreads (when that
+ * exists).
  */
 static void plan_counts(const struct cs_engine_opts *o, size_t pinned_max, uint64_t nchunks, size_t buf_size,
 			bool dump, bool memfs, uint64_t *nthreads_out, uint64_t *nbufs_out)

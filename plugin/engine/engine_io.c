@@ -22,29 +22,28 @@
  * Buffered dumps push each chunk to writeback right away and drop it from the page cache
  * once written (write-behind), so dumping does not fill memory with dirty image pages.
  *
- * tmpfs (opts->map_tmpfs, off by default until measured on a GPU host; performance.md):
- * every write(2) to a tmpfs file holds the file's inode lock, so all the threads of a region
- * queue on one lock, and a dump into /dev/shm stayed near 2 GB/s whatever the thread count.
- * With map_tmpfs the dump maps the fully reserved file shared and each thread copies into the
- * mapping with process_vm_writev on itself: a kernel copy, like write(2), but under no inode
- * lock. A fault the kernel cannot satisfy is EFAULT there, where a plain memcpy would be
- * SIGBUS in CRIU. (A user-space memcpy into the fresh mapping ran at 0.5 GB/s per thread on
- * our development VMs, against 3.3 GB/s for this.) Kernels or sandboxes without the call fall
- * back to pwrite for the file.
+ * tmpfs (opts->map_tmpfs, off by default: with stripes, pwrite is faster; docs/performance.md,
+ * "tmpfs dumps through a mapping"): every write(2) to a tmpfs file holds the file's inode lock, so
+ * all the threads writing one file queue on one lock, and more threads do not make its dump
+ * faster. With map_tmpfs the dump maps the fully reserved file shared and each thread copies into
+ * the mapping with process_vm_writev on itself: a kernel copy, like write(2), but under no inode
+ * lock. A fault the kernel cannot satisfy is EFAULT there, where a plain memcpy would be SIGBUS in
+ * CRIU; and a user-space memcpy pays a page fault of its own for every fresh page, which makes it
+ * several times slower than this copy. Kernels or sandboxes without the call fall back to pwrite
+ * for the file.
  *
  * Stripes: a region's chunks are spread over nfiles extent files (chunk i in file i % nfiles),
  * so the writers of one region do not queue on one inode lock. On a disk every file is reserved
  * before the first byte moves, all of them at once (one thread per file), so the copy cannot
  * hit ENOSPC midway; there fallocate only books blocks.
  *
- * A memory filesystem (tmpfs, ramfs) is not reserved: fallocate there allocates every page
- * under the file's lock, a pass over memory of its own that the writers then queue behind (a
- * dense dump into /dev/shm on the GPU host ran at 0.62-0.70 of the write limit with it, at
- * 0.80-1.03 without; performance.md). The free space is checked up front instead, for every
- * region of the call together (the helper checked the whole dump's planned bytes before any
- * process was locked); another writer taking the space meanwhile fails the copy with the same
- * "no space" error, and the dump is rolled back like any failed copy. Zero chunks are holes
- * there from the start.
+ * A memory filesystem (tmpfs, ramfs) is not reserved: fallocate there allocates every page under
+ * the file's lock, a pass over memory of its own that the writers then queue behind
+ * (docs/performance.md, "Space and durability"). The free space is checked up front instead, for
+ * every region of the call together (the helper checked the whole dump's planned bytes before any
+ * process was locked); another writer taking the space meanwhile fails the copy with the same "no
+ * space" error, and the dump is rolled back like any failed copy. Zero chunks are holes there from
+ * the start.
  *
  * Buffered files (no O_DIRECT: tmpfs, ramfs, or O_DIRECT refused) are read and written in
  * ENG_PIECE pieces, each hashed right after its read / right before its write while it is still
@@ -56,15 +55,14 @@
  * read(2) (opts->tmpfs_restore_map = CS_NO).
  *
  * Read-back (opts->tmpfs_readback, off by default): tmpfs leaves a page it creates on a write
- * marked referenced on the inactive LRU list, so the first read(2) of it moves it to the
- * active list, page by page under the LRU lock; when that first read is the restore's, it ran
- * at 0.53-0.59 of the rate of a second read on the GPU host. With the option a dump into a
- * memory filesystem reads each ENG_READBACK step back right after writing it: most of its
- * pages are then still in this CPU's batch of pages not yet on a list, where the promotion is
- * a flag. The dump pays a read of cached bytes and a system call per step (about 0.8 x the
- * dump rate there), the first restore reads at the rate of a second read (about 1.6 x).
- * Disks are not affected (their written pages are not marked referenced), and neither are
- * mapped tmpfs writes.
+ * marked referenced on the inactive LRU list, so the first read(2) of it moves it to the active
+ * list, page by page under the LRU lock; when that first read is the restore's, the restore pays
+ * that promotion for every page (docs/performance.md, "The first read of a tmpfs page"). With the
+ * option a dump into a memory filesystem reads each ENG_READBACK step back right after writing it:
+ * most of its pages are then still in this CPU's batch of pages not yet on a list, where the
+ * promotion is a flag. The dump pays a read of cached bytes and a system call per step; the first
+ * restore after it reads at the rate of a second read. Disks are not affected (their written pages
+ * are not marked referenced), and neither are mapped tmpfs writes.
  */
 #include <errno.h>
 #include <fcntl.h>

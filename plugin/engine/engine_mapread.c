@@ -7,19 +7,16 @@
  * first read(2) of it moves it to the active list, page by page under the LRU lock (engine_io.c,
  * the top). A restore right after a dump is that first read. Copying out of a shared mapping
  * marked MADV_SEQUENTIAL moves nothing: the fault maps the page without marking it accessed,
- * and dropping the mapping skips the accessed bit of a sequential mapping. On the GPU host
- * (16 threads, 16 GiB just written into /dev/shm; performance.md section 4) read(2) ran at
- * 24.5-25.3 GB/s the first time and 55-56 the second; one mapping per file, each 16 MiB dropped
- * (MADV_DONTNEED) right after it was copied, ran the first time at 50.9-54.3 GB/s, and with
- * 64 MiB steps at 67-69. A fresh mapping per step ran at 35.5-39.3 (16 MiB) and 41.5-47.1
- * (64 MiB): creating and removing mappings costs more than dropping pages of one. So each file
- * is mapped once, and a thread claims up to ENG_MAP_DROP bytes of one file at a time (reg->group
- * chunks back to back; engine_restore.c) and drops them in one call when it has copied them.
+ * and dropping the mapping skips the accessed bit of a sequential mapping. Creating and removing a
+ * mapping per step costs more than dropping the copied pages of one mapping (MADV_DONTNEED), and
+ * larger drops cost fewer TLB flushes (the rates: docs/performance.md, "The first read of a tmpfs
+ * page"). So each file is mapped once, and a thread claims up to ENG_MAP_DROP bytes of one file at
+ * a time (reg->group chunks back to back; engine_restore.c) and drops them in one call when it has
+ * copied them.
  *
  * The pages stay unpromoted, so the next read(2) of them pays what this one avoided. Pages
- * read before (a second restore of the same images, a copy) wait for no promotion: raw,
- * read(2) read them faster than fresh mappings did; in the engine (16 GiB, pooled, 16
- * threads) both ways ran at 34.9-38.7 GB/s (performance.md section 4). They go to read(2). Which
+ * read before (a second restore of the same images, a copy) wait for no promotion, and read(2)
+ * reads them at least as fast as a mapping does (same section). They go to read(2). Which
  * way a region goes (opts->tmpfs_restore_map):
  *   CS_NO    read(2), as on a disk;
  *   CS_YES   through a mapping, whenever the directory is a memory filesystem;

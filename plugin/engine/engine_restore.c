@@ -149,8 +149,8 @@ static uint64_t file_rows(const struct eng_region *reg, unsigned k)
  * then, once a file is done, searched in order for one with rows left. A run is reg->group rows
  * (ENG_MAP_DROP bytes) while much is left and shorter towards the end (eng_run_length), so the
  * threads end together: with runs of one length, the thread that claimed the last one copied it
- * alone, up to a run's time after the others (21 ms for 64 MiB at 3 GB/s a thread, a fifth of
- * the restore of 1 GiB with 4 threads).
+ * alone, up to a whole run's copy after the others, a large share of a small restore
+ * (docs/performance.md, "The first read of a tmpfs page").
  */
 static bool claim_run(struct eng_thread *t)
 {

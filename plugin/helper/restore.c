@@ -481,9 +481,9 @@ static struct cs_proc *prepare_one(struct cs_ctx *ctx, pid_t pid, int dirfd, int
 /*
  * What a restore's copy costs the shared engine, in bytes (cs_proc.copy_bytes): its stored bytes,
  * each read, checked and copied to the GPU, and its all-zero bytes at 1/32, which the GPU clears
- * with no read (the 75 %-zero restore of 32 GiB ran at 191-192 GB/s on the H200, the dense one at
- * 46-52: performance.md). A process whose memory is mostly zero (a reserved, unused cache) so takes
- * a small part, not one in proportion to its size. 0: nothing to copy.
+ * with no read, check or copy over PCIe (docs/performance.md, "Zero chunks"; the rates of both
+ * kinds are in its section 4). A process whose memory is mostly zero (a reserved, unused cache) so
+ * takes a small part, not one in proportion to its size. 0: nothing to copy.
  */
 static uint64_t restore_work(const struct cs_manifest *m)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-criu-opts.c - the criu-side reading of criu's options (plugin/criu_opts.c) outside criu:
- * a layout is refused when the options block disagrees with what the plugin knows, and the
+ * test-criu-opts.c - the criu-side reading of criu's options (plugin/criu/criu_opts.c) outside
+ * criu: a layout is refused when the options block disagrees with what the plugin knows, and the
  * command-line fallback reads every spelling of -R the way criu's getopt does.
  */
 #include <string.h>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * fuzz-manifest.c - one input through the manifest decoder and the extent checks, as a restore
- * meets an images directory (plugin/manifest.h). The entry point, LLVMFuzzerTestOneInput, is built
- * by clang with libFuzzer (tests/fuzz/test-fuzz-manifest.sh) and by the normal compiler into
- * fuzz-replay, which runs the seed corpus and every kept crash in every build.
+ * meets an images directory (plugin/images/manifest.h). The entry point, LLVMFuzzerTestOneInput,
+ * is built by clang with libFuzzer (tests/fuzz/test-fuzz-manifest.sh) and by the normal compiler
+ * into fuzz-replay, which runs the seed corpus and every kept crash in every build.
  *
  * Per input:
  *  1. cs_manifest_decode() of the bytes as they are (the frame checks);

@@ -42,6 +42,7 @@ RUNC=$ART/runc/runc
 IDS=
 ROWS=()
 FAILS=0
+HELPER_FAILED=
 log() { echo "[$(date +%T)] $*" >&2; }
 row() { ROWS+=("$(printf '%-40s %-8s %8s %9s  %s' "$@")"); log "RESULT: $*"; [[ "$5" == PASS* ]] || FAILS=$((FAILS + 1)); }
 now() { date +%s.%N; }
@@ -74,9 +75,18 @@ if ! command -v iptables-restore >/dev/null; then
 fi
 
 # plugin configuration as a user writes it: CRIU config file named by the annotation, and
-# cudastore's own file (mode auto)
-mkdir -p "$TMP/plugins"
-cp "$ART/plugins/"* "$TMP/plugins/"
+# cudastore's own file (mode auto). The plugin folder is copied whole: the helper finds the
+# libraries it needs beyond glibc (json-c, protobuf-c) in its lib/ (RPATH $ORIGIN/lib).
+cp -a "$ART/plugins" "$TMP/plugins" || { echo "cannot copy $ART/plugins to $TMP/plugins" >&2; exit 2; }
+# A helper that cannot start fails every scenario the same way: find out now. Run alone it only
+# says that it is not a command (exit 2); a library it cannot load is the loader's exit 127.
+"$TMP/plugins/cudastore-helper" </dev/null >/dev/null 2>"$TMP/helper-start.err"
+rc=$?
+[ $rc = 2 ] || {
+	echo "cudastore-helper in $TMP/plugins (copied from $ART/plugins) does not start (exit $rc):" >&2
+	sed 's/^/    /' "$TMP/helper-start.err" >&2
+	exit 2
+}
 printf 'libdir %s\n' "$TMP/plugins" >"$TMP/criu-runc.conf"
 # the tree scenario's CUDA processes share no GPU memory: allowed on a driver before branch 610
 printf 'mode = %s\nold_driver_trees = allow\n' "$MODE" >"$TMP/cudastore.conf"
@@ -142,7 +152,15 @@ verdict() { # verdict NAME ID
 	head -n1 "$cw/w.out" 2>/dev/null || echo "no verdict"
 }
 wait_gone() { local i; for i in $(seq 400); do [ -d "/proc/$1" ] || return 0; sleep 0.05; done; return 1; }
-why() { grep -aE 'Error|rror \(|cudastore' "$1" 2>/dev/null | tail -n 8 | sed 's/^/    /' >&2; }
+why() { # why LOG: criu's reasons, and loudly the one that fails every scenario alike
+	local l
+	grep -aE 'Error|rror \(|cudastore' "$1" 2>/dev/null | tail -n 8 | sed 's/^/    /' >&2
+	l=$(grep -a 'did not start' "$1" 2>/dev/null | head -n1)
+	[ -n "$l" ] || return 0
+	HELPER_FAILED=${l#*Error: cudastore: }
+	log "FATAL: the plugin could not start cudastore-helper: $HELPER_FAILED; criu's log before it:"
+	grep -a -B4 'did not start' "$1" | head -n5 | sed 's/^/    /' >&2
+}
 mode_of() { sed -n 's/.*CUDA process.*; mode \([A-Za-z-]*\).*/\1/p' "$1" 2>/dev/null | head -n1; }
 
 # 1. checkpoint, restore under the same id
@@ -226,13 +244,19 @@ scenario_tree() {
 	timeout 30 "$RUNC" delete -f "$id" >/dev/null 2>&1
 }
 
-scenario_cr
-scenario_lr
-scenario_tree
+# every scenario needs the helper: once it did not start, the rest would fail the same way
+for s in "cr:runc checkpoint+restore" "lr:runc --leave-running" "tree:runc tree (2 CUDA + 1 CPU)"; do
+	if [ -n "$HELPER_FAILED" ]; then
+		row "${s#*:}" - - - "FAIL: not run, cudastore-helper did not start"
+		continue
+	fi
+	"scenario_${s%%:*}"
+done
 
 {
 	echo "runc end to end on $(hostname), driver $DRIVER, size $SIZE, $(date -u +%FT%TZ)"
 	printf '%-40s %-8s %8s %9s  %s\n' scenario mode "dump s" "restore s" result
 	printf '%s\n' "${ROWS[@]}"
+	[ -z "$HELPER_FAILED" ] || echo "FAILED: the plugin could not start cudastore-helper: $HELPER_FAILED"
 } | tee "$OUTFILE"
 [ "$FAILS" = 0 ]

@@ -21,6 +21,7 @@
 #include "cudastore.pb-c.h"
 #include "cudastore/cuda_ops.h"
 #include "imgframe.h"
+#include "manifest_facts.h"
 #include "manifest.h"
 #include "strsafe.h"
 
@@ -131,12 +132,13 @@ static void cs_enc_header(struct cs_enc *e, const struct cs_manifest *m)
 
 int cs_manifest_encode(const struct cs_manifest *m, void **buf, size_t *len)
 {
+	struct cs_facts_pb *facts = NULL;
 	struct cs_enc *e;
 	int ret = 0;
 
 	*buf = NULL;
 	*len = 0;
-	if (m->ndev > CS_MAX_DEVICES)
+	if (m->ndev > CS_MAX_DEVICES || m->ngpu > CS_MAX_DEVICES)
 		return -EINVAL;
 	e = calloc(1, sizeof(*e));
 	if (!e)
@@ -145,8 +147,12 @@ int cs_manifest_encode(const struct cs_manifest *m, void **buf, size_t *len)
 		ret = cs_enc_dev(e, i, &m->dev[i]);
 	if (!ret) {
 		cs_enc_header(e, m);
-		ret = cs_imgframe_encode(&e->pm.base, CS_MANIFEST_MAGIC, CS_MAX_MANIFEST_BYTES, buf, len);
+		facts = cs_facts_to_pb(m, &e->pm);
+		ret = facts ? cs_imgframe_encode(&e->pm.base, CS_MANIFEST_MAGIC, CS_MAX_MANIFEST_BYTES, buf,
+						 len)
+			    : -ENOMEM;
 	}
+	cs_facts_pb_free(facts);
 	for (unsigned i = 0; i < m->ndev; i++)
 		free(e->bitmap[i]);
 	free(e);
@@ -501,6 +507,8 @@ static int cs_pb_check(const CsManifest *pm, char *err, size_t errlen)
 		ret = cs_pb_check_names(pm, err, errlen);
 	if (!ret)
 		ret = cs_pb_check_totals(pm, err, errlen);
+	if (!ret)
+		ret = cs_facts_check_pb(pm, err, errlen);
 	return ret;
 }
 
@@ -546,6 +554,7 @@ static int cs_pb_copy(const CsManifest *pm, struct cs_manifest *m)
 	m->has_dump_id = pm->has_dump_id;
 	if (pm->has_dump_id)
 		memcpy(m->dump_id, pm->dump_id.data, sizeof(m->dump_id));
+	cs_facts_from_pb(pm, m);
 	for (size_t i = 0; i < pm->n_devices; i++) {
 		m->ndev = (unsigned)i + 1; /* so that cs_manifest_free() sees a partial copy */
 		if (cs_pb_copy_dev(pm->devices[i], &m->dev[i]))

@@ -18,13 +18,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "cudastore/cuda_api.h"
+#include "facts.h"
 #include "imgdir.h"
 #include "imglimits.h"
 
 #define CS_FORMAT_MAJOR	      1
 /* 1.1: dump_id, cudastore-index.img (imgindex.h); 1.2: striped extents; 1.3: the index names the
- * run of its CRIU dump */
-#define CS_FORMAT_MINOR	      3
+ * run of its CRIU dump; 1.4: the GPUs and the host a restore must match (facts.h) */
+#define CS_FORMAT_MINOR	      4
 #define CS_DUMP_ID_BYTES      16
 #define CS_MAX_MANIFEST_BYTES (64u << 20)
 
@@ -78,6 +79,10 @@ struct cs_manifest {
 	uint64_t stored_bytes; /* sum of dev[].stored_bytes */
 	bool has_dump_id;      /* format 1.1: the dump that wrote it (absent in 1.0 images) */
 	uint8_t dump_id[CS_DUMP_ID_BYTES];
+	/* format 1.4 (facts.h): every GPU the process used (ngpu 0: not recorded) and its host */
+	unsigned ngpu;
+	struct cs_gpu_facts gpu[CS_MAX_DEVICES];
+	struct cs_host_facts host;
 };
 
 /* Serialize (frame + protobuf) into a malloc'ed buffer. 0 or -errno. */

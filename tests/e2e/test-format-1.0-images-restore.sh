@@ -11,8 +11,8 @@ criu_dump "$WORK/img" "$WPID"
 check "criu dump succeeds" [ $? = 0 ]
 M=$(manifest_of "$WORK/img" "$WPID")
 TOOL=$top_builddir/tests/e2e/cs-manifest-tool
-check "format 1.1 and later (this build writes 1.3): the manifest carries a dump_id and the dump wrote its index" \
-	bash -c "'$TOOL' '$M' show | grep -qx 'minor 3' && '$TOOL' '$M' show | grep -qx 'dump_id yes' && [ -f '$WORK/img/cudastore-index.img' ]"
+check "format 1.1 and later (this build writes 1.4): the manifest carries a dump_id and the dump wrote its index" \
+	bash -c "'$TOOL' '$M' show | grep -qx 'minor 4' && '$TOOL' '$M' show | grep -qx 'dump_id yes' && [ -f '$WORK/img/cudastore-index.img' ]"
 wait_gone "$WPID"
 cp -a "$WORK/img" "$WORK/noindex"
 rm "$WORK/noindex/cudastore-index.img"

@@ -2,6 +2,7 @@
 # ===== tests/images: manifest, index and images directory (unit.h; also under ASan + UBSan) =====
 IMAGES_UNIT_TESTS = \
 	tests/images/test-manifest-roundtrip \
+	tests/images/test-manifest-host-facts \
 	tests/images/test-manifest-rejects-corrupt \
 	tests/images/test-manifest-fuzz-never-crashes \
 	tests/images/test-manifest-check-extents \
@@ -20,6 +21,8 @@ tests_images_test_imgdir_planted_nodes_never_opened_SOURCES = tests/images/test-
 tests_images_test_imgdir_planted_nodes_never_opened_LDADD = $(UNIT_TEST_LIBS)
 tests_images_test_manifest_roundtrip_SOURCES = tests/images/test-manifest-roundtrip.c $(IMAGES_TEST_COMMON)
 tests_images_test_manifest_roundtrip_LDADD = $(UNIT_TEST_LIBS)
+tests_images_test_manifest_host_facts_SOURCES = tests/images/test-manifest-host-facts.c $(IMAGES_TEST_COMMON)
+tests_images_test_manifest_host_facts_LDADD = $(UNIT_TEST_LIBS)
 tests_images_test_manifest_rejects_corrupt_SOURCES = tests/images/test-manifest-rejects-corrupt.c $(IMAGES_TEST_COMMON)
 tests_images_test_manifest_rejects_corrupt_LDADD = $(UNIT_TEST_LIBS)
 tests_images_test_manifest_fuzz_never_crashes_SOURCES = tests/images/test-manifest-fuzz-never-crashes.c \

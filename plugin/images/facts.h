@@ -35,6 +35,7 @@ struct cs_gpu_facts {
 	bool mig;		 /* MIG mode on */
 	int32_t ordinal;	 /* CUDA ordinal with every GPU visible */
 	int32_t process_ordinal; /* the ordinal the process saw it as; -1: unknown */
+	uint64_t used_bytes;	 /* the process's memory on it at dump; 0: unknown */
 	uint64_t free_memory;	 /* a restore host's: free now (not in images) */
 };
 

@@ -18,7 +18,7 @@ static void gpu_to_pb(const struct cs_gpu_facts *g, CsGpu *pg)
 {
 	cs_gpu__init(pg);
 	pg->has_uuid = pg->has_cc_major = pg->has_cc_minor = pg->has_total_memory = 1;
-	pg->has_mig = pg->has_ordinal = pg->has_process_ordinal = 1;
+	pg->has_mig = pg->has_ordinal = pg->has_process_ordinal = pg->has_used_bytes = 1;
 	pg->uuid.len = sizeof(g->uuid.bytes);
 	pg->uuid.data = (uint8_t *)g->uuid.bytes;
 	pg->name = (char *)g->name;
@@ -29,6 +29,7 @@ static void gpu_to_pb(const struct cs_gpu_facts *g, CsGpu *pg)
 	pg->mig = g->mig;
 	pg->ordinal = g->ordinal;
 	pg->process_ordinal = g->process_ordinal;
+	pg->used_bytes = g->used_bytes;
 }
 
 struct cs_facts_pb *cs_facts_to_pb(const struct cs_manifest *m, CsManifest *pm)
@@ -91,7 +92,8 @@ static int check_gpu(const CsGpu *g, size_t i, char *err, size_t errlen)
 	snprintf(what, sizeof(what), "manifest gpus[%zu].pci_bus_id", i);
 	if (cs_facts_check_string(what, g->pci_bus_id, CS_FACT_BUS_MAX, err, errlen))
 		return -EINVAL;
-	if (g->cc_major > 99 || g->cc_minor > 99 || g->total_memory > CS_MAX_DEVICE_BYTES)
+	if (g->cc_major > 99 || g->cc_minor > 99 || g->total_memory > CS_MAX_DEVICE_BYTES ||
+	    g->used_bytes > CS_MAX_DEVICE_BYTES)
 		return bad(err, errlen,
 			   "manifest gpus[%zu]: compute capability %u.%u or memory %llu bytes out of range",
 			   i, g->cc_major, g->cc_minor, (unsigned long long)g->total_memory);
@@ -165,6 +167,7 @@ void cs_facts_from_pb(const CsManifest *pm, struct cs_manifest *m)
 		g->mig = pg->has_mig && pg->mig;
 		g->ordinal = pg->ordinal;
 		g->process_ordinal = pg->has_process_ordinal ? pg->process_ordinal : -1;
+		g->used_bytes = pg->used_bytes;
 	}
 	if (!pm->host)
 		return;

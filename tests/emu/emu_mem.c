@@ -77,6 +77,13 @@ int emu_mem_reserve(int dev)
 	return ret;
 }
 
+int emu_mem_recap(int dev, size_t old_cap)
+{
+	size_t cap = emu_dev_capacity(dev);
+
+	return cap > old_cap ? reserve_range(dev, old_cap, cap - old_cap, true) : 0;
+}
+
 /* A fresh memfd named for the device's current UUID, sized to its capacity; fd or -errno. */
 static int memfd_new(int dev)
 {
@@ -173,7 +180,7 @@ CUresult emu_mem_alloc(int dev, size_t bytes, CUdeviceptr *out)
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&mem_lock);
 	i = alloc_place(m, size, &off);
-	if (m->nalloc == EMU_MAXALLOC || off + size > emu_dev_capacity(dev) ||
+	if (m->nalloc == EMU_MAXALLOC || off + size > emu_dev_avail(dev) ||
 	    (off + size > m->used && extent_grow(dev, off + size))) {
 		res = CUDA_ERROR_OUT_OF_MEMORY;
 		goto out;

@@ -4,7 +4,7 @@
  *
  * One library serves both sides of a checkpoint:
  *  - the application: device memory lives in one memfd per device, mapped MAP_SHARED at a
- *    fixed virtual address per device ordinal (so device pointers survive restore, like UVA);
+ *    fixed virtual address per physical device (so device pointers survive restore, like UVA);
  *    cuInit starts a driver thread ("cs-emu-driver") that serves checkpoint requests on the
  *    abstract unix socket "\0cudastore-emu.<pid>";
  *  - the caller (cudastore-helper): the cuCheckpoint* functions talk to the target's
@@ -39,7 +39,7 @@ struct cs_op;
 #else
 #define EMU_VA_BASE 0x600000000000UL
 #endif
-#define EMU_VA_STRIDE	    0x10000000000UL  /* 1 TiB per device ordinal */
+#define EMU_VA_STRIDE	    0x10000000000UL  /* 1 TiB per physical device */
 #define EMU_DRIVER_COMM	    "cs-emu-driver"
 #define EMU_SOCK_PREFIX	    "cudastore-emu."
 #define EMU_MEMFD_PREFIX    "cudastore-emu:"
@@ -88,8 +88,14 @@ struct emu_delay {
 struct emu_config {
 	int driver_version;
 	char driver_string[32]; /* nvmlSystemGetDriverVersion: "580.159.04", the branch first */
-	int ndev;
+	int ndev;		/* physical devices: what NVML and a caller with no CUDA_VISIBLE_DEVICES see */
 	struct emu_gpu gpu[EMU_MAXDEV];
+	/*
+	 * CUDA_VISIBLE_DEVICES as the driver reads it: libcuda's ordinal i is physical device
+	 * visible[i]. Unset: every device, in order. NVML ignores it, as the real one does.
+	 */
+	int nvisible;
+	int visible[EMU_MAXDEV];
 	int nfault;
 	struct emu_fault fault[EMU_MAXSPEC];
 	int ndelay;
@@ -103,8 +109,8 @@ struct emu_config {
 
 const struct emu_config *emu_config(void);
 /*
- * Inside emu_config's one parse: the emulated host's GPUs and driver version string into c,
- * whose driver_version and ndev are read already (emu_host.c).
+ * Inside emu_config's one parse: the emulated host's GPUs, driver version string and
+ * CUDA_VISIBLE_DEVICES into c, whose driver_version and ndev are read already (emu_host.c).
  */
 void emu_host_load(struct emu_config *c);
 /* for the parsers: print "cudastore-emu[PID]: <message>" and abort */
@@ -162,6 +168,7 @@ void emu_gate_unlock(void);
 
 /* ---- init and devices (emu_init.c, emu_device.c) ---- */
 bool emu_initialized(void);
+/* libcuda's devices: the ordinals CUDA_VISIBLE_DEVICES leaves this process */
 int emu_ndev(void);
 /* The facts device ordinal dev reports now (a restore onto another GPU changes them). */
 const struct emu_gpu *emu_dev_gpu(int dev);
@@ -171,6 +178,11 @@ void emu_dev_move(int dev, const struct emu_gpu *to);
 size_t emu_dev_capacity(int dev);
 /* What this process may allocate on dev: its capacity less what other tenants use. */
 size_t emu_dev_avail(int dev);
+/*
+ * The physical device ordinal dev showed at start-up: its memory lives at that device's
+ * fixed address range, for the life of the process (a restore elsewhere keeps the address).
+ */
+int emu_dev_slot(int dev);
 int emu_ctx_current_dev(void); /* -1 without a current context */
 bool emu_ctx_retained(int dev);
 CUcontext emu_ctx_of(int dev);

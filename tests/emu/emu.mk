@@ -78,6 +78,9 @@ tests_emu_test_emu_gpu_facts_LDADD = $(EMU_TEST_LDADD)
 tests_emu_test_emu_malformed_facts_abort_SOURCES = tests/emu/test-emu-malformed-facts-abort.c \
 	$(EMU_TEST_SOURCES)
 tests_emu_test_emu_malformed_facts_abort_LDADD = $(EMU_TEST_LDADD)
+EMU_TESTS += tests/emu/test-emu-visible-devices
+tests_emu_test_emu_visible_devices_SOURCES = tests/emu/test-emu-visible-devices.c $(EMU_TEST_SOURCES)
+tests_emu_test_emu_visible_devices_LDADD = $(EMU_TEST_LDADD)
 
 # emu-ctl: a tiny cuda-checkpoint for shell tests and debugging (not a test itself)
 check_PROGRAMS += tests/emu/emu-ctl

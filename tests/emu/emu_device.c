@@ -45,12 +45,17 @@ static bool moved[EMU_MAXDEV];
 
 int emu_ndev(void)
 {
-	return emu_config()->ndev;
+	return emu_config()->nvisible;
+}
+
+int emu_dev_slot(int dev)
+{
+	return emu_config()->visible[dev];
 }
 
 const struct emu_gpu *emu_dev_gpu(int dev)
 {
-	return moved[dev] ? &moved_gpu[dev] : &emu_config()->gpu[dev];
+	return moved[dev] ? &moved_gpu[dev] : &emu_config()->gpu[emu_dev_slot(dev)];
 }
 
 void emu_dev_uuid(int dev, CUuuid *out)

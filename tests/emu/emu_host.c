@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
  * emu_host.c - the emulated host: the facts of each GPU (CUDASTORE_EMU_UUIDS, _NAMES, _CC,
- * _BUS_IDS, _MIG, _MEM_MB, _USED_MB) and the driver's version string (_DRIVER_STRING), read
- * with the rest of the configuration (emu_config.c). A malformed value aborts the process
- * with a message.
+ * _BUS_IDS, _MIG, _MEM_MB, _USED_MB), the driver's version string (_DRIVER_STRING) and
+ * CUDA_VISIBLE_DEVICES, read with the rest of the configuration (emu_config.c). A malformed
+ * CUDASTORE_EMU_* value aborts the process with a message; CUDA_VISIBLE_DEVICES never does:
+ * as in the driver, its list just stops at an entry that names no device.
  */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cudastore/cuda_ops.h"
 #include "emu.h"
@@ -223,6 +225,66 @@ static void cfg_driver_string(const char *text)
 	snprintf(cfg->driver_string, sizeof(cfg->driver_string), "%s", text);
 }
 
+/* One CUDA_VISIBLE_DEVICES entry: the physical device it names, or -1. */
+static int visible_entry(const char *entry)
+{
+	char text[CS_UUID_STRLEN];
+	int hit = -1;
+
+	if (isdigit((unsigned char)entry[0])) {
+		const char *p = entry;
+		long v = cfg_digits(&p, 3);
+
+		return v >= 0 && !*p && v < cfg->ndev ? (int)v : -1;
+	}
+	/* a UUID, or enough of its beginning to name one device only */
+	if (strncmp(entry, "GPU-", 4) || !entry[4])
+		return -1;
+	for (int d = 0; d < cfg->ndev; d++) {
+		cs_uuid_format(&cfg->gpu[d].uuid, text);
+		if (strncasecmp(text, entry, strlen(entry)))
+			continue;
+		if (hit >= 0)
+			return -1;
+		hit = d;
+	}
+	return hit;
+}
+
+/*
+ * CUDA_VISIBLE_DEVICES, as the driver reads it: unset, every device; otherwise the devices
+ * listed, in the list's order, up to the first entry that names none (or one listed already).
+ * Set and empty: no device.
+ */
+static void cfg_visible(void)
+{
+	const char *v = getenv("CUDA_VISIBLE_DEVICES");
+	char buf[1024], *p, *comma;
+
+	if (!v) {
+		for (int d = 0; d < cfg->ndev; d++)
+			cfg->visible[d] = d;
+		cfg->nvisible = cfg->ndev;
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (p = buf; *p && cfg->nvisible < EMU_MAXDEV; p = comma + 1) {
+		int dev, i;
+
+		comma = strchr(p, ',');
+		if (comma)
+			*comma = '\0';
+		dev = visible_entry(p);
+		for (i = 0; i < cfg->nvisible && cfg->visible[i] != dev; i++)
+			;
+		if (dev < 0 || i < cfg->nvisible)
+			return;
+		cfg->visible[cfg->nvisible++] = dev;
+		if (!comma)
+			return;
+	}
+}
+
 void emu_host_load(struct emu_config *c)
 {
 	static const struct {
@@ -259,4 +321,5 @@ void emu_host_load(struct emu_config *c)
 	v = getenv("CUDASTORE_EMU_DRIVER_STRING");
 	if (v && *v)
 		cfg_driver_string(v);
+	cfg_visible();
 }

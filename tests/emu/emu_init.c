@@ -67,7 +67,7 @@ static CUresult init_once(unsigned int flags)
 	pthread_mutex_lock(&init_lock);
 	if (init_done)
 		goto out;
-	if (!emu_ndev()) {
+	if (!emu_ndev()) { /* none configured, or CUDA_VISIBLE_DEVICES leaves none */
 		res = CUDA_ERROR_NO_DEVICE;
 		goto out;
 	}

@@ -3,6 +3,9 @@
  * emu_mem.c - emulated device memory of the application.
  *
  * Device d owns the virtual range [base(d), base(d) + capacity), reserved PROT_NONE at cuInit.
+ * base(d) is the fixed address of the physical device ordinal d showed then (emu_dev_slot): a
+ * process that sees physical device 5 as its ordinal 0 has its memory at device 5's range,
+ * under device 5's UUID, and keeps that address when a restore moves it to another GPU.
  * Its memory is one memfd named "cudastore-emu:<UUID>", mapped MAP_SHARED at base(d) for
  * exactly the used extent (end of the highest live allocation, 2 MiB granular); the memfd fd
  * is closed right after mmap. The file is sized to the capacity (sparse), so growing the
@@ -41,7 +44,7 @@ static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
 
 uintptr_t emu_dev_base(int dev)
 {
-	return EMU_VA_BASE + (uintptr_t)dev * EMU_VA_STRIDE;
+	return EMU_VA_BASE + (uintptr_t)emu_dev_slot(dev) * EMU_VA_STRIDE;
 }
 
 static void *dev_addr(int dev, size_t off)
@@ -198,12 +201,10 @@ out:
 
 static int ptr_dev(CUdeviceptr ptr)
 {
-	int dev;
-
-	if (ptr < EMU_VA_BASE)
-		return -1;
-	dev = (int)((ptr - EMU_VA_BASE) / EMU_VA_STRIDE);
-	return dev < emu_ndev() ? dev : -1;
+	for (int dev = 0; dev < emu_ndev(); dev++)
+		if (ptr >= emu_dev_base(dev) && ptr - emu_dev_base(dev) < EMU_VA_STRIDE)
+			return dev;
+	return -1;
 }
 
 CUresult emu_mem_free(CUdeviceptr ptr)

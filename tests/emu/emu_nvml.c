@@ -3,7 +3,8 @@
  * emu_nvml.c - the libnvidia-ml.so.1 subset, consistent with the libcuda emulator.
  *
  * Devices and their facts (UUID, name, compute capability, PCI bus ID, MIG mode, memory) come
- * from the same CUDASTORE_EMU_* variables. A process "runs on" a device when its
+ * from the same CUDASTORE_EMU_* variables; like the real NVML, it sees every device of the
+ * host whatever CUDA_VISIBLE_DEVICES says. A process "runs on" a device when its
  * /proc/PID/maps holds a mapping of a memfd named "cudastore-emu:<UUID>"; its used memory is
  * the sum of those mappings. That covers both the application (its device memory) and a
  * caller holding a CustomStorage mapping. A device's used memory is what other tenants use

@@ -4,7 +4,7 @@
  *
  * One library serves both sides of a checkpoint:
  *  - the application: device memory lives in one memfd per device, mapped MAP_SHARED at a
- *    fixed virtual address per device ordinal (so device pointers survive restore, like UVA);
+ *    fixed virtual address per physical device (so device pointers survive restore, like UVA);
  *    cuInit starts a driver thread ("cs-emu-driver") that serves checkpoint requests on the
  *    abstract unix socket "\0cudastore-emu.<pid>";
  *  - the caller (cudastore-helper): the cuCheckpoint* functions talk to the target's
@@ -39,12 +39,36 @@ struct cs_op;
 #else
 #define EMU_VA_BASE 0x600000000000UL
 #endif
-#define EMU_VA_STRIDE	    0x10000000000UL  /* 1 TiB per device ordinal */
+#define EMU_VA_STRIDE	    0x10000000000UL  /* 1 TiB per physical device */
 #define EMU_DRIVER_COMM	    "cs-emu-driver"
 #define EMU_SOCK_PREFIX	    "cudastore-emu."
 #define EMU_MEMFD_PREFIX    "cudastore-emu:"
 #define EMU_DEFAULT_VERSION 13040
 #define EMU_DEFAULT_MEM_MB  4096
+#define EMU_NAME_LEN	    96 /* NVML_DEVICE_NAME_V2_BUFFER_SIZE */
+
+/*
+ * Attributes cuda.h numbers that cudastore's own declarations do not name (emulator names, so
+ * that a later declaration of the real ones cannot clash with them).
+ */
+#define EMU_ATTR_PCI_DOMAIN_ID 50 /* CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID */
+#define EMU_ATTR_CC_MAJOR      75 /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR */
+#define EMU_ATTR_CC_MINOR      76 /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR */
+
+/*
+ * What one GPU is: every fact a device reports through CUDA and NVML. The configuration holds
+ * one per physical device of the emulated host; a restore onto another GPU gives the
+ * application's device the facts of the caller's destination device (emu_dev_move).
+ */
+struct emu_gpu {
+	CUuuid uuid;
+	char name[EMU_NAME_LEN];
+	int cc_major, cc_minor;
+	unsigned int pci_domain, pci_bus, pci_device, pci_function;
+	bool mig;	/* MIG mode enabled (NVML only: CUDA has no attribute for it) */
+	uint64_t mem;	/* total bytes */
+	uint64_t other; /* bytes used by processes outside the emulation (other tenants) */
+};
 
 /* ---- configuration (emu_config.c): parsed once per process, aborts on a malformed value ---- */
 struct emu_fault {
@@ -63,9 +87,15 @@ struct emu_delay {
 #define EMU_MAXSPEC 16
 struct emu_config {
 	int driver_version;
-	int ndev;
-	CUuuid uuid[EMU_MAXDEV];
-	size_t mem[EMU_MAXDEV]; /* bytes */
+	char driver_string[32]; /* nvmlSystemGetDriverVersion: "580.159.04", the branch first */
+	int ndev;		/* physical devices: what NVML and a caller with no CUDA_VISIBLE_DEVICES see */
+	struct emu_gpu gpu[EMU_MAXDEV];
+	/*
+	 * CUDA_VISIBLE_DEVICES as the driver reads it: libcuda's ordinal i is physical device
+	 * visible[i]. Unset: every device, in order. NVML ignores it, as the real one does.
+	 */
+	int nvisible;
+	int visible[EMU_MAXDEV];
 	int nfault;
 	struct emu_fault fault[EMU_MAXSPEC];
 	int ndelay;
@@ -78,6 +108,15 @@ struct emu_config {
 };
 
 const struct emu_config *emu_config(void);
+/*
+ * Inside emu_config's one parse: the emulated host's GPUs, driver version string and
+ * CUDA_VISIBLE_DEVICES into c, whose driver_version and ndev are read already (emu_host.c).
+ */
+void emu_host_load(struct emu_config *c);
+/* for the parsers: print "cudastore-emu[PID]: <message>" and abort */
+__attribute__((noreturn, format(printf, 1, 2))) void emu_cfg_die(const char *fmt, ...);
+/* a decimal number in [min, max] at text (*end after it), else emu_cfg_die naming var */
+long emu_cfg_number(const char *var, const char *text, char **end, long min, long max);
 /*
  * Counts one call of name concerning target pid (0: a call about no other process); returns
  * the injected CUresult, or CUDA_SUCCESS. Safe from any number of threads.
@@ -129,11 +168,21 @@ void emu_gate_unlock(void);
 
 /* ---- init and devices (emu_init.c, emu_device.c) ---- */
 bool emu_initialized(void);
+/* libcuda's devices: the ordinals CUDA_VISIBLE_DEVICES leaves this process */
 int emu_ndev(void);
-/* The UUID the device reports now (it changes when a restore moves it to another GPU). */
+/* The facts device ordinal dev reports now (a restore onto another GPU changes them). */
+const struct emu_gpu *emu_dev_gpu(int dev);
 void emu_dev_uuid(int dev, CUuuid *out);
-void emu_dev_set_uuid(int dev, const CUuuid *uuid);
+/* A restore put the device's memory on GPU to: from now on it reports to's facts. */
+void emu_dev_move(int dev, const struct emu_gpu *to);
 size_t emu_dev_capacity(int dev);
+/* What this process may allocate on dev: its capacity less what other tenants use. */
+size_t emu_dev_avail(int dev);
+/*
+ * The physical device ordinal dev showed at start-up: its memory lives at that device's
+ * fixed address range, for the life of the process (a restore elsewhere keeps the address).
+ */
+int emu_dev_slot(int dev);
 int emu_ctx_current_dev(void); /* -1 without a current context */
 bool emu_ctx_retained(int dev);
 CUcontext emu_ctx_of(int dev);
@@ -145,6 +194,8 @@ int emu_driver_start(void);
 /* ---- device memory (emu_mem.c) ---- */
 uintptr_t emu_dev_base(int dev);
 int emu_mem_reserve(int dev);
+/* After a move: extends dev's reserved range when its capacity grew from old_cap. 0 or -errno. */
+int emu_mem_recap(int dev, size_t old_cap);
 CUresult emu_mem_alloc(int dev, size_t bytes, CUdeviceptr *out);
 CUresult emu_mem_free(CUdeviceptr ptr);
 size_t emu_mem_used(int dev);
@@ -193,8 +244,7 @@ struct emu_req {
 	uint32_t timeout_ms;
 	uint32_t custom;  /* CustomStorage requested */
 	uint32_t ncaller; /* devices the caller sees */
-	CUuuid caller_uuid[EMU_MAXDEV];
-	uint64_t caller_mem[EMU_MAXDEV];
+	struct emu_gpu caller_gpu[EMU_MAXDEV]; /* and their facts: a restore's destinations */
 	uint32_t retained; /* bit n: caller retained the primary context of its device n */
 	uint32_t npairs;
 	CUcheckpointGpuPair pairs[EMU_MAXPAIRS];

@@ -3,7 +3,7 @@
 # tree; tests and CRIU runs load them with CUDASTORE_LIBCUDA / CUDASTORE_LIBNVML or
 # LD_LIBRARY_PATH. See docs/testing.md.
 EMU_LIB_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
-EMU_COMMON = tests/emu/emu.h tests/emu/emu_config.c plugin/cuda_ops.c plugin/trust.c plugin/uuid.c
+EMU_COMMON = tests/emu/emu.h tests/emu/emu_config.c tests/emu/emu_host.c plugin/cuda_ops.c plugin/trust.c plugin/uuid.c
 
 check_PROGRAMS += tests/emu/lib/libcuda.so.1 tests/emu/lib/libnvidia-ml.so.1
 tests_emu_lib_libcuda_so_1_SOURCES = $(EMU_COMMON) plugin/procfs.c \
@@ -21,7 +21,7 @@ tests_emu_lib_libcuda_so_1_CFLAGS = $(EMU_LIB_CFLAGS)
 tests_emu_lib_libcuda_so_1_LDFLAGS = -shared -Wl,-soname,libcuda.so.1 -Wl,-z,defs
 tests_emu_lib_libcuda_so_1_LDADD = -ldl -lpthread
 
-tests_emu_lib_libnvidia_ml_so_1_SOURCES = $(EMU_COMMON) tests/emu/emu_nvml.c
+tests_emu_lib_libnvidia_ml_so_1_SOURCES = $(EMU_COMMON) tests/emu/emu_nvml.h tests/emu/emu_nvml.c
 tests_emu_lib_libnvidia_ml_so_1_CFLAGS = $(EMU_LIB_CFLAGS)
 tests_emu_lib_libnvidia_ml_so_1_LDFLAGS = -shared -Wl,-soname,libnvidia-ml.so.1 -Wl,-z,defs
 tests_emu_lib_libnvidia_ml_so_1_LDADD = -ldl -lpthread
@@ -72,6 +72,15 @@ tests_emu_test_emu_concurrent_custom_storage_LDADD = $(EMU_TEST_LDADD)
 EMU_TESTS += tests/emu/test-emu-faults-per-pid
 tests_emu_test_emu_faults_per_pid_SOURCES = tests/emu/test-emu-faults-per-pid.c $(EMU_TEST_SOURCES)
 tests_emu_test_emu_faults_per_pid_LDADD = $(EMU_TEST_LDADD)
+EMU_TESTS += tests/emu/test-emu-gpu-facts tests/emu/test-emu-malformed-facts-abort
+tests_emu_test_emu_gpu_facts_SOURCES = tests/emu/test-emu-gpu-facts.c $(EMU_TEST_SOURCES)
+tests_emu_test_emu_gpu_facts_LDADD = $(EMU_TEST_LDADD)
+tests_emu_test_emu_malformed_facts_abort_SOURCES = tests/emu/test-emu-malformed-facts-abort.c \
+	$(EMU_TEST_SOURCES)
+tests_emu_test_emu_malformed_facts_abort_LDADD = $(EMU_TEST_LDADD)
+EMU_TESTS += tests/emu/test-emu-visible-devices
+tests_emu_test_emu_visible_devices_SOURCES = tests/emu/test-emu-visible-devices.c $(EMU_TEST_SOURCES)
+tests_emu_test_emu_visible_devices_LDADD = $(EMU_TEST_LDADD)
 
 # emu-ctl: a tiny cuda-checkpoint for shell tests and debugging (not a test itself)
 check_PROGRAMS += tests/emu/emu-ctl

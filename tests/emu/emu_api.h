@@ -28,6 +28,7 @@ EMU_API CUresult cuDeviceGetName(char *name, int len, CUdevice dev);
 EMU_API CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev);
 EMU_API CUresult cuDeviceTotalMem(size_t *bytes, CUdevice dev);
 EMU_API CUresult cuDeviceGetAttribute(int *value, int attrib, CUdevice dev);
+EMU_API CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev);
 
 EMU_API CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev);
 EMU_API CUresult cuDevicePrimaryCtxRelease(CUdevice dev);

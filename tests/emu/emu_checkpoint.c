@@ -146,8 +146,7 @@ static void req_init(struct emu_req *req, uint32_t op)
 	req->caller_pid = getpid();
 	req->ncaller = (uint32_t)emu_ndev();
 	for (int i = 0; i < emu_ndev(); i++) {
-		emu_dev_uuid(i, &req->caller_uuid[i]);
-		req->caller_mem[i] = emu_dev_capacity(i);
+		req->caller_gpu[i] = *emu_dev_gpu(i);
 		if (emu_initialized() && emu_ctx_retained(i))
 			req->retained |= 1u << i;
 	}

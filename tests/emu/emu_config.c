@@ -34,7 +34,7 @@ static pthread_once_t cfg_once = PTHREAD_ONCE_INIT;
 static unsigned long fault_calls[EMU_MAXSPEC];
 static pthread_mutex_t fault_lock = PTHREAD_MUTEX_INITIALIZER;
 
-__attribute__((noreturn, format(printf, 1, 2))) static void cfg_die(const char *fmt, ...)
+void emu_cfg_die(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -46,59 +46,15 @@ __attribute__((noreturn, format(printf, 1, 2))) static void cfg_die(const char *
 	abort();
 }
 
-static long cfg_number(const char *var, const char *text, char **end, long min, long max)
+long emu_cfg_number(const char *var, const char *text, char **end, long min, long max)
 {
 	long v;
 
 	errno = 0;
 	v = strtol(text, end, 10);
 	if (errno || *end == text || v < min || v > max)
-		cfg_die("%s: bad number \"%s\" (expected %ld..%ld)", var, text, min, max);
+		emu_cfg_die("%s: bad number \"%s\" (expected %ld..%ld)", var, text, min, max);
 	return v;
-}
-
-static void cfg_default_uuid(int dev, CUuuid *uuid)
-{
-	unsigned char *b = (unsigned char *)uuid->bytes;
-
-	for (int i = 0; i < 16; i++)
-		b[i] = (unsigned char)(0xc5 ^ (i * 0x1d) ^ (dev * 0x35 + 0x40));
-	b[15] = (unsigned char)dev;
-}
-
-static void cfg_uuids(const char *text)
-{
-	char buf[EMU_MAXDEV * 48], *save = NULL, *tok;
-	int n = 0;
-
-	snprintf(buf, sizeof(buf), "%s", text);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (n >= EMU_MAXDEV)
-			cfg_die("CUDASTORE_EMU_UUIDS: more than %d UUIDs", EMU_MAXDEV);
-		if (cs_uuid_parse(tok, &cfg.uuid[n]))
-			cfg_die("CUDASTORE_EMU_UUIDS: bad UUID \"%s\" (want GPU-xxxxxxxx-xxxx-...)", tok);
-		n++;
-	}
-	if (n < cfg.ndev)
-		cfg_die("CUDASTORE_EMU_UUIDS: %d UUIDs for %d devices", n, cfg.ndev);
-}
-
-static void cfg_mem(const char *text)
-{
-	const char *p = text;
-	char *end;
-	int n = 0;
-	long mb = EMU_DEFAULT_MEM_MB;
-
-	while (*p && n < EMU_MAXDEV) {
-		mb = cfg_number("CUDASTORE_EMU_MEM_MB", p, &end, 2, 1L << 20);
-		cfg.mem[n++] = (size_t)mb << 20;
-		if (*end != ',' && *end)
-			cfg_die("CUDASTORE_EMU_MEM_MB: bad list \"%s\"", text);
-		p = *end ? end + 1 : end;
-	}
-	for (; n < EMU_MAXDEV; n++) /* a single value (or a short list) repeats the last one */
-		cfg.mem[n] = (size_t)mb << 20;
 }
 
 /* the name of a fault entry, "name" or "name@PID", up to the first ':' */
@@ -108,13 +64,13 @@ static void cfg_fault_name(struct emu_fault *f, const char *spec, const char *co
 	char *end;
 
 	if (stop == spec || (size_t)(stop - spec) >= sizeof(f->name))
-		cfg_die("CUDASTORE_EMU_FAULTS: bad entry \"%s\" (want name[@PID]:N[+]:code)", spec);
+		emu_cfg_die("CUDASTORE_EMU_FAULTS: bad entry \"%s\" (want name[@PID]:N[+]:code)", spec);
 	memcpy(f->name, spec, (size_t)(stop - spec));
 	if (!at)
 		return;
-	f->pid = (int)cfg_number("CUDASTORE_EMU_FAULTS", at + 1, &end, 1, 0x7fffffff);
+	f->pid = (int)emu_cfg_number("CUDASTORE_EMU_FAULTS", at + 1, &end, 1, 0x7fffffff);
 	if (end != colon)
-		cfg_die("CUDASTORE_EMU_FAULTS: bad pid in \"%s\" (want name@PID:N[+]:code)", spec);
+		emu_cfg_die("CUDASTORE_EMU_FAULTS: bad pid in \"%s\" (want name@PID:N[+]:code)", spec);
 }
 
 /* "name[@PID]:N:code" or "name[@PID]:N+:code" */
@@ -124,21 +80,21 @@ static void cfg_fault(char *spec)
 	char *colon = strchr(spec, ':'), *end;
 
 	if (cfg.nfault >= EMU_MAXSPEC)
-		cfg_die("CUDASTORE_EMU_FAULTS: more than %d entries", EMU_MAXSPEC);
+		emu_cfg_die("CUDASTORE_EMU_FAULTS: more than %d entries", EMU_MAXSPEC);
 	f = &cfg.fault[cfg.nfault];
 	if (!colon)
-		cfg_die("CUDASTORE_EMU_FAULTS: bad entry \"%s\" (want name[@PID]:N[+]:code)", spec);
+		emu_cfg_die("CUDASTORE_EMU_FAULTS: bad entry \"%s\" (want name[@PID]:N[+]:code)", spec);
 	cfg_fault_name(f, spec, colon);
-	f->nth = (unsigned int)cfg_number("CUDASTORE_EMU_FAULTS", colon + 1, &end, 1, 1L << 30);
+	f->nth = (unsigned int)emu_cfg_number("CUDASTORE_EMU_FAULTS", colon + 1, &end, 1, 1L << 30);
 	if (*end == '+') {
 		f->and_later = true;
 		end++;
 	}
 	if (*end != ':')
-		cfg_die("CUDASTORE_EMU_FAULTS: bad entry \"%s\" (want name[@PID]:N[+]:code)", spec);
-	f->code = (CUresult)cfg_number("CUDASTORE_EMU_FAULTS", end + 1, &end, 1, 100000);
+		emu_cfg_die("CUDASTORE_EMU_FAULTS: bad entry \"%s\" (want name[@PID]:N[+]:code)", spec);
+	f->code = (CUresult)emu_cfg_number("CUDASTORE_EMU_FAULTS", end + 1, &end, 1, 100000);
 	if (*end)
-		cfg_die("CUDASTORE_EMU_FAULTS: trailing \"%s\" in \"%s\"", end, spec);
+		emu_cfg_die("CUDASTORE_EMU_FAULTS: trailing \"%s\" in \"%s\"", end, spec);
 	cfg.nfault++;
 }
 
@@ -149,14 +105,14 @@ static void cfg_delay(char *spec)
 	char *colon = strchr(spec, ':'), *end;
 
 	if (cfg.ndelay >= EMU_MAXSPEC)
-		cfg_die("CUDASTORE_EMU_DELAY: more than %d entries", EMU_MAXSPEC);
+		emu_cfg_die("CUDASTORE_EMU_DELAY: more than %d entries", EMU_MAXSPEC);
 	d = &cfg.delay[cfg.ndelay];
 	if (!colon || colon == spec || (size_t)(colon - spec) >= sizeof(d->name))
-		cfg_die("CUDASTORE_EMU_DELAY: bad entry \"%s\" (want name:ms)", spec);
+		emu_cfg_die("CUDASTORE_EMU_DELAY: bad entry \"%s\" (want name:ms)", spec);
 	memcpy(d->name, spec, (size_t)(colon - spec));
-	d->ms = (unsigned int)cfg_number("CUDASTORE_EMU_DELAY", colon + 1, &end, 0, 3600000);
+	d->ms = (unsigned int)emu_cfg_number("CUDASTORE_EMU_DELAY", colon + 1, &end, 0, 3600000);
 	if (*end)
-		cfg_die("CUDASTORE_EMU_DELAY: trailing \"%s\" in \"%s\"", end, spec);
+		emu_cfg_die("CUDASTORE_EMU_DELAY: trailing \"%s\" in \"%s\"", end, spec);
 	cfg.ndelay++;
 }
 
@@ -165,7 +121,7 @@ static void cfg_list(const char *text, void (*one)(char *))
 	char buf[1024], *save = NULL, *tok;
 
 	if (strlen(text) >= sizeof(buf))
-		cfg_die("CUDASTORE_EMU_*: list too long: %s", text);
+		emu_cfg_die("CUDASTORE_EMU_*: list too long: %s", text);
 	snprintf(buf, sizeof(buf), "%s", text);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
 		one(tok);
@@ -175,16 +131,16 @@ static void cfg_rate(const char *text)
 {
 	char *end;
 
-	cfg.rate_mbps = (unsigned int)cfg_number("CUDASTORE_EMU_RATE_MBPS", text, &end, 0, 1000000);
+	cfg.rate_mbps = (unsigned int)emu_cfg_number("CUDASTORE_EMU_RATE_MBPS", text, &end, 0, 1000000);
 	if (*end)
-		cfg_die("CUDASTORE_EMU_RATE_MBPS=%s: not a number", text);
+		emu_cfg_die("CUDASTORE_EMU_RATE_MBPS=%s: not a number", text);
 }
 
 static void cfg_device_file(const char *text)
 {
 	if (text[0] != '/' || strlen(text) >= sizeof(cfg.device_file))
-		cfg_die("CUDASTORE_EMU_DEVICE_FILE=%s: want an absolute path of at most %zu bytes", text,
-			sizeof(cfg.device_file) - 1);
+		emu_cfg_die("CUDASTORE_EMU_DEVICE_FILE=%s: want an absolute path of at most %zu bytes", text,
+			    sizeof(cfg.device_file) - 1);
 	snprintf(cfg.device_file, sizeof(cfg.device_file), "%s", text);
 }
 
@@ -196,24 +152,18 @@ static void cfg_load(void)
 	cfg.driver_version = EMU_DEFAULT_VERSION;
 	v = getenv("CUDASTORE_EMU_DRIVER_VERSION");
 	if (v && *v) {
-		cfg.driver_version = (int)cfg_number("CUDASTORE_EMU_DRIVER_VERSION", v, &end, 0, 99999);
+		cfg.driver_version = (int)emu_cfg_number("CUDASTORE_EMU_DRIVER_VERSION", v, &end, 0, 99999);
 		if (*end || (cfg.driver_version != 13000 && cfg.driver_version != 13040))
-			cfg_die("CUDASTORE_EMU_DRIVER_VERSION=%s: only 13000 and 13040 are emulated", v);
+			emu_cfg_die("CUDASTORE_EMU_DRIVER_VERSION=%s: only 13000 and 13040 are emulated", v);
 	}
 	cfg.ndev = 1;
 	v = getenv("CUDASTORE_EMU_DEVICES");
 	if (v && *v) {
-		cfg.ndev = (int)cfg_number("CUDASTORE_EMU_DEVICES", v, &end, 0, EMU_MAXDEV);
+		cfg.ndev = (int)emu_cfg_number("CUDASTORE_EMU_DEVICES", v, &end, 0, EMU_MAXDEV);
 		if (*end)
-			cfg_die("CUDASTORE_EMU_DEVICES=%s: not a number", v);
+			emu_cfg_die("CUDASTORE_EMU_DEVICES=%s: not a number", v);
 	}
-	for (int i = 0; i < EMU_MAXDEV; i++)
-		cfg_default_uuid(i, &cfg.uuid[i]);
-	v = getenv("CUDASTORE_EMU_UUIDS");
-	if (v && *v)
-		cfg_uuids(v);
-	v = getenv("CUDASTORE_EMU_MEM_MB");
-	cfg_mem(v && *v ? v : "4096");
+	emu_host_load(&cfg);
 	v = getenv("CUDASTORE_EMU_FAULTS");
 	if (v && *v)
 		cfg_list(v, cfg_fault);
@@ -297,7 +247,7 @@ void emu_trace_span(const char *name, CUresult res, uint64_t begin_ns, uint64_t 
 	len = snprintf(line, sizeof(line), "%d %ld %s %d %llu %llu %d\n", getpid(), (long)syscall(SYS_gettid),
 		       name, res, (unsigned long long)begin_ns, (unsigned long long)end_ns, target);
 	if (len < 0 || len >= (int)sizeof(line))
-		cfg_die("CUDASTORE_EMU_TRACE: line for %s too long", name);
+		emu_cfg_die("CUDASTORE_EMU_TRACE: line for %s too long", name);
 	fd = open(c->trace, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (fd >= 0) {
 		ssize_t n = write(fd, line, (size_t)len); /* a trace is best effort, as before */

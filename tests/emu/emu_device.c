@@ -39,29 +39,46 @@ static pthread_mutex_t handles_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct CUstream_st *streams;
 static struct CUevent_st *events;
 
-/* the UUIDs devices report now; a restore onto other GPUs changes them */
-static CUuuid dev_uuid[EMU_MAXDEV];
-static bool dev_uuid_set[EMU_MAXDEV];
+/* the facts of devices a restore moved onto another GPU; the others report their configuration's */
+static struct emu_gpu moved_gpu[EMU_MAXDEV];
+static bool moved[EMU_MAXDEV];
 
 int emu_ndev(void)
 {
-	return emu_config()->ndev;
+	return emu_config()->nvisible;
+}
+
+int emu_dev_slot(int dev)
+{
+	return emu_config()->visible[dev];
+}
+
+const struct emu_gpu *emu_dev_gpu(int dev)
+{
+	return moved[dev] ? &moved_gpu[dev] : &emu_config()->gpu[emu_dev_slot(dev)];
 }
 
 void emu_dev_uuid(int dev, CUuuid *out)
 {
-	*out = dev_uuid_set[dev] ? dev_uuid[dev] : emu_config()->uuid[dev];
+	*out = emu_dev_gpu(dev)->uuid;
 }
 
-void emu_dev_set_uuid(int dev, const CUuuid *uuid)
+void emu_dev_move(int dev, const struct emu_gpu *to)
 {
-	dev_uuid[dev] = *uuid;
-	dev_uuid_set[dev] = true;
+	moved_gpu[dev] = *to;
+	moved[dev] = true;
 }
 
 size_t emu_dev_capacity(int dev)
 {
-	return emu_config()->mem[dev];
+	return emu_dev_gpu(dev)->mem;
+}
+
+size_t emu_dev_avail(int dev)
+{
+	const struct emu_gpu *g = emu_dev_gpu(dev);
+
+	return g->mem - g->other;
 }
 
 static bool dev_valid(CUdevice dev)
@@ -105,13 +122,37 @@ static CUresult device_name(char *name, int len, CUdevice dev)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (!dev_valid(dev))
 		return CUDA_ERROR_INVALID_DEVICE;
-	snprintf(name, (size_t)len, "Emulated GPU %d", dev);
+	snprintf(name, (size_t)len, "%s", emu_dev_gpu(dev)->name);
 	return CUDA_SUCCESS;
 }
 
 CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
 {
 	EMU_CALL("cuDeviceGetName", EMU_F_INIT, device_name(name, len, dev));
+}
+
+/*
+ * "domain:bus:device.function", hexadecimal in upper case as NVML's legacy form (the case the
+ * real driver prints is not documented); a buffer too short for it is refused, not cut.
+ */
+static CUresult device_bus_id(char *bus_id, int len, CUdevice dev)
+{
+	const struct emu_gpu *g;
+	int n;
+
+	if (!bus_id || len <= 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!dev_valid(dev))
+		return CUDA_ERROR_INVALID_DEVICE;
+	g = emu_dev_gpu(dev);
+	n = snprintf(bus_id, (size_t)len, "%04X:%02X:%02X.%X", g->pci_domain, g->pci_bus, g->pci_device,
+		     g->pci_function);
+	return n < len ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuDeviceGetPCIBusId(char *bus_id, int len, CUdevice dev)
+{
+	EMU_CALL("cuDeviceGetPCIBusId", EMU_F_INIT, device_bus_id(bus_id, len, dev));
 }
 
 static CUresult device_uuid(CUuuid *uuid, CUdevice dev)
@@ -148,17 +189,28 @@ EMU_API extern __typeof(cuDeviceTotalMem) cuDeviceTotalMem_v2 __attribute__((ali
 
 static CUresult device_attr(int *value, int attrib, CUdevice dev)
 {
+	const struct emu_gpu *g;
+
 	if (!value)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (!dev_valid(dev))
 		return CUDA_ERROR_INVALID_DEVICE;
+	g = emu_dev_gpu(dev);
 	switch (attrib) {
 	case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID:
-		*value = 0x10 + dev;
+		*value = (int)g->pci_bus;
 		return CUDA_SUCCESS;
 	case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID:
-	case 50: /* PCI domain */
-		*value = 0;
+		*value = (int)g->pci_device;
+		return CUDA_SUCCESS;
+	case EMU_ATTR_PCI_DOMAIN_ID:
+		*value = (int)g->pci_domain;
+		return CUDA_SUCCESS;
+	case EMU_ATTR_CC_MAJOR:
+		*value = g->cc_major;
+		return CUDA_SUCCESS;
+	case EMU_ATTR_CC_MINOR:
+		*value = g->cc_minor;
 		return CUDA_SUCCESS;
 	default:
 		return CUDA_ERROR_INVALID_VALUE;

@@ -44,7 +44,7 @@ static struct {
 	bool custom; /* mode of the checkpoint held now */
 	int nplan;   /* CustomStorage restore in flight: target devices in reply order */
 	int plan_dev[EMU_MAXDEV];
-	CUuuid plan_uuid[EMU_MAXDEV];
+	struct emu_gpu plan_gpu[EMU_MAXDEV]; /* and the GPUs they go to */
 } app = { .listen_fd = -1 };
 
 static bool uuid_eq(const CUuuid *a, const CUuuid *b)
@@ -55,7 +55,7 @@ static bool uuid_eq(const CUuuid *a, const CUuuid *b)
 static int caller_index(const struct emu_req *req, const CUuuid *uuid)
 {
 	for (uint32_t i = 0; i < req->ncaller && i < EMU_MAXDEV; i++)
-		if (uuid_eq(&req->caller_uuid[i], uuid))
+		if (uuid_eq(&req->caller_gpu[i].uuid, uuid))
 			return (int)i;
 	return -1;
 }
@@ -216,7 +216,8 @@ static CUresult plan_restore(const struct emu_req *req, int *dest)
 			continue;
 		if (dest[d] < 0)
 			return CUDA_ERROR_INVALID_DEVICE;
-		if (emu_mem_saved(d) > req->caller_mem[dest[d]])
+		/* what the destination has free of other tenants */
+		if (emu_mem_saved(d) > req->caller_gpu[dest[d]].mem - req->caller_gpu[dest[d]].other)
 			return CUDA_ERROR_OUT_OF_MEMORY;
 		for (e = 0; e < d; e++)
 			if (dest[e] == dest[d])
@@ -237,17 +238,30 @@ static CUresult restore_custom(const struct emu_req *req, struct emu_rep *rep, c
 		e->app_dev = d;
 		e->caller_dev = dest[d];
 		e->size = emu_mem_saved(d);
-		e->uuid = req->caller_uuid[dest[d]];
+		e->uuid = req->caller_gpu[dest[d]].uuid;
 		rep->ndev++;
 	}
 	rotate_entries(rep, NULL);
 	app.nplan = (int)rep->ndev;
 	for (uint32_t i = 0; i < rep->ndev; i++) {
 		app.plan_dev[i] = rep->dev[i].app_dev;
-		app.plan_uuid[i] = rep->dev[i].uuid;
+		app.plan_gpu[i] = req->caller_gpu[rep->dev[i].caller_dev];
 	}
 	app.state = CU_PROCESS_STATE_RESTORING;
 	return CUDA_SUCCESS;
+}
+
+/*
+ * The device's memory is now on GPU to, as the restoring caller sees it: from here on the device
+ * reports to's facts (UUID, name, capacity, ...), and its reserved range grows with a larger
+ * capacity. 0 or -errno.
+ */
+static int dev_move(int dev, const struct emu_gpu *to)
+{
+	size_t old_cap = emu_dev_capacity(dev);
+
+	emu_dev_move(dev, to);
+	return emu_mem_recap(dev, old_cap);
 }
 
 static CUresult do_restore(const struct emu_req *req, struct emu_rep *rep)
@@ -270,8 +284,10 @@ static CUresult do_restore(const struct emu_req *req, struct emu_rep *rep)
 	if (req->custom)
 		return restore_custom(req, rep, dest);
 	for (int d = 0; d < emu_ndev(); d++)
-		if (emu_mem_saved(d))
-			emu_dev_set_uuid(d, &req->caller_uuid[dest[d]]);
+		if (emu_mem_saved(d) && dev_move(d, &req->caller_gpu[dest[d]])) {
+			app.state = CU_PROCESS_STATE_FAILED;
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		}
 	if (emu_mem_host_load()) {
 		app.state = CU_PROCESS_STATE_FAILED;
 		return CUDA_ERROR_OUT_OF_MEMORY;
@@ -288,8 +304,7 @@ static CUresult complete_restore(const struct emu_req *req, const int *fds, int 
 		if (req->fd_dev[i] != app.plan_dev[i])
 			return CUDA_ERROR_INVALID_VALUE;
 	for (int i = 0; i < nfd; i++) {
-		emu_dev_set_uuid(app.plan_dev[i], &app.plan_uuid[i]);
-		if (emu_mem_install(app.plan_dev[i], fds[i])) {
+		if (dev_move(app.plan_dev[i], &app.plan_gpu[i]) || emu_mem_install(app.plan_dev[i], fds[i])) {
 			app.state = CU_PROCESS_STATE_FAILED;
 			return CUDA_ERROR_OPERATING_SYSTEM;
 		}

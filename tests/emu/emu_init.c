@@ -67,7 +67,7 @@ static CUresult init_once(unsigned int flags)
 	pthread_mutex_lock(&init_lock);
 	if (init_done)
 		goto out;
-	if (!c->ndev) {
+	if (!emu_ndev()) { /* none configured, or CUDA_VISIBLE_DEVICES leaves none */
 		res = CUDA_ERROR_NO_DEVICE;
 		goto out;
 	}
@@ -75,7 +75,7 @@ static CUresult init_once(unsigned int flags)
 		res = CUDA_ERROR_OPERATING_SYSTEM;
 		goto out;
 	}
-	for (int d = 0; d < c->ndev; d++)
+	for (int d = 0; d < emu_ndev(); d++)
 		if (emu_mem_reserve(d)) {
 			res = CUDA_ERROR_OUT_OF_MEMORY;
 			goto out;

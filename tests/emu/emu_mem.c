@@ -3,6 +3,9 @@
  * emu_mem.c - emulated device memory of the application.
  *
  * Device d owns the virtual range [base(d), base(d) + capacity), reserved PROT_NONE at cuInit.
+ * base(d) is the fixed address of the physical device ordinal d showed then (emu_dev_slot): a
+ * process that sees physical device 5 as its ordinal 0 has its memory at device 5's range,
+ * under device 5's UUID, and keeps that address when a restore moves it to another GPU.
  * Its memory is one memfd named "cudastore-emu:<UUID>", mapped MAP_SHARED at base(d) for
  * exactly the used extent (end of the highest live allocation, 2 MiB granular); the memfd fd
  * is closed right after mmap. The file is sized to the capacity (sparse), so growing the
@@ -41,7 +44,7 @@ static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
 
 uintptr_t emu_dev_base(int dev)
 {
-	return EMU_VA_BASE + (uintptr_t)dev * EMU_VA_STRIDE;
+	return EMU_VA_BASE + (uintptr_t)emu_dev_slot(dev) * EMU_VA_STRIDE;
 }
 
 static void *dev_addr(int dev, size_t off)
@@ -75,6 +78,13 @@ int emu_mem_reserve(int dev)
 		fprintf(stderr, "cudastore-emu[%d]: cannot reserve device %d range at %#lx (%zu bytes): %s\n",
 			getpid(), dev, (unsigned long)emu_dev_base(dev), emu_dev_capacity(dev), strerror(-ret));
 	return ret;
+}
+
+int emu_mem_recap(int dev, size_t old_cap)
+{
+	size_t cap = emu_dev_capacity(dev);
+
+	return cap > old_cap ? reserve_range(dev, old_cap, cap - old_cap, true) : 0;
 }
 
 /* A fresh memfd named for the device's current UUID, sized to its capacity; fd or -errno. */
@@ -173,7 +183,7 @@ CUresult emu_mem_alloc(int dev, size_t bytes, CUdeviceptr *out)
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&mem_lock);
 	i = alloc_place(m, size, &off);
-	if (m->nalloc == EMU_MAXALLOC || off + size > emu_dev_capacity(dev) ||
+	if (m->nalloc == EMU_MAXALLOC || off + size > emu_dev_avail(dev) ||
 	    (off + size > m->used && extent_grow(dev, off + size))) {
 		res = CUDA_ERROR_OUT_OF_MEMORY;
 		goto out;
@@ -191,12 +201,10 @@ out:
 
 static int ptr_dev(CUdeviceptr ptr)
 {
-	int dev;
-
-	if (ptr < EMU_VA_BASE)
-		return -1;
-	dev = (int)((ptr - EMU_VA_BASE) / EMU_VA_STRIDE);
-	return dev < emu_ndev() ? dev : -1;
+	for (int dev = 0; dev < emu_ndev(); dev++)
+		if (ptr >= emu_dev_base(dev) && ptr - emu_dev_base(dev) < EMU_VA_STRIDE)
+			return dev;
+	return -1;
 }
 
 CUresult emu_mem_free(CUdeviceptr ptr)

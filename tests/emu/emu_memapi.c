@@ -54,6 +54,7 @@ CUresult cuMemFree(CUdeviceptr dptr)
 }
 EMU_API extern __typeof(cuMemFree) cuMemFree_v2 __attribute__((alias("cuMemFree")));
 
+/* the current context's device: free is what other tenants and this process leave */
 static CUresult mem_info(size_t *free_bytes, size_t *total_bytes)
 {
 	int dev = emu_ctx_current_dev();
@@ -63,7 +64,7 @@ static CUresult mem_info(size_t *free_bytes, size_t *total_bytes)
 	if (dev < 0)
 		return CUDA_ERROR_INVALID_CONTEXT;
 	*total_bytes = emu_dev_capacity(dev);
-	*free_bytes = *total_bytes - emu_mem_used(dev);
+	*free_bytes = emu_dev_avail(dev) > emu_mem_used(dev) ? emu_dev_avail(dev) - emu_mem_used(dev) : 0;
 	return CUDA_SUCCESS;
 }
 

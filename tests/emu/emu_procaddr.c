@@ -31,6 +31,7 @@ static const struct proc_entry proc_table[] = {
 	E("cuDeviceGetUuid", 9020, cuDeviceGetUuid),
 	E("cuDeviceTotalMem", 3020, cuDeviceTotalMem),
 	E("cuDeviceGetAttribute", 2000, cuDeviceGetAttribute),
+	E("cuDeviceGetPCIBusId", 4010, cuDeviceGetPCIBusId),
 	E("cuDevicePrimaryCtxRetain", 7000, cuDevicePrimaryCtxRetain),
 	E("cuDevicePrimaryCtxRelease", 11000, cuDevicePrimaryCtxRelease),
 	E("cuCtxSetCurrent", 4000, cuCtxSetCurrent),

@@ -10,6 +10,8 @@ libcsbase_a_SOURCES = \
 	plugin/criu_version.c plugin/criu_version.h \
 	plugin/cuda_ops.c \
 	plugin/errmsg.h \
+	plugin/facts.c plugin/facts.h \
+	plugin/gpu_probe.c plugin/gpu_probe.h \
 	plugin/helper_path.c plugin/helper_path.h \
 	plugin/imglimits.h \
 	plugin/log.h \

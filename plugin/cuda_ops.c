@@ -41,6 +41,7 @@ static const struct sym cuda_syms[] = {
 	{ "cuDeviceGetUuid", 12000, OPS(DeviceGetUuid), REQUIRED },
 	{ "cuDeviceTotalMem", 12000, OPS(DeviceTotalMem), REQUIRED },
 	{ "cuDeviceGetAttribute", 12000, OPS(DeviceGetAttribute), REQUIRED },
+	{ "cuDeviceGetPCIBusId", 12000, OPS(DeviceGetPCIBusId), OPTIONAL },
 	{ "cuDevicePrimaryCtxRetain", 12000, OPS(DevicePrimaryCtxRetain), REQUIRED },
 	{ "cuDevicePrimaryCtxRelease", 12000, OPS(DevicePrimaryCtxRelease), REQUIRED },
 	{ "cuCtxSetCurrent", 12000, OPS(CtxSetCurrent), REQUIRED },
@@ -238,11 +239,12 @@ const char *cs_cuda_state_name(CUprocessState state)
 
 #define NVML_SYM(field, name)                                                                                \
 	{                                                                                                    \
-		name, offsetof(struct cs_nvml_ops, field)                                                    \
+		name, offsetof(struct cs_nvml_ops, field), false                                             \
 	}
 static const struct {
 	const char *name;
 	size_t off;
+	bool optional;
 } nvml_syms[] = {
 	NVML_SYM(Init, "nvmlInit_v2"),
 	NVML_SYM(Shutdown, "nvmlShutdown"),
@@ -252,6 +254,8 @@ static const struct {
 	NVML_SYM(DeviceGetUUID, "nvmlDeviceGetUUID"),
 	NVML_SYM(DeviceGetComputeRunningProcesses, "nvmlDeviceGetComputeRunningProcesses_v3"),
 	NVML_SYM(SystemGetDriverVersion, "nvmlSystemGetDriverVersion"),
+	{ "nvmlDeviceGetMemoryInfo", offsetof(struct cs_nvml_ops, DeviceGetMemoryInfo), true },
+	{ "nvmlDeviceGetMigMode", offsetof(struct cs_nvml_ops, DeviceGetMigMode), true },
 };
 #undef NVML_SYM
 
@@ -271,7 +275,7 @@ int cs_nvml_load(struct cs_nvml_ops *ops, const char *path, char *err, size_t er
 	for (i = 0; i < sizeof(nvml_syms) / sizeof(nvml_syms[0]); i++) {
 		void *fn = dlsym(ops->lib, nvml_syms[i].name);
 
-		if (!fn) {
+		if (!fn && !nvml_syms[i].optional) {
 			cs_seterr(err, errlen, "%s: %s is missing", path, nvml_syms[i].name);
 			dlclose(ops->lib);
 			ops->lib = NULL;

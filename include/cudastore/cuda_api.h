@@ -61,6 +61,8 @@ typedef enum {
 enum {
 	CU_DEVICE_ATTRIBUTE_PCI_BUS_ID = 33,
 	CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID = 34,
+	CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+	CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
 };
 
 /* CUprocessState: 0-3 exist since 12.8; 4 and 5 are new with CustomStorage (13.4). */
@@ -156,6 +158,12 @@ enum {
 	NVML_ERROR_UNKNOWN = 999,
 };
 typedef struct nvmlDevice_st *nvmlDevice_t;
+/* nvmlMemory_t, as nvmlDeviceGetMemoryInfo fills it (bytes) */
+typedef struct nvmlMemory_st {
+	unsigned long long total, free, used;
+} nvmlMemory_t;
+_Static_assert(sizeof(nvmlMemory_t) == 24, "nvmlMemory_t");
+#define NVML_DEVICE_MIG_ENABLE		1
 #define NVML_DEVICE_UUID_V2_BUFFER_SIZE 96
 /* nvmlProcessInfo_t as returned by nvmlDeviceGetComputeRunningProcesses_v3 */
 typedef struct nvmlProcessInfo_st {

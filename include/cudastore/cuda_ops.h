@@ -35,6 +35,7 @@ struct cs_cuda_ops {
 	CUresult (*DeviceGetUuid)(CUuuid *uuid, CUdevice dev);
 	CUresult (*DeviceTotalMem)(size_t *bytes, CUdevice dev);
 	CUresult (*DeviceGetAttribute)(int *value, int attrib, CUdevice dev);
+	CUresult (*DeviceGetPCIBusId)(char *bus_id, int len, CUdevice dev); /* optional */
 
 	CUresult (*DevicePrimaryCtxRetain)(CUcontext *ctx, CUdevice dev);
 	CUresult (*DevicePrimaryCtxRelease)(CUdevice dev);
@@ -119,6 +120,9 @@ struct cs_nvml_ops {
 	nvmlReturn_t (*DeviceGetComputeRunningProcesses)(nvmlDevice_t dev, unsigned int *count,
 							 nvmlProcessInfo_t *infos);
 	nvmlReturn_t (*SystemGetDriverVersion)(char *version, unsigned int len); /* "580.159.04" */
+	/* optional: NULL when this NVML lacks them */
+	nvmlReturn_t (*DeviceGetMemoryInfo)(nvmlDevice_t dev, nvmlMemory_t *memory);
+	nvmlReturn_t (*DeviceGetMigMode)(nvmlDevice_t dev, unsigned int *current, unsigned int *pending);
 };
 
 /* path NULL: $CUDASTORE_LIBNVML, else "libnvidia-ml.so.1". 0 or -errno (err filled). */

@@ -4,6 +4,6 @@ noinst_LIBRARIES += libcsimages.a
 libcsimages_a_CPPFLAGS = $(CS_DEFS) $(CS_IMAGES_INC)
 libcsimages_a_SOURCES = plugin/images/manifest.c plugin/images/manifest.h plugin/images/imgframe.c \
 	plugin/images/imgframe.h plugin/images/imgdir.c plugin/images/imgdir.h plugin/images/imgindex.c \
-	plugin/images/imgindex.h plugin/images/facts.c plugin/images/facts.h plugin/images/manifest_facts.c \
+	plugin/images/imgindex.h plugin/images/manifest_facts.c \
 	plugin/images/manifest_facts.h plugin/images/placement.c plugin/images/placement.h
 nodist_libcsimages_a_SOURCES = $(PROTO_SRCS)

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpu_probe.h - this host's GPUs and driver as facts (facts.h): what a dump records of the
+ * host it runs on, and what a restore host is judged by (placement.h). No context is made:
+ * the CUDA facts (name, compute capability, memory, bus id) need only cuInit, free memory and
+ * MIG mode come from NVML (nv may be NULL: free memory then reads as the whole memory, MIG as
+ * off, and the driver's version string from /proc/driver/nvidia/version).
+ */
+#ifndef CUDASTORE_GPU_PROBE_H
+#define CUDASTORE_GPU_PROBE_H
+
+#include "cudastore/cuda_ops.h"
+#include "facts.h"
+
+/* GPU ordinal's facts into g; 0 or -ENODEV when the driver does not answer for it */
+int cs_probe_gpu(const struct cs_cuda_ops *cu, const struct cs_nvml_ops *nv, int ordinal,
+		 struct cs_gpu_facts *g);
+/* the driver's version string and branch, the loaded libcuda's identity, the architecture */
+void cs_probe_host(const struct cs_cuda_ops *cu, const struct cs_nvml_ops *nv, struct cs_host_facts *h);
+/* "build-id:<hex>" of the ELF file path (its GNU build-id note), or -ENOENT/-errno */
+int cs_probe_build_id(const char *path, char *out, size_t len);
+
+#endif /* CUDASTORE_GPU_PROBE_H */

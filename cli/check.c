@@ -6,7 +6,8 @@
  * dlopens libcuda and NVML the way the plugin does (cuda_ops.c) and asks them questions
  * (versions, GPUs, which processes use GPU memory, their checkpoint state), runs
  * "criu --version" and (as root) "criu check", and looks into the plugin directory criu would use
- * (-L, else $CRIU_LIBS_DIR, else the built-in one, as criu picks it), dlopening our
+ * (found as criu finds it, criu.c: -L, else libdir in its config files, else $CRIU_LIBS_DIR, else
+ * the directory compiled into it, which "criu --help" names), dlopening our
  * plugin only to count the hooks it registers (no plugin code runs). It locks, checkpoints
  * and writes nothing. It runs outside criu, so it may call libcuda itself.
  */
@@ -56,7 +57,7 @@ struct proc {
 struct report {
 	/* verdict */
 	unsigned nproblems;
-	char problems[16][512];
+	char problems[16][1024];
 	/* options */
 	struct cs_options o;
 	char opt_err[512];
@@ -84,7 +85,9 @@ struct report {
 	int criu_major, criu_minor;
 	bool criu_check_run, criu_check_ok;
 	char criu_check_out[512];
-	const char *plugindir, *plugindir_from;
+	const char *plugindir_given; /* --plugin-dir */
+	struct cli_plugindir pd;     /* the directory criu loads plugins from, and why */
+	const char *plugindir;	     /* pd.dir */
 	char plugin_path[600], plugin_err[512], plugin_name[64], helper[600];
 	int plugin_hooks;     /* the max_hooks criu reads: 12, 13 with criu >= 4.2 */
 	int plugin_hooks_set; /* of those, the hooks the plugin registers */
@@ -289,68 +292,6 @@ out:
 
 /* ---- criu and its plugin directory ---- */
 
-static bool find_criu(struct report *r, const char *given)
-{
-	static const char *const extra[] = { "/usr/local/sbin", "/usr/sbin", "/sbin" };
-	const char *path = getenv("PATH");
-	char buf[4096], *save = NULL, *d;
-	size_t i;
-
-	if (given) {
-		snprintf(r->criu, sizeof(r->criu), "%s", given);
-		return access(given, X_OK) == 0;
-	}
-	snprintf(buf, sizeof(buf), "%s", path ? path : "");
-	for (d = strtok_r(buf, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-		snprintf(r->criu, sizeof(r->criu), "%s/criu", d);
-		if (!access(r->criu, X_OK))
-			return true;
-	}
-	for (i = 0; i < sizeof(extra) / sizeof(extra[0]); i++) {
-		snprintf(r->criu, sizeof(r->criu), "%s/criu", extra[i]);
-		if (!access(r->criu, X_OK))
-			return true;
-	}
-	r->criu[0] = '\0';
-	return false;
-}
-
-/*
- * "criu ARG" with its stdout and stderr read into out, whose end is kept when it says more than
- * fits; its exit status, or -1 when it could not run.
- */
-static int run_criu(const struct report *r, const char *arg, char *out, size_t len)
-{
-	ssize_t n, got = 0;
-	int p[2], status;
-	pid_t pid;
-
-	out[0] = '\0';
-	if (pipe2(p, O_CLOEXEC))
-		return -1;
-	pid = fork();
-	if (pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return -1;
-	}
-	if (!pid) {
-		dup2(p[1], STDOUT_FILENO);
-		dup2(p[1], STDERR_FILENO);
-		execl(r->criu, "criu", arg, (char *)NULL);
-		_exit(127);
-	}
-	close(p[1]);
-	while ((n = read(p[0], out + got, len - 1 - (size_t)got)) > 0)
-		if ((got += n) == (ssize_t)len - 1)
-			got = 0; /* keep reading; only the end matters */
-	close(p[0]);
-	out[got] = '\0';
-	if (waitpid(pid, &status, 0) < 0)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 /* "criu --version" -> "Version: 4.2.1" */
 static void criu_version(struct report *r)
 {
@@ -382,7 +323,7 @@ static void criu_check(struct report *r)
 	if (geteuid())
 		return;
 	r->criu_check_run = true;
-	r->criu_check_ok = run_criu(r, "check", out, sizeof(out)) == 0;
+	r->criu_check_ok = cli_criu_run(r->criu, "check", out, sizeof(out)) == 0;
 	last_line(out, r->criu_check_out, sizeof(r->criu_check_out));
 	if (!r->criu_check_ok)
 		problem(r,
@@ -451,20 +392,75 @@ out:
 	dlclose(h);
 }
 
+/* this build's install directory for the plugin, as a hint for "-L DIR" */
+static const char *dir_hint(const struct report *r, char *buf, size_t len)
+{
+	if (strcmp(CS_CRIU_PLUGINDIR, r->plugindir))
+		snprintf(buf, len,
+			 "DIR: the directory holding %s, %s as this build installs it; give it here as "
+			 "--plugin-dir DIR too",
+			 PLUGIN_FILE, CS_CRIU_PLUGINDIR);
+	else
+		snprintf(buf, len, "DIR: the directory holding %s; give it here as --plugin-dir DIR too",
+			 PLUGIN_FILE);
+	return buf;
+}
+
+/* How the plugin gets into a criu run that loads none from where (the directory, or none at all). */
+static void not_loaded(struct report *r, const char *where)
+{
+	char why[4400], hint[4300], other[4300];
+
+	cli_plugindir_why(&r->pd, why, sizeof(why));
+	if (r->pd.from == CLI_PD_ENV)
+		snprintf(other, sizeof(other),
+			 ", set CRIU_LIBS_DIR=DIR, or install with --with-criu-plugindir=%s", r->plugindir);
+	else if (r->pd.from == CLI_PD_CONFIG)
+		snprintf(other, sizeof(other),
+			 ", change libdir in %s, or install with --with-criu-plugindir=%s", r->pd.config,
+			 r->plugindir);
+	else if (!strcmp(r->pd.builtin, "/usr/lib/criu"))
+		snprintf(other, sizeof(other), " or install with --prefix=/usr");
+	else
+		snprintf(other, sizeof(other), " or install with --with-criu-plugindir=%s", r->pd.builtin);
+	problem(r, "%s (%s): criu will not load the plugin from here; pass -L DIR%s (%s)", where, why, other,
+		dir_hint(r, hint, sizeof(hint)));
+}
+
+/* the directory cannot be listed: criu fails every run on it, unless it is its absent default */
+static void plugindir_unreadable(struct report *r, int e)
+{
+	char where[4300];
+
+	snprintf(r->plugin_err, sizeof(r->plugin_err), "plugin directory %s: %s", r->plugindir, strerror(e));
+	if (r->pd.from == CLI_PD_GIVEN) {
+		problem(r,
+			"criu's plugin directory %s (--plugin-dir) cannot be read (%s): install cudastore "
+			"there (make install), or pass its directory to criu with --libdir/-L and here with "
+			"--plugin-dir",
+			r->plugindir, strerror(e));
+	} else if (r->pd.from == CLI_PD_DEFAULT && r->pd.builtin_absent) {
+		snprintf(r->plugin_err, sizeof(r->plugin_err), "not found");
+		snprintf(where, sizeof(where), "%s is not in criu's plugin directory %s", PLUGIN_FILE,
+			 r->plugindir);
+		not_loaded(r, where);
+	} else {
+		snprintf(where, sizeof(where),
+			 "criu's plugin directory %s cannot be read (%s), and every criu run fails on it",
+			 r->plugindir, strerror(e));
+		not_loaded(r, where);
+	}
+}
+
 static void check_plugindir(struct report *r)
 {
+	char where[4300];
 	struct dirent *de;
 	DIR *d;
 
 	d = opendir(r->plugindir);
 	if (!d) {
-		snprintf(r->plugin_err, sizeof(r->plugin_err), "plugin directory %s: %s", r->plugindir,
-			 strerror(errno));
-		problem(r,
-			"criu's plugin directory %s (%s) cannot be read (%s): install cudastore there "
-			"(make install), or pass its directory to criu with --libdir/-L and here with "
-			"--plugin-dir",
-			r->plugindir, r->plugindir_from, strerror(errno));
+		plugindir_unreadable(r, errno);
 		return;
 	}
 	while ((de = readdir(d))) {
@@ -484,10 +480,17 @@ static void check_plugindir(struct report *r)
 	closedir(d);
 	if (!r->plugin_path[0]) {
 		snprintf(r->plugin_err, sizeof(r->plugin_err), "not found");
-		problem(r,
-			"%s is not in criu's plugin directory %s: install it there (make install), or "
-			"pass its directory to criu with --libdir/-L and here with --plugin-dir",
-			PLUGIN_FILE, r->plugindir);
+		if (r->pd.from == CLI_PD_GIVEN) {
+			problem(
+			    r,
+			    "%s is not in criu's plugin directory %s: install it there (make install), or "
+			    "pass its directory to criu with --libdir/-L and here with --plugin-dir",
+			    PLUGIN_FILE, r->plugindir);
+		} else {
+			snprintf(where, sizeof(where), "%s is not in criu's plugin directory %s", PLUGIN_FILE,
+				 r->plugindir);
+			not_loaded(r, where);
+		}
 	} else {
 		load_plugin(r);
 		if (r->plugin_err[0])
@@ -502,7 +505,7 @@ static void check_plugindir(struct report *r)
 
 static void check_criu(struct report *r, const char *given)
 {
-	if (!find_criu(r, given)) {
+	if (!cli_criu_find(given, r->criu, sizeof(r->criu))) {
 		problem(r, "criu %s: install CRIU 4.0 or newer (scripts/provide-criu.sh builds 4.2.1)",
 			given ? "is not executable" : "not found in PATH, /usr/local/sbin or /usr/sbin");
 	} else {
@@ -517,6 +520,8 @@ static void check_criu(struct report *r, const char *given)
 		else
 			criu_check(r);
 	}
+	cli_criu_plugindir(&r->pd, r->criu, r->plugindir_given);
+	r->plugindir = r->pd.dir;
 	check_plugindir(r);
 }
 
@@ -611,7 +616,7 @@ static void print_text(const struct report *r)
 		       r->criu_check_out);
 	else if (r->criu_version[0])
 		printf("  criu check:     not run (needs root)\n");
-	printf("  plugin dir:     %s (%s)\n", r->plugindir, r->plugindir_from);
+	printf("  plugin dir:     %s (%s)\n", r->plugindir, cli_plugindir_why(&r->pd, v, sizeof(v)));
 	if (r->plugin_path[0] && !r->plugin_err[0])
 		printf("  plugin:         %s (%s, max_hooks %d as criu loads it, %d set)\n", r->plugin_path,
 		       r->plugin_name, r->plugin_hooks, r->plugin_hooks_set);
@@ -728,7 +733,13 @@ static void json_criu(json_object *out, const struct report *r)
 		cli_jstr(c, "output", r->criu_check_out);
 	}
 	cli_jstr(o, "plugin_dir", r->plugindir);
-	cli_jstr(o, "plugin_dir_from", r->plugindir_from);
+	cli_jstr(o, "plugin_dir_from", cli_plugindir_from(&r->pd));
+	if (r->pd.from == CLI_PD_CONFIG)
+		cli_jstr(o, "plugin_dir_config", r->pd.config);
+	cli_jstr(o, "default_plugin_dir", r->pd.builtin);
+	cli_jbool(o, "default_plugin_dir_from_criu", r->pd.builtin_asked);
+	cli_jbool(o, "default_plugin_dir_exists", !r->pd.builtin_absent);
+	cli_jstr(o, "install_plugin_dir", CS_CRIU_PLUGINDIR);
 	cli_jstr(o, "plugin", r->plugin_path[0] ? r->plugin_path : NULL);
 	cli_jint(o, "plugin_hooks", r->plugin_hooks);
 	cli_jint(o, "plugin_hooks_set", r->plugin_hooks_set);
@@ -779,8 +790,9 @@ static int usage(FILE *f, int rc)
 		"conflicting plugin, and the room in the images directory.\n"
 		"\n"
 		"  --images-dir DIR  compare the free space of DIR with the GPU memory in use\n"
-		"  --plugin-dir DIR  the directory criu loads plugins from (default: $CRIU_LIBS_DIR,\n"
-		"                    else %s; give the directory you pass to criu with -L)\n"
+		"  --plugin-dir DIR  the directory you pass to criu with -L (default: the one criu\n"
+		"                    finds itself: libdir in its config files, else $CRIU_LIBS_DIR,\n"
+		"                    else the one compiled into criu, as 'criu --help' names it)\n"
 		"  --criu PATH       the criu binary (default: PATH, /usr/local/sbin, /usr/sbin)\n"
 		"  --json            print the result as JSON on stdout (schema in cudastore(1))\n"
 		"  -v                show the plugin modules' log lines on stderr\n"
@@ -788,7 +800,8 @@ static int usage(FILE *f, int rc)
 		"\n"
 		"As root it also runs 'criu check'. Options may come anywhere on the line.\n"
 		"Changes nothing. Exit status: 0 a dump would work, 1 it would not (each reason is\n"
-		"listed with what to do), 2 usage error.\n",
+		"listed with what to do), 2 usage error. This build installs the plugin in\n"
+		"%s.\n",
 		CS_CRIU_PLUGINDIR);
 	return rc;
 }
@@ -808,13 +821,6 @@ int cli_check(int argc, char **argv)
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return CLI_USAGE;
-	/* criu's own order: -L/--libdir, else $CRIU_LIBS_DIR, else its built-in directory */
-	r->plugindir = CS_CRIU_PLUGINDIR;
-	r->plugindir_from = "default";
-	if (getenv("CRIU_LIBS_DIR") && getenv("CRIU_LIBS_DIR")[0]) {
-		r->plugindir = getenv("CRIU_LIBS_DIR");
-		r->plugindir_from = "CRIU_LIBS_DIR";
-	}
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":jD:L:c:hv", lopts, NULL)) != -1) {
 		switch (c) {
@@ -825,8 +831,7 @@ int cli_check(int argc, char **argv)
 			r->images = optarg;
 			break;
 		case 'L':
-			r->plugindir = optarg;
-			r->plugindir_from = "--plugin-dir";
+			r->plugindir_given = optarg;
 			break;
 		case 'c':
 			criu = optarg;

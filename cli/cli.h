@@ -13,6 +13,7 @@
  *   inventory.c the run id in CRIU's inventory.img, as a restoring criu reads it
  *   hostops.c  a host-only struct cs_cuda_ops, so verify runs the engine's restore checks
  *              without a GPU
+ *   criu.c     criu run with one argument, and the plugin directory it loads plugins from
  *   check.c    cudastore check
  *   inspect.c  cudastore inspect
  *   verify.c   cudastore verify
@@ -199,6 +200,31 @@ struct cli_summary {
  */
 int cli_summary_read(int dirfd, int nspid, struct cli_summary *s, char *err, size_t errlen);
 void cli_summary_free(struct cli_summary *s);
+
+/* ---- criu (criu.c), for check ---- */
+/* GIVEN, else PATH, /usr/local/sbin, /usr/sbin, /sbin: the criu binary into path; false: none */
+bool cli_criu_find(const char *given, char *path, size_t len);
+/*
+ * "criu ARG" with its stdout and stderr read into out, whose end is kept when it says more than
+ * fits; its exit status, or -1 when it could not run.
+ */
+int cli_criu_run(const char *criu, const char *arg, char *out, size_t len);
+/* Where a criu run finds its plugin directory (criu.c says how criu picks it). */
+enum cli_plugindir_source { CLI_PD_DEFAULT, CLI_PD_GIVEN, CLI_PD_CONFIG, CLI_PD_ENV };
+struct cli_plugindir {
+	char dir[4096]; /* the directory criu loads every *.so of */
+	enum cli_plugindir_source from;
+	char config[4200];	/* CLI_PD_CONFIG: "FILE:LINE" of the libdir line */
+	char builtin[4096];	/* the directory compiled into criu */
+	bool builtin_asked;	/* builtin is what 'criu --help' says (else CRIU's own default) */
+	bool builtin_absent;	/* builtin does not exist: used, criu loads no plugin at all */
+};
+/* p for the criu binary CRIU (NULL or "": none found) and check's --plugin-dir GIVEN (or NULL) */
+void cli_criu_plugindir(struct cli_plugindir *p, const char *criu, const char *given);
+/* "--plugin-dir", "config_file", "CRIU_LIBS_DIR" or "default" (check --json: plugin_dir_from) */
+const char *cli_plugindir_from(const struct cli_plugindir *p);
+/* the same in words, for the text output and messages */
+const char *cli_plugindir_why(const struct cli_plugindir *p, char *buf, size_t len);
 
 /* ---- host-only CUDA ops (verify) ---- */
 void cli_hostops(struct cs_cuda_ops *ops);

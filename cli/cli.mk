@@ -13,6 +13,7 @@ cudastore_SOURCES = \
 	cli/images.c \
 	cli/inventory.c \
 	cli/hostops.c \
+	cli/criu.c \
 	cli/check.c \
 	cli/inspect.c \
 	cli/verify.c

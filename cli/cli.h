@@ -156,6 +156,15 @@ void cli_images_close(struct cli_images *im);
 const char *cli_images_unbound(const struct cli_images *im);
 /* CRIU's inventory.img beside cudastore images cannot be read (inv_why): criu restores nothing */
 bool cli_images_inventory_bad(const struct cli_images *im);
+/*
+ * The manifest of NSPID in im, loaded under every rule a restore applies before any byte reaches
+ * a GPU (cs_index_load_manifest), so that inspect and verify judge the images as a restore does.
+ * 0: m holds it (cs_manifest_free). -ENOTSUP: a file of another dump that a restore ignores (err
+ * says why). -ENOENT: the dump's index lists NSPID but its manifest is missing. Any other -errno:
+ * a restore refuses the images, why in err.
+ */
+struct cs_manifest;
+int cli_load_manifest(const struct cli_images *im, int nspid, struct cs_manifest *m, char *err, size_t errlen);
 /* the CRIU dump the images belong to, as a "criu_dump" object under out (verify, inspect) */
 void cli_jcriu_dump(json_object *out, const struct cli_images *im);
 /* the same as text lines (inspect); false when the images are of another CRIU dump */

@@ -254,6 +254,20 @@ const char *cli_images_unbound(const struct cli_images *im)
 	return cs_index_bound_note(&im->index);
 }
 
+int cli_load_manifest(const struct cli_images *im, int nspid, struct cs_manifest *m, char *err, size_t errlen)
+{
+	char name[CS_NAME_MAX];
+	int ret = cs_index_load_manifest(im->dirfd, &im->index, nspid, m, err, errlen);
+
+	if (ret == -ENOENT) {
+		cs_name_manifest(name, nspid);
+		snprintf(err, errlen,
+			 "%s: missing, though the dump's index (%s) lists pid %d: the images are incomplete",
+			 name, CS_INDEX_NAME, nspid);
+	}
+	return ret;
+}
+
 void cli_jcriu_dump(json_object *out, const struct cli_images *im)
 {
 	json_object *o = cli_jobj(out, "criu_dump");

@@ -2,8 +2,11 @@
 /*
  * inspect.c - cudastore inspect DIR [PID]: what the images of each process hold.
  *
- * The manifest is read with the plugin's cs_manifest_read (so a manifest inspect shows is one
- * a restore would parse); the extents are looked at with fstatat (no link followed); the
+ * Each manifest is judged by the restore's own rules on the image set, as verify judges it
+ * (cli_load_manifest: the dump's index, the manifest's frame and fields, its ns pid and dump id,
+ * its extents' types and sizes), so inspect calls consistent only what a restore would take up;
+ * a manifest the index does not list is IGNORED, as the restore ignores it. The extents are
+ * looked at with fstatat (no link followed), never read; the
  * phase timings come from the JSON summary the plugin writes next to the manifest
  * (cudastore-<nspid>.json, format in docs/image-format.md). The dump's index and CRIU's
  * inventory.img name the CRIU run each belongs to (images.c): cudastore images of another CRIU
@@ -113,7 +116,9 @@ static void text_copy(const struct cli_summary *s, int ret, unsigned i)
 			 c->seconds, c->threads, 100 * c->io_seconds / t, 100 * c->gpu_wait_seconds / t);
 }
 
-static bool text_one(int dirfd, const char *dir, const char *mname, const struct cs_manifest *m)
+/* refused: why a restore refuses the images of m (cli_load_manifest), or NULL */
+static bool text_one(int dirfd, const char *dir, const char *mname, const struct cs_manifest *m,
+		     const char *refused)
 {
 	char a[32], b[32], u[CS_UUID_STRLEN], t[64], err[512];
 	struct cli_summary sum;
@@ -167,11 +172,13 @@ static bool text_one(int dirfd, const char *dir, const char *mname, const struct
 	text_summary(&sum, sret, err, m->ns_pid);
 	if (!sret)
 		cli_summary_free(&sum);
-	if (!ok)
+	if (refused)
+		cli_line("  problem:        a restore would refuse these images: %s", refused);
+	else if (!ok)
 		cli_line(
 		    "  problem:        a restore would refuse these images; run 'cudastore verify %s %d'",
 		    dir, m->ns_pid);
-	return ok;
+	return ok && !refused;
 }
 
 /* the extent files of one device: extent_file (stripe 0), stripe_files (stripes 1.., format 1.2) */
@@ -259,7 +266,8 @@ static void json_copy(json_object *dev, const struct cli_summary *s, int ret, un
 	cli_jdbl(o, "gpu_wait_seconds", c->gpu_wait_seconds);
 }
 
-static bool json_one(json_object *p, int dirfd, const struct cs_manifest *m)
+/* refused: as for text_one */
+static bool json_one(json_object *p, int dirfd, const struct cs_manifest *m, const char *refused)
 {
 	json_object *devs, *d;
 	struct cli_summary sum;
@@ -290,8 +298,10 @@ static bool json_one(json_object *p, int dirfd, const struct cs_manifest *m)
 	json_summary(p, &sum, sret, err);
 	if (!sret)
 		cli_summary_free(&sum);
-	cli_jbool(p, "consistent", ok);
-	return ok;
+	cli_jbool(p, "consistent", ok && !refused);
+	if (refused)
+		cli_jstr(p, "error", refused);
+	return ok && !refused;
 }
 
 static int usage(FILE *f, int rc)
@@ -314,35 +324,59 @@ static int usage(FILE *f, int rc)
 		   "\n"
 		   "Options may come anywhere on the line. Checksums are not read back: 'cudastore verify'\n"
 		   "does that. CRIU images without cudastore files are reported as \"no GPU state\".\n"
-		   "Exit status: 0 every manifest is readable and its extents are present with the right\n"
-		   "sizes, 1 otherwise (the file is named) or when the cudastore images belong to another\n"
-		   "CRIU dump than the CRIU images beside them, 2 usage error.\n");
+		   "Each manifest is judged by the restore's rules on the image set, as verify judges it\n"
+		   "(the dump's index, the manifest's fields, ns pid and dump id, its extents' types and\n"
+		   "sizes); one the index does not list is IGNORED, as a restore ignores it.\n"
+		   "Exit status: 0 a restore would take up every manifest by these rules, 1 it would not\n"
+		   "(the reason is given) or the cudastore images belong to another CRIU dump than the\n"
+		   "CRIU images beside them, 2 usage error.\n");
 	return rc;
 }
 
-/* one process: its manifest read, shown as text or added to the JSON list; false when inconsistent */
+/* a manifest that does not even parse: shown with why; false */
+static bool unreadable(const struct cli_images *im, const char *mname, const char *err, json_object *p)
+{
+	if (!cli_json) {
+		cli_line("%s/%s", im->shown, mname);
+		cli_line("  UNREADABLE: %s", err);
+		cli_line("  a restore would refuse it; dump again or restore from an intact copy");
+	}
+	cli_jbool(p, "readable", false);
+	cli_jstr(p, "error", err);
+	cli_jbool(p, "consistent", false);
+	return false;
+}
+
+/*
+ * One process, judged by the restore's rules (cli_load_manifest, as verify does, without reading
+ * the extents): shown as text or added to the JSON list; false when a restore would refuse it. A
+ * manifest the rules refuse is still shown when it parses, with the restore's reason.
+ */
 static bool inspect_one(const struct cli_images *im, int nspid, struct cs_manifest *m, json_object *procs)
 {
-	char err[1024], mname[CS_NAME_MAX];
+	char err[1024], rerr[1024], mname[CS_NAME_MAX];
 	json_object *p = cli_json ? cli_jobj(procs, NULL) : NULL;
 	bool ok;
+	int ret;
 
 	cs_name_manifest(mname, nspid);
 	cli_jint(p, "ns_pid", nspid);
 	cli_jstr(p, "manifest", mname);
-	if (cs_manifest_read(im->dirfd, mname, m, err, sizeof(err))) {
-		if (!cli_json) {
-			cli_line("%s/%s", im->shown, mname);
-			cli_line("  UNREADABLE: %s", err);
-			cli_line("  a restore would refuse it; dump again or restore from an intact copy");
-		}
-		cli_jbool(p, "readable", false);
-		cli_jstr(p, "error", err);
-		cli_jbool(p, "consistent", false);
-		cs_manifest_free(m);
-		return false;
+	ret = cli_load_manifest(im, nspid, m, err, sizeof(err));
+	if (ret == -ENOTSUP) { /* not a file of this dump: a restore ignores it */
+		if (!cli_json)
+			cli_line("%s/%s: IGNORED: %s", im->shown, mname, err);
+		cli_jstr(p, "ignored", err);
+		return true;
 	}
-	ok = cli_json ? json_one(p, im->dirfd, m) : text_one(im->dirfd, im->shown, mname, m);
+	if (ret == -ENOENT)
+		return unreadable(im, mname, err, p);
+	if (ret && cs_manifest_read(im->dirfd, mname, m, rerr, sizeof(rerr))) {
+		cs_manifest_free(m);
+		return unreadable(im, mname, rerr, p);
+	}
+	ok = cli_json ? json_one(p, im->dirfd, m, ret ? err : NULL)
+		      : text_one(im->dirfd, im->shown, mname, m, ret ? err : NULL);
 	cs_manifest_free(m);
 	return ok;
 }

@@ -143,24 +143,19 @@ static int verify_extents(int dirfd, const struct cs_manifest *m, const struct c
 	return ret;
 }
 
-/* the restore's rules (cs_index_load_manifest); false when the manifest is not one to verify further */
-static bool load(int dirfd, const struct cs_index_file *ix, struct cs_manifest *m, struct vresult *r)
+/* the restore's rules (cli_load_manifest); false when the manifest is not one to verify further */
+static bool load(const struct cli_images *im, struct cs_manifest *m, struct vresult *r)
 {
-	int ret = cs_index_load_manifest(dirfd, ix, r->nspid, m, r->err, sizeof(r->err));
+	int ret = cli_load_manifest(im, r->nspid, m, r->err, sizeof(r->err));
 
 	if (ret == -ENOTSUP) /* a stale file the restore ignores (err says so) */
 		r->ok = r->ignored = true;
-	else if (ret == -ENOENT)
-		snprintf(r->err, sizeof(r->err),
-			 "%s: missing, though the dump's index (%s) lists pid %d: the images are incomplete",
-			 r->manifest, CS_INDEX_NAME, r->nspid);
 	if (ret && !r->ok)
 		locate(r);
 	return !ret;
 }
 
-static void verify_one(int dirfd, const struct cs_index_file *ix, int nspid, const struct cs_options *o,
-		       struct vresult *r)
+static void verify_one(const struct cli_images *im, int nspid, const struct cs_options *o, struct vresult *r)
 {
 	struct cs_manifest *m = calloc(1, sizeof(*m));
 
@@ -172,7 +167,7 @@ static void verify_one(int dirfd, const struct cs_index_file *ix, int nspid, con
 		snprintf(r->err, sizeof(r->err), "out of memory");
 		return;
 	}
-	if (!load(dirfd, ix, m, r))
+	if (!load(im, m, r))
 		goto out;
 	r->mode = m->mode;
 	r->ndev = m->ndev;
@@ -183,7 +178,7 @@ static void verify_one(int dirfd, const struct cs_index_file *ix, int nspid, con
 		for (unsigned i = 0; i < m->ndev; i++)
 			cli_jdevice(r->devices, &m->dev[i]);
 	}
-	if (m->mode == CS_MODE_CUSTOM && verify_extents(dirfd, m, o, r)) {
+	if (m->mode == CS_MODE_CUSTOM && verify_extents(im->dirfd, m, o, r)) {
 		locate(r);
 		goto out;
 	}
@@ -363,7 +358,7 @@ int cli_verify(int argc, char **argv)
 	}
 	all_ok = !cli_images_inventory_bad(&im);
 	for (i = 0; i < im.n; i++) {
-		verify_one(im.dirfd, &im.index, im.pids[i], &o, &res[i]);
+		verify_one(&im, im.pids[i], &o, &res[i]);
 		all_ok &= res[i].ok;
 		if (!cli_json)
 			print_text(im.shown, &res[i]);

@@ -18,7 +18,8 @@
  *   inspect.c  cudastore inspect
  *   verify.c   cudastore verify
  *
- * Exit codes: 0 good, 1 a check failed, 2 usage error (or an error before any check ran).
+ * Exit codes: 0 good, 1 a check failed, 2 usage error, or images this user cannot read (an error
+ * before any check ran, or one that left a file unchecked).
  */
 #ifndef CUDASTORE_CLI_H
 #define CUDASTORE_CLI_H
@@ -33,9 +34,10 @@
 #include "cudastore/cuda_ops.h"
 #include "imgindex.h"
 
-#define CLI_OK	  0
-#define CLI_FAIL  1
-#define CLI_USAGE 2
+#define CLI_OK		0
+#define CLI_FAIL	1
+#define CLI_USAGE	2
+#define CLI_CANNOT_READ 2 /* a directory or file this user may not read: the images were not judged */
 
 extern int cli_verbose; /* -v: the plugin modules' log lines on stderr */
 
@@ -109,6 +111,14 @@ struct cli_dir_args {
 int cli_dir_pid_args(const char *sub, int argc, char **argv, struct cli_dir_args *a);
 
 /* ---- images directory (images.c) ---- */
+/* err (-errno) says this user may not read a file (EACCES, EPERM), not that the images are bad */
+bool cli_cannot_read(int err);
+/* "cannot read FILE: Permission denied (EACCES)" into buf, for an err cli_cannot_read takes */
+const char *cli_cannot_read_text(const char *file, int err, char *buf, size_t len);
+/* what to do about cli_cannot_read, as a sentence for messages: run as whom */
+const char *cli_cannot_read_advice(void);
+/* the first cudastore file msg names (a plugin message: "... extent cudastore-7-gpu0.ext: ..."), or "" */
+void cli_file_named(const char *msg, char *file, size_t len);
 /* nspids of the manifests (cudastore-<nspid>.img) in dirfd, sorted; *n set. 0 or -errno. */
 int cli_list_manifests(int dirfd, int **pids, unsigned *n);
 
@@ -143,9 +153,10 @@ struct cli_images {
  * PATH (a directory or a checkpoint archive) opened, and the nspids to look at: just ONE, or every
  * manifest, plus any the dump's index lists whose manifest is missing. CLI_OK, with gpu_state
  * false and n 0 for CRIU images without GPU state; CLI_USAGE when PATH cannot be opened or
- * listed; CLI_FAIL when it holds no images, when ONE is not among them (the pids it holds are
- * named) or when cudastore files remain without any manifest. Each failure after a message and
- * with nothing left open.
+ * listed, CLI_CANNOT_READ when this user may not read the dump's index or, beside cudastore files,
+ * CRIU's inventory.img (cli_cannot_read); CLI_FAIL when it holds no images, when ONE is not among
+ * them (the pids it holds are named) or when cudastore files remain without any manifest. Each
+ * failure after a message and with nothing left open.
  */
 int cli_images_open(const char *sub, const char *path, int one, struct cli_images *im);
 void cli_images_close(struct cli_images *im);
@@ -160,7 +171,8 @@ bool cli_images_inventory_bad(const struct cli_images *im);
  * The manifest of NSPID in im, loaded under every rule a restore applies before any byte reaches
  * a GPU (cs_index_load_manifest), so that inspect and verify judge the images as a restore does.
  * 0: m holds it (cs_manifest_free). -ENOTSUP: a file of another dump that a restore ignores (err
- * says why). -ENOENT: the dump's index lists NSPID but its manifest is missing. Any other -errno:
+ * says why). -ENOENT: the dump's index lists NSPID but its manifest is missing. cli_cannot_read:
+ * this user may not read the manifest or an extent (err: cli_cannot_read_text). Any other -errno:
  * a restore refuses the images, why in err.
  */
 struct cs_manifest;

@@ -19,6 +19,31 @@
 #include "imgdir.h"
 #include "imgindex.h"
 
+bool cli_cannot_read(int err)
+{
+	return err == -EACCES || err == -EPERM;
+}
+
+const char *cli_cannot_read_text(const char *file, int err, char *buf, size_t len)
+{
+	snprintf(buf, len, "cannot read %s: %s (%s)", file, strerror(-err),
+		 err == -EPERM	  ? "EPERM"
+		 : err == -EACCES ? "EACCES"
+				  : "?");
+	return buf;
+}
+
+const char *cli_cannot_read_advice(void)
+{
+	static char buf[160];
+
+	snprintf(buf, sizeof(buf),
+		 "run as a user who may read them (root, or their owner: criu writes them 0600; this is "
+		 "uid %u)",
+		 (unsigned)geteuid());
+	return buf;
+}
+
 /* DIR as a directory fd, with a message naming it on failure; -errno */
 static int cli_open_dir(const char *sub, const char *dir)
 {
@@ -27,8 +52,8 @@ static int cli_open_dir(const char *sub, const char *dir)
 	if (fd < 0) {
 		int e = errno;
 
-		cli_err(sub, "cannot open the images directory %s: %s%s", dir, strerror(e),
-			e == EACCES ? " (run as root, or as the owner of the images: they are 0600)" : "");
+		cli_err(sub, "cannot open the images directory %s: %s%s%s", dir, strerror(e),
+			cli_cannot_read(-e) ? "; " : "", cli_cannot_read(-e) ? cli_cannot_read_advice() : "");
 		return -e;
 	}
 	return fd;
@@ -254,16 +279,27 @@ const char *cli_images_unbound(const struct cli_images *im)
 	return cs_index_bound_note(&im->index);
 }
 
+void cli_file_named(const char *msg, char *file, size_t len)
+{
+	const char *p = strstr(msg, "cudastore-");
+	size_t n = p ? strcspn(p, ",: )") : 0;
+
+	snprintf(file, len, "%.*s", (int)n, p ? p : "");
+}
+
 int cli_load_manifest(const struct cli_images *im, int nspid, struct cs_manifest *m, char *err, size_t errlen)
 {
-	char name[CS_NAME_MAX];
+	char name[CS_NAME_MAX], file[CS_NAME_MAX];
 	int ret = cs_index_load_manifest(im->dirfd, &im->index, nspid, m, err, errlen);
 
-	if (ret == -ENOENT) {
-		cs_name_manifest(name, nspid);
+	cs_name_manifest(name, nspid);
+	if (ret == -ENOENT)
 		snprintf(err, errlen,
 			 "%s: missing, though the dump's index (%s) lists pid %d: the images are incomplete",
 			 name, CS_INDEX_NAME, nspid);
+	if (cli_cannot_read(ret)) { /* the manifest, or an extent its rules open */
+		cli_file_named(err, file, sizeof(file));
+		cli_cannot_read_text(file[0] ? file : name, ret, err, errlen);
 	}
 	return ret;
 }
@@ -320,6 +356,17 @@ bool cli_text_criu_dump(const struct cli_images *im)
 	return im->index.bound != CS_BOUND_OTHER;
 }
 
+/* FILE of the images cannot be read by this user: nothing is judged (CLI_CANNOT_READ) */
+static int cannot_read(const char *sub, const struct cli_images *im, const char *file, int err)
+{
+	char path[4400], why[4600];
+
+	snprintf(path, sizeof(path), "%s/%s", im->shown, file);
+	cli_err(sub, "%s: the images were not checked; %s", cli_cannot_read_text(path, err, why, sizeof(why)),
+		cli_cannot_read_advice());
+	return CLI_CANNOT_READ;
+}
+
 /* the images directory to read: PATH itself, or PATH unpacked when it is an archive */
 static int open_path(const char *sub, const char *path, struct cli_images *im)
 {
@@ -360,10 +407,18 @@ int cli_images_open(const char *sub, const char *path, int one, struct cli_image
 	/* an unusable index fails every manifest (cs_index_load_manifest): verify reports it per manifest */
 	cs_index_file_read(im->dirfd, &im->index);
 	bind_index(im);
+	if (cli_cannot_read(im->index.err)) {
+		rc = cannot_read(sub, im, CS_INDEX_NAME, im->index.err);
+		goto err;
+	}
 	x = im->index.err ? &none : &im->index.x;
 	rc = CLI_FAIL;
 	if (!im->n && (rc = no_manifest(sub, im, x)) != CLI_OK)
 		goto err;
+	if (im->gpu_state && cli_cannot_read(im->inv_err)) {
+		rc = cannot_read(sub, im, CLI_INVENTORY, im->inv_err);
+		goto err;
+	}
 	rc = CLI_USAGE;
 	if (im->n && add_index_pids(im, x))
 		goto err;

@@ -92,7 +92,8 @@ static void text_summary(const struct cli_summary *s, int ret, const char *err, 
 		cli_line("  dump phases:    %.3f s in all", s->seconds);
 	for (i = 0; i < s->nphases; i++)
 		cli_line("    %-12s %9.3f s%s%s", s->phase[i].name, s->phase[i].seconds,
-			 s->phase[i].bytes ? "  " : "", s->phase[i].bytes ? cli_bytes(s->phase[i].bytes, a, sizeof(a)) : "");
+			 s->phase[i].bytes ? "  " : "",
+			 s->phase[i].bytes ? cli_bytes(s->phase[i].bytes, a, sizeof(a)) : "");
 }
 
 /* device i's copy account from the summary (ret: cli_summary_read's answer), or NULL */
@@ -329,12 +330,13 @@ static int usage(FILE *f, int rc)
 		   "sizes); one the index does not list is IGNORED, as a restore ignores it.\n"
 		   "Exit status: 0 a restore would take up every manifest by these rules, 1 it would not\n"
 		   "(the reason is given) or the cudastore images belong to another CRIU dump than the\n"
-		   "CRIU images beside them, 2 usage error.\n");
+		   "CRIU images beside them, 2 usage error, or a directory or file this user may not\n"
+		   "read (named, with the errno): those were not checked.\n");
 	return rc;
 }
 
-/* a manifest that does not even parse: shown with why; false */
-static bool unreadable(const struct cli_images *im, const char *mname, const char *err, json_object *p)
+/* a manifest that is missing or does not even parse: shown with why; CLI_FAIL */
+static int unreadable(const struct cli_images *im, const char *mname, const char *err, json_object *p)
 {
 	if (!cli_json) {
 		cli_line("%s/%s", im->shown, mname);
@@ -344,15 +346,28 @@ static bool unreadable(const struct cli_images *im, const char *mname, const cha
 	cli_jbool(p, "readable", false);
 	cli_jstr(p, "error", err);
 	cli_jbool(p, "consistent", false);
-	return false;
+	return CLI_FAIL;
+}
+
+/* a file of the process could not be read by this user (cli_cannot_read, why says which): not
+ * judged; CLI_CANNOT_READ */
+static int not_read(const struct cli_images *im, const char *mname, int err, const char *why, json_object *p)
+{
+	if (!cli_json)
+		cli_line("%s/%s: NOT CHECKED: %s", im->shown, mname, why);
+	cli_jbool(p, "readable", false);
+	cli_jstr(p, "error", why);
+	cli_jstr(p, "errno", err == -EPERM ? "EPERM" : "EACCES");
+	return CLI_CANNOT_READ;
 }
 
 /*
  * One process, judged by the restore's rules (cli_load_manifest, as verify does, without reading
- * the extents): shown as text or added to the JSON list; false when a restore would refuse it. A
- * manifest the rules refuse is still shown when it parses, with the restore's reason.
+ * the extents): shown as text or added to the JSON list. CLI_OK, CLI_FAIL when a restore would
+ * refuse it, CLI_CANNOT_READ when this user may not read its manifest. A manifest the rules refuse
+ * is still shown when it parses, with the restore's reason.
  */
-static bool inspect_one(const struct cli_images *im, int nspid, struct cs_manifest *m, json_object *procs)
+static int inspect_one(const struct cli_images *im, int nspid, struct cs_manifest *m, json_object *procs)
 {
 	char err[1024], rerr[1024], mname[CS_NAME_MAX];
 	json_object *p = cli_json ? cli_jobj(procs, NULL) : NULL;
@@ -367,8 +382,10 @@ static bool inspect_one(const struct cli_images *im, int nspid, struct cs_manife
 		if (!cli_json)
 			cli_line("%s/%s: IGNORED: %s", im->shown, mname, err);
 		cli_jstr(p, "ignored", err);
-		return true;
+		return CLI_OK;
 	}
+	if (cli_cannot_read(ret))
+		return not_read(im, mname, ret, err, p);
 	if (ret == -ENOENT)
 		return unreadable(im, mname, err, p);
 	if (ret && cs_manifest_read(im->dirfd, mname, m, rerr, sizeof(rerr))) {
@@ -378,7 +395,7 @@ static bool inspect_one(const struct cli_images *im, int nspid, struct cs_manife
 	ok = cli_json ? json_one(p, im->dirfd, m, ret ? err : NULL)
 		      : text_one(im->dirfd, im->shown, mname, m, ret ? err : NULL);
 	cs_manifest_free(m);
-	return ok;
+	return ok ? CLI_OK : CLI_FAIL;
 }
 
 int cli_inspect(int argc, char **argv)
@@ -387,8 +404,8 @@ int cli_inspect(int argc, char **argv)
 	struct cli_dir_args a;
 	struct cli_images im;
 	struct cs_manifest *m;
-	bool all_ok = true;
-	unsigned i;
+	unsigned i, failed, unread = 0;
+	char why[512];
 	int rc;
 
 	if (cli_dir_pid_args(SUB, argc, argv, &a))
@@ -417,16 +434,29 @@ int cli_inspect(int argc, char **argv)
 		cli_line("%s: no GPU state: CRIU images (%s) without cudastore files", im.shown,
 			 CLI_INVENTORY);
 	}
-	all_ok = cli_json ? im.index.bound != CS_BOUND_OTHER : cli_text_criu_dump(&im);
-	for (i = 0; i < im.n; i++)
-		all_ok &= inspect_one(&im, im.pids[i], m, procs);
+	failed = !(cli_json ? im.index.bound != CS_BOUND_OTHER : cli_text_criu_dump(&im));
+	for (i = 0; i < im.n; i++) {
+		rc = inspect_one(&im, im.pids[i], m, procs);
+		failed += rc == CLI_FAIL;
+		unread += rc == CLI_CANNOT_READ;
+	}
+	/* a refusal is a verdict; a manifest not read leaves it open */
+	rc = failed ? CLI_FAIL : unread ? CLI_CANNOT_READ : CLI_OK;
+	snprintf(why, sizeof(why),
+		 "the files of %u process(es) of %s could not be read, so they were not checked; %s", unread,
+		 im.shown, cli_cannot_read_advice());
+	if (!cli_json && rc == CLI_CANNOT_READ)
+		cli_line("inspect: NOT CHECKED: %s", why);
 	if (cli_json) {
-		cli_jbool(out, "ok", all_ok);
-		if (!all_ok)
+		cli_jbool(out, "ok", rc == CLI_OK);
+		cli_jint(out, "exit_code", rc);
+		if (rc == CLI_FAIL)
 			cli_jstr(out, "error", "a restore would refuse some of these images (see processes)");
+		else if (rc == CLI_CANNOT_READ)
+			cli_jstr(out, "error", why);
 		cli_jprint(out);
 	}
 	free(m);
 	cli_images_close(&im);
-	return all_ok ? CLI_OK : CLI_FAIL;
+	return rc;
 }

@@ -34,6 +34,7 @@ struct vresult {
 	char manifest[CS_NAME_MAX];
 	bool ok;
 	bool ignored; /* not a file of this dump: a restore ignores it (err says why) */
+	int read_err; /* cli_cannot_read: file could not be read by this user, so it was not judged */
 	enum cs_mode mode;
 	unsigned ndev;
 	uint64_t total_bytes, stored_bytes, chunks, zero_chunks;
@@ -73,16 +74,8 @@ static void on_progress(void *arg, unsigned region, uint64_t done, uint64_t tota
 static void locate(struct vresult *r)
 {
 	const char *p;
-	size_t i;
 
-	p = strstr(r->err, "cudastore-");
-	if (p) {
-		for (i = 0; i + 1 < sizeof(r->file) && p[i] && p[i] != ',' && p[i] != ':' && p[i] != ' ' &&
-			    p[i] != ')';
-		     i++)
-			r->file[i] = p[i];
-		r->file[i] = '\0';
-	}
+	cli_file_named(r->err, r->file, sizeof(r->file));
 	p = strstr(r->err, "chunk ");
 	if (p && p[6] >= '0' && p[6] <= '9')
 		r->chunk = strtoll(p + 6, NULL, 10);
@@ -143,6 +136,16 @@ static int verify_extents(int dirfd, const struct cs_manifest *m, const struct c
 	return ret;
 }
 
+/* FILE could not be read by this user (cli_cannot_read): not a verdict on the images */
+static void not_read(struct vresult *r, const char *file, int err)
+{
+	char f[CS_NAME_MAX];
+
+	snprintf(f, sizeof(f), "%s", file[0] ? file : r->manifest);
+	r->read_err = err;
+	cli_cannot_read_text(f, err, r->err, sizeof(r->err));
+}
+
 /* the restore's rules (cli_load_manifest); false when the manifest is not one to verify further */
 static bool load(const struct cli_images *im, struct cs_manifest *m, struct vresult *r)
 {
@@ -152,6 +155,8 @@ static bool load(const struct cli_images *im, struct cs_manifest *m, struct vres
 		r->ok = r->ignored = true;
 	if (ret && !r->ok)
 		locate(r);
+	if (cli_cannot_read(ret))
+		r->read_err = ret; /* err says which file */
 	return !ret;
 }
 
@@ -178,9 +183,15 @@ static void verify_one(const struct cli_images *im, int nspid, const struct cs_o
 		for (unsigned i = 0; i < m->ndev; i++)
 			cli_jdevice(r->devices, &m->dev[i]);
 	}
-	if (m->mode == CS_MODE_CUSTOM && verify_extents(im->dirfd, m, o, r)) {
-		locate(r);
-		goto out;
+	if (m->mode == CS_MODE_CUSTOM) {
+		int ret = verify_extents(im->dirfd, m, o, r);
+
+		if (ret) {
+			locate(r);
+			if (cli_cannot_read(ret))
+				not_read(r, r->file, ret);
+			goto out;
+		}
 	}
 	r->ok = true;
 out:
@@ -194,6 +205,10 @@ static void print_text(const char *dir, const struct vresult *r)
 
 	if (r->ignored) {
 		cli_line("%s/%s: IGNORED: %s", dir, r->manifest, r->err);
+		return;
+	}
+	if (r->read_err) {
+		cli_line("%s/%s: NOT CHECKED: %s", dir, r->manifest, r->err);
 		return;
 	}
 	if (!r->ok) {
@@ -241,6 +256,8 @@ static void print_json(json_object *procs, struct vresult *r)
 	r->devices = NULL;
 	if (!r->ok) {
 		cli_jstr(p, "error", r->err);
+		if (r->read_err)
+			cli_jstr(p, "errno", r->read_err == -EPERM ? "EPERM" : "EACCES");
 		cli_jstr(p, "file", r->file[0] ? r->file : NULL);
 		if (r->chunk >= 0)
 			cli_jint(p, "chunk", r->chunk);
@@ -273,24 +290,47 @@ static int usage(FILE *f, int rc)
 		   "Options may come anywhere on the line.\n"
 		   "Exit status: 0 a restore would pass these checks, 1 it would not (the file, chunk and\n"
 		   "offset are named; for cudastore files of another CRIU dump, both runs), 2 usage\n"
-		   "error.\n");
+		   "error, or a directory or file this user may not read (named, with the errno): those\n"
+		   "were not checked.\n");
 	return rc;
 }
 
-static void report_json(const char *dir, const struct cli_images *im, struct vresult *res, bool all_ok)
+/* the exit status: a failure is a restore's refusal; a file not read leaves the verdict open */
+static int verdict(const struct cli_images *im, const struct vresult *res, unsigned *unread)
+{
+	bool failed = cli_images_inventory_bad(im);
+	unsigned i;
+
+	*unread = 0;
+	for (i = 0; i < im->n; i++) {
+		*unread += res[i].read_err != 0;
+		failed |= !res[i].ok && !res[i].read_err;
+	}
+	return failed ? CLI_FAIL : *unread ? CLI_CANNOT_READ : CLI_OK;
+}
+
+static void report_json(const char *dir, const struct cli_images *im, struct vresult *res, int rc)
 {
 	json_object *out = cli_jreport(SUB), *procs;
+	char why[512];
 	unsigned i;
 
 	cli_jstr(out, "dir", dir);
 	if (im->tmp[0])
 		cli_jstr(out, "images", im->shown);
-	cli_jbool(out, "ok", all_ok);
+	cli_jbool(out, "ok", rc == CLI_OK);
+	cli_jint(out, "exit_code", rc);
 	cli_jbool(out, "gpu_state", im->gpu_state);
-	if (cli_images_inventory_bad(im))
+	if (cli_images_inventory_bad(im)) {
 		cli_jstr(out, "error", im->inv_why);
-	else if (!all_ok)
+	} else if (rc == CLI_CANNOT_READ) {
+		snprintf(why, sizeof(why),
+			 "some files could not be read, so they were not checked (see processes); %s",
+			 cli_cannot_read_advice());
+		cli_jstr(out, "error", why);
+	} else if (rc) {
 		cli_jstr(out, "error", "a restore would refuse these images (see processes)");
+	}
 	if (im->gpu_state)
 		cli_jcriu_dump(out, im);
 	procs = cli_jarr(out, "processes");
@@ -299,9 +339,10 @@ static void report_json(const char *dir, const struct cli_images *im, struct vre
 	cli_jprint(out);
 }
 
-static void report_text(const struct cli_images *im, bool all_ok)
+static void report_text(const struct cli_images *im, int rc, unsigned unread)
 {
 	const char *note = cli_images_unbound(im);
+	bool all_ok = rc == CLI_OK;
 
 	if (cli_images_inventory_bad(im))
 		cli_line(
@@ -316,6 +357,10 @@ static void report_text(const struct cli_images *im, bool all_ok)
 		cli_line("verify: OK: %s holds no GPU state (CRIU images without cudastore files): "
 			 "nothing for cudastore to check; criu restore checks its own images",
 			 im->shown);
+	else if (rc == CLI_CANNOT_READ)
+		cli_line("verify: NOT CHECKED: the files of %u process(es) of %s could not be read, so "
+			 "whether a restore would accept them is not known; %s",
+			 unread, im->shown, cli_cannot_read_advice());
 	else if (!all_ok)
 		cli_line("verify: FAILED: a restore of %s would refuse these images (nothing was "
 			 "modified); dump again, or restore from an intact copy",
@@ -330,8 +375,7 @@ int cli_verify(int argc, char **argv)
 	struct cli_images im;
 	struct cs_options o;
 	struct vresult *res = NULL;
-	bool all_ok = true;
-	unsigned i;
+	unsigned i, unread;
 	char err[512];
 	int ret;
 
@@ -356,18 +400,17 @@ int cli_verify(int argc, char **argv)
 		cli_images_close(&im);
 		return CLI_USAGE;
 	}
-	all_ok = !cli_images_inventory_bad(&im);
 	for (i = 0; i < im.n; i++) {
 		verify_one(&im, im.pids[i], &o, &res[i]);
-		all_ok &= res[i].ok;
 		if (!cli_json)
 			print_text(im.shown, &res[i]);
 	}
+	ret = verdict(&im, res, &unread);
 	if (cli_json)
-		report_json(a.dir, &im, res, all_ok);
+		report_json(a.dir, &im, res, ret);
 	else
-		report_text(&im, all_ok);
+		report_text(&im, ret, unread);
 	cli_images_close(&im);
 	free(res);
-	return all_ok ? CLI_OK : CLI_FAIL;
+	return ret;
 }

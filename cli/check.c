@@ -555,96 +555,123 @@ static void check_images(struct report *r)
 
 /* ---- output ---- */
 
-static void print_text(const struct report *r)
+/* the text output: every line through cli_line, escaped as what inspect and verify print */
+static void text_options(const struct report *r)
 {
-	char a[32], b[32], v[4096];
+	char v[4096];
+	unsigned i;
+
+	cli_line("options (config file %s):", cs_options_config_path());
+	if (r->opt_err[0])
+		cli_line("  ERROR: %s", r->opt_err);
+	for (i = 0; i < CS_OPTION_COUNT; i++) {
+		cs_option_format(&r->o, cs_option_key(i), v, sizeof(v));
+		cli_line("  %-17s = %-20s (%s)", cs_option_key(i), v,
+			 r->opt_where[i][0] ? r->opt_where[i] : "default");
+	}
+	for (i = 0; i < r->nunknown_env; i++)
+		cli_line(
+		    "  %-17s   not an option: the plugin refuses to start with it (see cudastore.conf(5))",
+		    r->unknown_env[i]);
+	if (r->o.warnings[0])
+		cli_line("  warning: %s", r->o.warnings);
+}
+
+static void text_gpus(const struct report *r)
+{
+	char a[32], b[32], on[8 * (CS_UUID_STRLEN + 1) + 1];
+	size_t off;
 	unsigned i, k;
 	int j;
 
-	printf("options (config file %s):\n", cs_options_config_path());
-	if (r->opt_err[0])
-		printf("  ERROR: %s\n", r->opt_err);
-	for (i = 0; i < CS_OPTION_COUNT; i++) {
-		cs_option_format(&r->o, cs_option_key(i), v, sizeof(v));
-		printf("  %-17s = %-20s (%s)\n", cs_option_key(i), v,
-		       r->opt_where[i][0] ? r->opt_where[i] : "default");
-	}
-	for (i = 0; i < r->nunknown_env; i++)
-		printf(
-		    "  %-17s   not an option: the plugin refuses to start with it (see cudastore.conf(5))\n",
-		    r->unknown_env[i]);
-	if (r->o.warnings[0])
-		printf("  warning: %s\n", r->o.warnings);
-	printf("libcuda:\n");
+	cli_line("libcuda:");
 	if (!r->cuda_ok) {
-		printf("  NOT LOADED: %s\n", r->cuda_err);
+		cli_line("  NOT LOADED: %s", r->cuda_err);
 	} else {
-		printf("  library:        %s\n", r->cuda_file);
-		printf("  driver:         CUDA %d.%d (%d)\n", r->cuda.driver_version / 1000,
-		       r->cuda.driver_version % 1000 / 10, r->cuda.driver_version);
-		printf("  checkpoint API: %s\n", r->cuda.has_checkpoint ? "yes" : "no");
-		printf("  CustomStorage:  %s: %s\n", r->cuda.has_custom_storage ? "yes" : "no",
-		       r->custom_reason);
-		printf("  mode:           %s; auto picks %s\n", cs_opt_mode_name(r->o.mode), r->auto_mode);
+		cli_line("  library:        %s", r->cuda_file);
+		cli_line("  driver:         CUDA %d.%d (%d)", r->cuda.driver_version / 1000,
+			 r->cuda.driver_version % 1000 / 10, r->cuda.driver_version);
+		cli_line("  checkpoint API: %s", r->cuda.has_checkpoint ? "yes" : "no");
+		cli_line("  CustomStorage:  %s: %s", r->cuda.has_custom_storage ? "yes" : "no",
+			 r->custom_reason);
+		cli_line("  mode:           %s; auto picks %s", cs_opt_mode_name(r->o.mode), r->auto_mode);
 	}
-	printf("GPUs:%s%s\n", r->gpu_err[0] ? " " : "", r->gpu_err);
+	cli_line("GPUs:%s%s", r->gpu_err[0] ? " " : "", r->gpu_err);
 	for (j = 0; j < r->ngpu; j++) {
 		const struct gpu *g = &r->gpu[j];
 
-		printf("  %d  %s  %s  ", j, g->uuid, g->name);
 		if (g->used_known)
-			printf("%s used of %s\n", cli_bytes(g->used, a, sizeof(a)),
-			       cli_bytes(g->total, b, sizeof(b)));
+			cli_line("  %d  %s  %s  %s used of %s", j, g->uuid, g->name,
+				 cli_bytes(g->used, a, sizeof(a)), cli_bytes(g->total, b, sizeof(b)));
 		else
-			printf("%s (use unknown: no NVML)\n", cli_bytes(g->total, b, sizeof(b)));
+			cli_line("  %d  %s  %s  %s (use unknown: no NVML)", j, g->uuid, g->name,
+				 cli_bytes(g->total, b, sizeof(b)));
 	}
-	printf("CUDA processes:%s%s\n",
-	       r->nvml_ok ? "" : " unknown, no NVML: ", r->nvml_ok ? "" : r->nvml_err);
+	cli_line("CUDA processes:%s%s",
+		 r->nvml_ok ? "" : " unknown, no NVML: ", r->nvml_ok ? "" : r->nvml_err);
 	if (r->nvml_ok && !r->nproc)
-		printf("  none\n");
+		cli_line("  none");
 	for (i = 0; i < r->nproc; i++) {
-		printf("  pid %d: %s on", r->proc[i].pid, cli_bytes(r->proc[i].bytes, a, sizeof(a)));
-		for (k = 0; k < r->proc[i].ngpu; k++)
-			printf(" %s", r->proc[i].gpus[k]);
-		printf(", state %s\n", r->proc[i].state);
+		on[0] = '\0';
+		for (k = 0, off = 0; k < r->proc[i].ngpu && off < sizeof(on); k++)
+			off += (size_t)snprintf(on + off, sizeof(on) - off, " %s", r->proc[i].gpus[k]);
+		cli_line("  pid %d: %s on%s, state %s", r->proc[i].pid,
+			 cli_bytes(r->proc[i].bytes, a, sizeof(a)), on, r->proc[i].state);
 	}
-	printf("criu:\n");
-	printf("  binary:         %s%s%s\n", r->criu[0] ? r->criu : "not found",
-	       r->criu_version[0] ? ", version " : "", r->criu_version);
+}
+
+static void text_criu(const struct report *r)
+{
+	char v[4400];
+	unsigned i;
+
+	cli_line("criu:");
+	cli_line("  binary:         %s%s%s", r->criu[0] ? r->criu : "not found",
+		 r->criu_version[0] ? ", version " : "", r->criu_version);
 	if (r->criu_check_run)
-		printf("  criu check:     %s: %s\n", r->criu_check_ok ? "passed" : "FAILED",
-		       r->criu_check_out);
+		cli_line("  criu check:     %s: %s", r->criu_check_ok ? "passed" : "FAILED",
+			 r->criu_check_out);
 	else if (r->criu_version[0])
-		printf("  criu check:     not run (needs root)\n");
-	printf("  plugin dir:     %s (%s)\n", r->plugindir, cli_plugindir_why(&r->pd, v, sizeof(v)));
+		cli_line("  criu check:     not run (needs root)");
+	cli_line("  plugin dir:     %s (%s)", r->plugindir, cli_plugindir_why(&r->pd, v, sizeof(v)));
 	if (r->plugin_path[0] && !r->plugin_err[0])
-		printf("  plugin:         %s (%s, max_hooks %d as criu loads it, %d set)\n", r->plugin_path,
-		       r->plugin_name, r->plugin_hooks, r->plugin_hooks_set);
+		cli_line("  plugin:         %s (%s, max_hooks %d as criu loads it, %d set)", r->plugin_path,
+			 r->plugin_name, r->plugin_hooks, r->plugin_hooks_set);
 	else
-		printf("  plugin:         %s %s\n", PLUGIN_FILE, r->plugin_err);
+		cli_line("  plugin:         %s %s", PLUGIN_FILE, r->plugin_err);
 	if (r->helper[0])
-		printf("  helper:         %s (the one the plugin would start)\n", r->helper);
+		cli_line("  helper:         %s (the one the plugin would start)", r->helper);
 	for (i = 0; i < r->nothers; i++)
-		printf("  other plugin:   %s%s\n", r->others[i],
-		       !strcmp(r->others[i], "cuda_plugin.so") ? "  CONFLICT: claims every CUDA process"
-							       : "");
+		cli_line("  other plugin:   %s%s", r->others[i],
+			 !strcmp(r->others[i], "cuda_plugin.so") ? "  CONFLICT: claims every CUDA process"
+								 : "");
+}
+
+static void print_text(const struct report *r)
+{
+	char a[32], b[32];
+	unsigned i;
+
+	text_options(r);
+	text_gpus(r);
+	text_criu(r);
 	if (r->images) {
-		printf("images directory %s:\n", r->images);
+		cli_line("images directory %s:", r->images);
 		if (r->images_ok)
-			printf("  %s free, %s of GPU memory in use\n",
-			       cli_bytes(r->images_free, a, sizeof(a)),
-			       cli_bytes(r->gpu_bytes, b, sizeof(b)));
+			cli_line("  %s free, %s of GPU memory in use",
+				 cli_bytes(r->images_free, a, sizeof(a)),
+				 cli_bytes(r->gpu_bytes, b, sizeof(b)));
 		else
-			printf("  ERROR: %s\n", r->images_err);
+			cli_line("  ERROR: %s", r->images_err);
 	}
 	if (!r->nproblems) {
-		printf("verdict: a dump would work (mode %s)\n",
-		       r->o.mode == CS_OPT_MODE_AUTO ? r->auto_mode : cs_opt_mode_name(r->o.mode));
+		cli_line("verdict: a dump would work (mode %s)",
+			 r->o.mode == CS_OPT_MODE_AUTO ? r->auto_mode : cs_opt_mode_name(r->o.mode));
 		return;
 	}
-	printf("verdict: a dump would NOT work:\n");
+	cli_line("verdict: a dump would NOT work:");
 	for (i = 0; i < r->nproblems; i++)
-		printf("  - %s\n", r->problems[i]);
+		cli_line("  - %s", r->problems[i]);
 }
 
 static void json_options(json_object *out, const struct report *r)

@@ -40,6 +40,8 @@
 #define CLI_CANNOT_READ 2 /* a directory or file this user may not read: the images were not judged */
 
 extern int cli_verbose; /* -v: the plugin modules' log lines on stderr */
+/* the locale's character set is UTF-8 (main.c): text output keeps valid UTF-8 as it is */
+extern bool cli_utf8;
 
 int cli_check(int argc, char **argv);
 int cli_inspect(int argc, char **argv);
@@ -47,7 +49,8 @@ int cli_verify(int argc, char **argv);
 
 /*
  * One line of text output on stdout, fmt without its newline: the whole line escaped (strsafe.h),
- * so nothing read from an image puts a control character, or a line of its own, on the terminal.
+ * so nothing read from an image puts a control character, or a line of its own, on the terminal;
+ * with cli_utf8 valid UTF-8 is kept (cs_str_escape_utf8), else every byte above 0x7e is \xNN.
  */
 void cli_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "cudastore SUB: message" on stderr (escaped as cli_line) */
@@ -176,7 +179,8 @@ bool cli_images_inventory_bad(const struct cli_images *im);
  * a restore refuses the images, why in err.
  */
 struct cs_manifest;
-int cli_load_manifest(const struct cli_images *im, int nspid, struct cs_manifest *m, char *err, size_t errlen);
+int cli_load_manifest(const struct cli_images *im, int nspid, struct cs_manifest *m, char *err,
+		      size_t errlen);
 /* the CRIU dump the images belong to, as a "criu_dump" object under out (verify, inspect) */
 void cli_jcriu_dump(json_object *out, const struct cli_images *im);
 /* the same as text lines (inspect); false when the images are of another CRIU dump */
@@ -235,10 +239,10 @@ enum cli_plugindir_source { CLI_PD_DEFAULT, CLI_PD_GIVEN, CLI_PD_CONFIG, CLI_PD_
 struct cli_plugindir {
 	char dir[4096]; /* the directory criu loads every *.so of */
 	enum cli_plugindir_source from;
-	char config[4200];	/* CLI_PD_CONFIG: "FILE:LINE" of the libdir line */
-	char builtin[4096];	/* the directory compiled into criu */
-	bool builtin_asked;	/* builtin is what 'criu --help' says (else CRIU's own default) */
-	bool builtin_absent;	/* builtin does not exist: used, criu loads no plugin at all */
+	char config[4200];   /* CLI_PD_CONFIG: "FILE:LINE" of the libdir line */
+	char builtin[4096];  /* the directory compiled into criu */
+	bool builtin_asked;  /* builtin is what 'criu --help' says (else CRIU's own default) */
+	bool builtin_absent; /* builtin does not exist: used, criu loads no plugin at all */
 };
 /* p for the criu binary CRIU (NULL or "": none found) and check's --plugin-dir GIVEN (or NULL) */
 void cli_criu_plugindir(struct cli_plugindir *p, const char *criu, const char *given);

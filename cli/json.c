@@ -16,49 +16,24 @@
 
 #include "cli.h"
 #include "manifest.h"
+#include "strsafe.h"
 
 bool cli_json;
 static bool printed;
-
-/* length of the valid UTF-8 sequence at s, or 0 */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n, i;
-	unsigned cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* no overlong forms, no surrogates, nothing above U+10FFFF */
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
 
 /* s with every invalid byte replaced by U+FFFD (malloc'ed), or NULL without memory */
 static char *utf8_clean(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	char *out = malloc(strlen(s) * 3 + 1), *o = out;
-	size_t n;
+	size_t left = strlen(s), n;
+	char *out = malloc(left * 3 + 1), *o = out;
+	unsigned cp;
 
 	if (!out)
 		return NULL;
 	while (*p) {
-		n = utf8_len(p);
+		n = cs_utf8_seq(p, left, &cp);
+		left -= n ? n : 1;
 		if (n) {
 			memcpy(o, p, n);
 			o += n;

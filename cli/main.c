@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* main.c - cudastore: the user's command for cudastore images and setups (cli.h) */
+#include <langinfo.h>
+#include <locale.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 
@@ -78,12 +82,43 @@ static int help(int argc, char **argv)
 	return c->run(2, av);
 }
 
+/* a locale name whose character set is UTF-8 ("C.UTF-8", "de_DE.utf8") */
+static bool names_utf8(const char *name)
+{
+	const char *cs = name ? strchr(name, '.') : NULL;
+
+	return cs && (!strncasecmp(cs + 1, "utf-8", 5) || !strncasecmp(cs + 1, "utf8", 4));
+}
+
+/*
+ * Whether the terminal shows UTF-8, as the locale says (LC_ALL, else LC_CTYPE, else LANG): its
+ * character set when the C library has it, else its name (a locale not installed here). Only the
+ * answer is kept: the command itself runs in the C locale.
+ */
+static bool locale_utf8(void)
+{
+	const char *name = getenv("LC_ALL");
+	bool utf8;
+
+	if (setlocale(LC_CTYPE, "")) {
+		utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
+		setlocale(LC_CTYPE, "C");
+		return utf8;
+	}
+	if (!name || !name[0])
+		name = getenv("LC_CTYPE");
+	if (!name || !name[0])
+		name = getenv("LANG");
+	return names_utf8(name);
+}
+
 int main(int argc, char **argv)
 {
 	const char *name = argc > 1 ? argv[1] : NULL;
 	const struct cmd *c;
 	int rc;
 
+	cli_utf8 = locale_utf8();
 	if (!name)
 		return usage(stderr, CLI_USAGE);
 	if (!strcmp(name, "-h") || !strcmp(name, "--help"))

@@ -12,6 +12,7 @@
 #include "strsafe.h"
 
 int cli_verbose;
+bool cli_utf8;
 
 /* The plugin's modules log through cs_log_line (log.h); here they go to stderr with -v. */
 void cs_log_line(unsigned int loglevel, const char *format, ...)
@@ -39,13 +40,14 @@ const char *cli_first_error(void)
 	return first_error;
 }
 
-/* fmt with ap, escaped (strsafe.h), on f: one line without its newline */
+/* fmt with ap, escaped (strsafe.h; UTF-8 kept in a UTF-8 locale), on f: one line without its newline */
 static void put_escaped(FILE *f, const char *fmt, va_list ap)
 {
 	char raw[4096], safe[4 * sizeof(raw)];
 
 	vsnprintf(raw, sizeof(raw), fmt, ap);
-	fputs(cs_str_escape(raw, safe, sizeof(safe)), f);
+	fputs(cli_utf8 ? cs_str_escape_utf8(raw, safe, sizeof(safe)) : cs_str_escape(raw, safe, sizeof(safe)),
+	      f);
 }
 
 void cli_line(const char *fmt, ...)

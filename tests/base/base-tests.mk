@@ -58,3 +58,10 @@ check_LIBRARIES += tests/base/libcudah.a
 tests_base_libcudah_a_SOURCES = tests/base/cuda-abi-cuda-h.c
 tests_base_libcudah_a_CPPFLAGS = $(CUDA_H_CFLAGS) -I$(top_srcdir)/tests/base
 endif
+
+# what the cudastore command prints in a UTF-8 locale (strsafe.h): UTF-8 kept, controls escaped
+BASE_UNIT_TESTS += tests/base/test-strsafe-utf8-kept-controls-escaped
+tests_base_test_strsafe_utf8_kept_controls_escaped_SOURCES = tests/base/test-strsafe-utf8-kept-controls-escaped.c \
+	tests/log-stderr.c tests/tap.h
+tests_base_test_strsafe_utf8_kept_controls_escaped_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+tests_base_test_strsafe_utf8_kept_controls_escaped_LDADD = $(UNIT_TEST_LIBS)

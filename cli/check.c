@@ -558,8 +558,10 @@ static void check_images(struct report *r)
 /* the text output: every line through cli_line, escaped as what inspect and verify print */
 static void text_options(const struct report *r)
 {
+	const char *w;
 	char v[4096];
 	unsigned i;
+	size_t n;
 
 	cli_line("options (config file %s):", cs_options_config_path());
 	if (r->opt_err[0])
@@ -573,8 +575,10 @@ static void text_options(const struct report *r)
 		cli_line(
 		    "  %-17s   not an option: the plugin refuses to start with it (see cudastore.conf(5))",
 		    r->unknown_env[i]);
-	if (r->o.warnings[0])
-		cli_line("  warning: %s", r->o.warnings);
+	for (w = r->o.warnings; *w; w += n + (w[n] == '\n')) {
+		n = strcspn(w, "\n");
+		cli_line("  warning: %.*s", (int)n, w);
+	}
 }
 
 static void text_gpus(const struct report *r)
@@ -674,20 +678,58 @@ static void print_text(const struct report *r)
 		cli_line("  - %s", r->problems[i]);
 }
 
+/*
+ * An option's value as JSON, from the text the config file would hold (cs_option_format): a
+ * number, with what it means in "note" when the text says ("0 (auto)"); true or false for yes and
+ * no; null with the note for a value left unset ("(beside the plugin, else installed)"); else the
+ * text (auto, a mode, a path, the device map). A path or library name stays a string whatever it
+ * looks like.
+ */
+static void json_option_value(json_object *v, const char *key, const char *text)
+{
+	bool path = !strcmp(key, "libcuda") || !strcmp(key, "libnvml") || !strcmp(key, "helper");
+	size_t digits = strspn(text, "0123456789"), len = strlen(text);
+	const char *note = NULL;
+	char buf[256];
+
+	if (text[0] == '(' && len > 1 && text[len - 1] == ')') {
+		cli_jnull(v, "value");
+		note = text + 1;
+	} else if (!path && digits && digits < 20 && (!text[digits] || !strncmp(text + digits, " (", 2))) {
+		cli_ju64(v, "value", strtoull(text, NULL, 10));
+		note = text[digits] ? text + digits + 2 : NULL;
+	} else if (!path && (!strcmp(text, "yes") || !strcmp(text, "no"))) {
+		cli_jbool(v, "value", !strcmp(text, "yes"));
+	} else {
+		cli_jstr(v, "value", text);
+	}
+	if (note) {
+		snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(note, ")"), note);
+		cli_jstr(v, "note", buf);
+	}
+}
+
 static void json_options(json_object *out, const struct report *r)
 {
 	json_object *o = cli_jobj(out, "options"), *vals, *v, *a;
-	char val[4096];
+	char val[4096], line[512];
+	const char *w;
 	unsigned i;
+	size_t n;
 
 	cli_jstr(o, "config_file", cs_options_config_path());
 	cli_jstr(o, "error", r->opt_err[0] ? r->opt_err : NULL);
-	cli_jstr(o, "warnings", r->o.warnings[0] ? r->o.warnings : NULL);
+	a = cli_jarr(o, "warnings");
+	for (w = r->o.warnings; *w; w += n + (w[n] == '\n')) {
+		n = strcspn(w, "\n");
+		snprintf(line, sizeof(line), "%.*s", (int)n, w);
+		cli_jstr(a, NULL, line);
+	}
 	vals = cli_jobj(o, "values");
 	for (i = 0; i < CS_OPTION_COUNT; i++) {
 		cs_option_format(&r->o, cs_option_key(i), val, sizeof(val));
 		v = cli_jobj(vals, cs_option_key(i));
-		cli_jstr(v, "value", val);
+		json_option_value(v, cs_option_key(i), val);
 		cli_jstr(v, "source", r->opt_where[i][0] ? r->opt_where[i] : "default");
 	}
 	a = cli_jarr(o, "unknown_environment");
@@ -868,7 +910,7 @@ int cli_check(int argc, char **argv)
 			break;
 		case 'h':
 			free(r);
-			return usage(stdout, CLI_OK);
+			return cli_help(SUB, usage);
 		default:
 			free(r);
 			return cli_opt_error(SUB, c, argv);

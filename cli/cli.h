@@ -53,7 +53,7 @@ int cli_verify(int argc, char **argv);
  * with cli_utf8 valid UTF-8 is kept (cs_str_escape_utf8), else every byte above 0x7e is \xNN.
  */
 void cli_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* "cudastore SUB: message" on stderr (escaped as cli_line) */
+/* "cudastore SUB: message" on stderr (escaped as cli_line); SUB NULL: the command line itself */
 void cli_err(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* the first message cli_err or cli_usage_err printed ("" none) */
 const char *cli_first_error(void);
@@ -61,7 +61,7 @@ const char *cli_first_error(void);
 int cli_usage_err(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- JSON output (json.c): one json-c object per command, "schema" first ---- */
-#define CLI_SCHEMA 1
+#define CLI_SCHEMA 2 /* 2: check's option values typed, its warnings a list (cudastore(1)) */
 extern bool cli_json; /* --json: the result, and any error, as one JSON object on stdout */
 /* {"schema":1,"command":SUB}; NULL only without memory (every cli_j* accepts NULL) */
 json_object *cli_jreport(const char *sub);
@@ -81,8 +81,15 @@ struct cs_manifest_dev;
 json_object *cli_jdevice(json_object *arr, const struct cs_manifest_dev *d);
 /* print on stdout with a newline and free it; then no error object is printed (main.c) */
 void cli_jprint(json_object *o);
-/* main.c: under --json, a command that failed without printing its object gets the error one */
+/* main.c: under --json, a command that failed without printing its object gets the error one
+ * (sub NULL: "command" null, for a command line that names none) */
 void cli_json_error_if_silent(const char *sub, int rc);
+/*
+ * --help of SUB ("help": the command's own): usage's text on stdout, or under --json the object
+ * {"schema", "command": SUB, "ok": true, "exit_code": 0, "help": TEXT} (and for "help" the
+ * "commands"); CLI_OK.
+ */
+int cli_help(const char *sub, int (*usage)(FILE *f, int rc));
 /* A command runs once per process; one that runs several in-process (the fuzzer) starts each
  * anew: no error said and no JSON printed yet. */
 void cli_json_forget(void);

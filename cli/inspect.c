@@ -225,6 +225,41 @@ static void json_chunks(json_object *dev, const struct cs_manifest_dev *d)
 	}
 }
 
+/* an instant as the summary writes it ({"seconds", "nanoseconds"}) into *ns; false when it is not one */
+static bool summary_instant(json_object *v, uint64_t *ns)
+{
+	json_object *sec, *nsec;
+	int64_t a, b;
+
+	if (!json_object_is_type(v, json_type_object) || !json_object_object_get_ex(v, "seconds", &sec) ||
+	    !json_object_object_get_ex(v, "nanoseconds", &nsec) || !json_object_is_type(sec, json_type_int) ||
+	    !json_object_is_type(nsec, json_type_int))
+		return false;
+	a = json_object_get_int64(sec);
+	b = json_object_get_int64(nsec);
+	if (a < 0 || (uint64_t)a > UINT64_MAX / 1000000000u - 1 || b < 0 || b >= 1000000000)
+		return false;
+	*ns = (uint64_t)a * 1000000000u + (uint64_t)b;
+	return true;
+}
+
+/* the summary's gpu_phase, its instants (start, end) as every instant of the output: with "utc" */
+static void json_gpu_phase(json_object *o, json_object *gpu_phase)
+{
+	json_object *g = cli_jobj(o, "gpu_phase");
+	uint64_t ns;
+
+	if (!g)
+		return;
+	json_object_object_foreach(gpu_phase, key, v)
+	{
+		if (summary_instant(v, &ns))
+			cli_jtime(g, key, ns);
+		else
+			json_object_object_add(g, key, json_object_get(v));
+	}
+}
+
 /* sum as cli_summary_read left it: ret its answer, err its message */
 static void json_summary(json_object *p, const struct cli_summary *s, int ret, const char *err)
 {
@@ -247,7 +282,7 @@ static void json_summary(json_object *p, const struct cli_summary *s, int ret, c
 		cli_ju64(ph, "bytes", s->phase[i].bytes);
 	}
 	if (s->gpu_phase && o)
-		json_object_object_add(o, "gpu_phase", json_object_get(s->gpu_phase));
+		json_gpu_phase(o, s->gpu_phase);
 	if (s->batch && o)
 		json_object_object_add(o, "batch", json_object_get(s->batch));
 }
@@ -411,7 +446,7 @@ int cli_inspect(int argc, char **argv)
 	if (cli_dir_pid_args(SUB, argc, argv, &a))
 		return CLI_USAGE;
 	if (a.help)
-		return usage(stdout, CLI_OK);
+		return cli_help(SUB, usage);
 	rc = cli_images_open(SUB, a.dir, a.one, &im);
 	if (rc != CLI_OK)
 		return rc;

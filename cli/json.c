@@ -181,6 +181,35 @@ void cli_json_forget(void)
 	printed = false;
 }
 
+int cli_help(const char *sub, int (*usage)(FILE *f, int rc))
+{
+	static const char *const commands[] = { "check", "inspect", "verify", "help" };
+	json_object *o, *a;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!cli_json)
+		return usage(stdout, CLI_OK);
+	f = open_memstream(&text, &len);
+	if (f) {
+		usage(f, CLI_OK);
+		fclose(f);
+	}
+	o = cli_jreport(sub);
+	cli_jbool(o, "ok", true);
+	cli_jint(o, "exit_code", CLI_OK);
+	cli_jstr(o, "help", text ? text : "");
+	if (!strcmp(sub, "help")) {
+		a = cli_jarr(o, "commands");
+		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+			cli_jstr(a, NULL, commands[i]);
+	}
+	cli_jprint(o);
+	free(text);
+	return CLI_OK;
+}
+
 void cli_json_error_if_silent(const char *sub, int rc)
 {
 	json_object *o;

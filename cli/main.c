@@ -62,24 +62,55 @@ static bool wants_json(int argc, char **argv)
 	return false;
 }
 
-/* cudastore help [COMMAND] */
+/* a usage error of the command line itself: the message and the usage on stderr, CLI_USAGE */
+static int top_error(const char *sub, const char *fmt, const char *arg)
+{
+	cli_err(NULL, fmt, arg);
+	usage(stderr, CLI_USAGE);
+	cli_json_error_if_silent(sub, CLI_USAGE);
+	return CLI_USAGE;
+}
+
+/* cudastore help [COMMAND] ("--json" may come anywhere) */
 static int help(int argc, char **argv)
 {
-	static char opt[] = "--help";
+	static char opt[] = "--help", json[] = "--json";
 	const struct cmd *c;
-	char *av[3];
+	const char *topic = NULL;
+	char *av[4];
+	int i, n = 0;
 
-	if (argc < 2)
-		return usage(stdout, CLI_OK);
-	c = find(argv[1]);
-	if (!c) {
-		fprintf(stderr, "cudastore: no help for '%s': not a command\n", argv[1]);
-		return usage(stderr, CLI_USAGE);
+	for (i = 1; i < argc && !topic; i++)
+		if (strcmp(argv[i], "--json"))
+			topic = argv[i];
+	if (!topic)
+		return cli_help("help", usage);
+	c = find(topic);
+	if (!c)
+		return top_error("help", "no help for '%s': not a command", topic);
+	av[n++] = (char *)c->name;
+	av[n++] = opt;
+	if (cli_json)
+		av[n++] = json;
+	av[n] = NULL;
+	return c->run(n, av);
+}
+
+/* cudastore --version */
+static int version(void)
+{
+	json_object *o;
+
+	if (!cli_json) {
+		printf("cudastore %s\n", PACKAGE_VERSION);
+		return CLI_OK;
 	}
-	av[0] = argv[1];
-	av[1] = opt;
-	av[2] = NULL;
-	return c->run(2, av);
+	o = cli_jreport("version");
+	cli_jbool(o, "ok", true);
+	cli_jint(o, "exit_code", CLI_OK);
+	cli_jstr(o, "version", PACKAGE_VERSION);
+	cli_jprint(o);
+	return CLI_OK;
 }
 
 /* a locale name whose character set is UTF-8 ("C.UTF-8", "de_DE.utf8") */
@@ -114,28 +145,27 @@ static bool locale_utf8(void)
 
 int main(int argc, char **argv)
 {
-	const char *name = argc > 1 ? argv[1] : NULL;
 	const struct cmd *c;
-	int rc;
+	const char *name;
+	int rc, first = 1;
 
 	cli_utf8 = locale_utf8();
+	cli_json = wants_json(argc, argv);
+	while (first < argc && !strcmp(argv[first], "--json")) /* cudastore --json COMMAND ... */
+		first++;
+	name = first < argc ? argv[first] : NULL;
 	if (!name)
-		return usage(stderr, CLI_USAGE);
+		return top_error(NULL, "%s", "no command given");
 	if (!strcmp(name, "-h") || !strcmp(name, "--help"))
-		return usage(stdout, CLI_OK);
+		return cli_help("help", usage);
 	if (!strcmp(name, "help"))
-		return help(argc - 1, argv + 1);
-	if (!strcmp(name, "-V") || !strcmp(name, "--version")) {
-		printf("cudastore %s\n", PACKAGE_VERSION);
-		return CLI_OK;
-	}
+		return help(argc - first, argv + first);
+	if (!strcmp(name, "-V") || !strcmp(name, "--version"))
+		return version();
 	c = find(name);
-	if (!c) {
-		fprintf(stderr, "cudastore: unknown command '%s'\n", name);
-		return usage(stderr, CLI_USAGE);
-	}
-	cli_json = wants_json(argc - 1, argv + 1);
-	rc = c->run(argc - 1, argv + 1);
+	if (!c)
+		return top_error(NULL, "unknown command '%s'", name);
+	rc = c->run(argc - first, argv + first);
 	cli_json_error_if_silent(c->name, rc);
 	return rc;
 }

@@ -60,7 +60,7 @@ void cli_line(const char *fmt, ...)
 	fputc('\n', stdout);
 }
 
-/* "cudastore SUB: message" on stderr, without the newline */
+/* "cudastore SUB: message" ("cudastore: message" without SUB) on stderr, without the newline */
 static void say(const char *sub, const char *fmt, va_list ap)
 {
 	va_list copy;
@@ -70,7 +70,7 @@ static void say(const char *sub, const char *fmt, va_list ap)
 		vsnprintf(first_error, sizeof(first_error), fmt, copy);
 		va_end(copy);
 	}
-	fprintf(stderr, "cudastore %s: ", sub);
+	fprintf(stderr, "cudastore%s%s: ", sub ? " " : "", sub ? sub : "");
 	put_escaped(stderr, fmt, ap);
 }
 

@@ -12,6 +12,10 @@
 #include "cli.h"
 #include "imgdir.h"
 
+/* the summary's own schema this reader knows (CS_SUMMARY_SCHEMA of the helper's summary.c), not
+ * the command's output schema (CLI_SCHEMA) */
+#define SUMMARY_SCHEMA 1
+
 #define SUMMARY_MAX   (1 << 20)
 #define SUMMARY_DEPTH 64 /* json-c's parser refuses deeper nesting; a summary has 3 levels */
 
@@ -130,9 +134,9 @@ static int decode(json_object *o, struct cli_summary *s, const char *name, char 
 	}
 	/* files of plugins before the schema field have none: the same layout as schema 1 */
 	if (json_object_object_get_ex(o, "schema", &v) &&
-	    (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) > CLI_SCHEMA)) {
+	    (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) > SUMMARY_SCHEMA)) {
 		snprintf(err, errlen, "%s has schema %s; this cudastore reads schema %d: use a newer one",
-			 name, json_object_get_string(v), CLI_SCHEMA);
+			 name, json_object_get_string(v), SUMMARY_SCHEMA);
 		return -EBADMSG;
 	}
 	if (!number(o, "seconds", &s->seconds)) {

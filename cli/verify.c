@@ -382,7 +382,7 @@ int cli_verify(int argc, char **argv)
 	if (cli_dir_pid_args(SUB, argc, argv, &a))
 		return CLI_USAGE;
 	if (a.help)
-		return usage(stdout, CLI_OK);
+		return cli_help(SUB, usage);
 	ret = cs_options_load(&o, err, sizeof(err));
 	if (ret) {
 		cli_err(SUB,

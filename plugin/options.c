@@ -331,7 +331,7 @@ static void note_duplicate(struct cs_options *o, const char *path, const char *k
 		lineno, key, first);
 	if (off + 1 < sizeof(o->warnings))
 		snprintf(o->warnings + off, sizeof(o->warnings) - off,
-			 "%s%s:%d: '%s' set again (first at line %d); the last value wins", off ? "; " : "",
+			 "%s%s:%d: '%s' set again (first at line %d); the last value wins", off ? "\n" : "",
 			 path, lineno, key, first);
 }
 

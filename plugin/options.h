@@ -61,7 +61,7 @@ struct cs_options {
 	char source[320]; /* where the options came from, for the log */
 	char config_path[256]; /* the config file read, or empty */
 	unsigned from_file;    /* CS_OPT_FROM_FILE_*: which of those keys the file set (messages) */
-	char warnings[512];    /* the config file's duplicate keys ("" none), also logged */
+	char warnings[512];    /* the config file's duplicate keys, one a line ("" none), also logged */
 };
 
 #define CS_OP_TIMEOUT_DEF 30  /* seconds without progress (progress.h): a stuck request, not a long one */

@@ -95,11 +95,11 @@ check "a garbage summary is reported unreadable, no made-up timings" \
 U=$WORK/é-dir; cp -a "$WORK/img" "$U"
 "$CS" inspect "$U" --json >"$WORK/i.json"
 "$CS" verify "$U" --json >"$WORK/v2.json"
-check "inspect and verify: schema 1, devices a list of the same device objects" \
+check "inspect and verify: schema 2, devices a list of the same device objects" \
 	[ "$(python3 -c 'import json,sys
 i=json.load(open(sys.argv[1])); v=json.load(open(sys.argv[2]))
 di=i["processes"][0]["devices"]; dv=v["processes"][0]["devices"]
-print(i["schema"], v["schema"], all({k: x[k] for k in y} == y for x, y in zip(di, dv)) and len(di) == len(dv) > 0)' "$WORK/i.json" "$WORK/v2.json")" = "1 1 True" ]
+print(i["schema"], v["schema"], all({k: x[k] for k in y} == y for x, y in zip(di, dv)) and len(di) == len(dv) > 0)' "$WORK/i.json" "$WORK/v2.json")" = "2 2 True" ]
 check "created: seconds + nanoseconds + UTC, each within what a double holds" \
 	[ "$(jget "$WORK/i.json" "(lambda c: c['seconds'] < 2**53 and 0 <= c['nanoseconds'] < 10**9 and c['utc'].endswith('Z'))(d['processes'][0]['created'])")" = True ]
 check "the é-dir path comes back byte for byte" \

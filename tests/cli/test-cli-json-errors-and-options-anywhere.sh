@@ -1,7 +1,7 @@
 #!/bin/bash
 # The cudastore command as tools and operators drive it, without criu or a GPU: options after
 # DIR, one message for a bad option, a missing argument named as such, 'help check', and under
-# --json every error a JSON object on stdout (parsed by python3) with schema 1 and the exit code
+# --json every error a JSON object on stdout (parsed by python3) with schema 2 and the exit code
 # unchanged; non-ASCII paths come out as UTF-8; CRIU images without GPU state pass verify; left
 # cudastore files without a manifest are named as such.
 . "$top_srcdir/tests/e2e/lib.sh"
@@ -15,8 +15,8 @@ DIR=$WORK/é-dir
 mkdir -p "$DIR"
 run inspect "$DIR" --json
 check "inspect DIR --json: the option after DIR is taken, exit 1 (no images)" [ "$RC" = 1 ]
-check "the error is a JSON object on stdout: schema 1, ok false, exit_code 1, the command" \
-	[ "$(jget "(d['schema'], d['ok'], d['exit_code'], d['command'])")" = "(1, False, 1, 'inspect')" ]
+check "the error is a JSON object on stdout: schema 2, ok false, exit_code 1, the command" \
+	[ "$(jget "(d['schema'], d['ok'], d['exit_code'], d['command'])")" = "(2, False, 1, 'inspect')" ]
 check "the non-ASCII path is UTF-8 in the JSON, as it is on disk" \
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1], encoding="utf-8")); sys.exit(sys.argv[2] not in d["error"])' \
 	"$WORK/out" "$DIR"
@@ -50,8 +50,8 @@ mkdir -p "$WORK/cpu"; : >"$WORK/cpu/inventory.img"; : >"$WORK/cpu/pstree.img"
 run verify "$WORK/cpu"
 check "verify on CRIU images without GPU state: exit 0, 'no GPU state'" [ "$RC/$(grep -c 'no GPU state' "$WORK/out")" = 0/1 ]
 run verify "$WORK/cpu" --json
-check "verify --json: ok, gpu_state false, no processes, schema 1" \
-	[ "$(jget "(d['schema'], d['ok'], d['gpu_state'], d['processes'])")" = "(1, True, False, [])" ]
+check "verify --json: ok, gpu_state false, no processes, schema 2" \
+	[ "$(jget "(d['schema'], d['ok'], d['gpu_state'], d['processes'])")" = "(2, True, False, [])" ]
 run inspect --json "$WORK/cpu"
 check "inspect --json on them: exit 0, gpu_state false" [ "$RC/$(jget "d['gpu_state']")" = 0/False ]
 run verify "$WORK/cpu" 42

@@ -33,9 +33,9 @@ check "13.4: one GPU with its UUID and the memory in use" \
 check "13.4: the CUDA process with its GPU bytes, running" \
 	[ "$(j c134 "[(p['gpu_bytes'] >= 16 << 20, p['state']) for p in d['processes'] if p['pid'] == $WPID]")" = "[(True, 'running')]" ]
 check "13.4: threads from the config file's line 2" \
-	[ "$(j c134 "d['options']['values']['threads']")" = "{'value': '4', 'source': '$CUDASTORE_CONFIG:2'}" ]
+	[ "$(j c134 "d['options']['values']['threads']")" = "{'value': 4, 'source': '$CUDASTORE_CONFIG:2'}" ]
 check "13.4: libcuda from the environment, chunk_mb default" \
-	[ "$(j c134 "(d['options']['values']['libcuda']['source'], d['options']['values']['chunk_mb'])")" = "('CUDASTORE_LIBCUDA', {'value': '4', 'source': 'default'})" ]
+	[ "$(j c134 "(d['options']['values']['libcuda']['source'], d['options']['values']['chunk_mb'])")" = "('CUDASTORE_LIBCUDA', {'value': 4, 'source': 'default'})" ]
 check "13.4: criu 4.x found, our plugin with its hooks, no conflict" \
 	[ "$(j c134 "(d['criu']['path'], d['criu']['version'][0], d['criu']['plugin_hooks'] > 0, d['criu']['conflicting_plugin'])")" = "('$CRIU', '4', True, None)" ]
 check "13.4: cudastore-helper found beside the plugin" [ "$(j c134 "d['criu']['helper']")" = "$PLUGINDIR/cudastore-helper" ]

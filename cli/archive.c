@@ -10,10 +10,14 @@
  *   - only regular files are written, each with openat(O_CREAT | O_EXCL | O_NOFOLLOW) into a
  *     directory made here (mkdtemp, 0700); links, devices, fifos and directories in the archive
  *     are skipped, so nothing is followed and no node is made;
- *   - a name is taken only as checkpoint/NAME or NAME, NAME without '/' and not "." or "..":
- *     nothing lands outside the directory, and the rest of the archive (rootfs diff) is skipped;
+ *   - a name is taken only as checkpoint/NAME or NAME, NAME without '/' and not "." or "..",
+ *     or as the same under one top-level directory D (D/NAME, D/checkpoint/NAME: what
+ *     "tar czf x.tgz DIR/" writes): nothing lands outside the directory, and the rest of the
+ *     archive (rootfs diff, deeper directories) is skipped;
  *   - the bytes written stay below the free space of $TMPDIR's filesystem less a reserve, and
  *     the number of files below CLI_ARCHIVE_MAX_FILES.
+ * The images directory is the first of these that got files: checkpoint/, the top, D/checkpoint/,
+ * D/. An archive whose images are only under top-level directories must have one of them.
  * Running tar(1) instead would leave those rules to the flags of one tar version.
  */
 #include <dirent.h>
@@ -35,36 +39,88 @@
 #define CLI_ARCHIVE_RESERVE   (64ull << 20) /* left free in $TMPDIR's filesystem */
 #define SUBDIR		      "checkpoint"
 
+/* where the images may be in the archive, in the order one is picked (cli_archive_unpack) */
+enum where { IN_SUB, IN_TOP, IN_WRAP_SUB, IN_WRAP, NWHERE };
+
 struct unpack {
 	const char *sub, *archive;
-	int topfd, subfd; /* the private directory, its checkpoint/ (-1 until needed) */
+	/* the private directory, its checkpoint/, D/ and D/checkpoint/ (-1 until needed) */
+	int fd[NWHERE];
+	unsigned files_in[NWHERE];
+	char wrap[256];	 /* D: the first top-level directory with files ("" none yet) */
+	char other[256]; /* another one, skipped ("" none) */
 	const char *tmp;
 	uint64_t budget; /* bytes still allowed */
 	unsigned files;
 };
 
-/* checkpoint/NAME -> NAME in subfd; NAME -> NAME in topfd; anything else: NULL (skipped) */
-static const char *target(struct unpack *u, const char *path, int *dirfd)
+/* a name a file may have in the private directory: one component, not "." or ".." */
+static bool one_name(const char *name, size_t len)
 {
-	const char *name;
+	return len && len < 256 && !memchr(name, '/', len) && strncmp(name, ".", len) &&
+	       strncmp(name, "..", len);
+}
 
-	while (!strncmp(path, "./", 2))
-		path += 2;
-	if (!strncmp(path, SUBDIR "/", sizeof(SUBDIR))) {
-		name = path + sizeof(SUBDIR);
-		if (u->subfd < 0) {
-			if (mkdirat(u->topfd, SUBDIR, 0700) && errno != EEXIST)
-				return NULL;
-			u->subfd = openat(u->topfd, SUBDIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (u->subfd < 0)
-				return NULL;
-		}
-		*dirfd = u->subfd;
-	} else {
-		name = path;
-		*dirfd = u->topfd;
+/* the directory NAME made (0700) in parent and opened; -1 on failure */
+static int subdir(int parent, const char *name)
+{
+	if (parent < 0 || (mkdirat(parent, name, 0700) && errno != EEXIST))
+		return -1;
+	return openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/*
+ * D/REST: D as the top-level directory, REST what is under it; NULL when D is not the one, or
+ * when REST is no file inspect and verify read (inventory.img, cudastore-*): a directory beside
+ * the images (podman's volumes/) neither counts as D nor costs room.
+ */
+static const char *in_wrap(struct unpack *u, const char *path)
+{
+	const char *slash = strchr(path, '/'), *name;
+	size_t len = slash ? (size_t)(slash - path) : 0;
+
+	if (!slash || !one_name(path, len))
+		return NULL;
+	name = slash + 1;
+	if (!strncmp(name, SUBDIR "/", sizeof(SUBDIR)))
+		name += sizeof(SUBDIR);
+	if (strcmp(name, CLI_INVENTORY) && !cs_name_is_ours(name))
+		return NULL;
+	if (!u->wrap[0]) {
+		snprintf(u->wrap, sizeof(u->wrap), "%.*s", (int)len, path);
+		u->fd[IN_WRAP] = subdir(u->fd[IN_TOP], u->wrap);
 	}
-	if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+	if (strlen(u->wrap) != len || strncmp(u->wrap, path, len)) {
+		if (!u->other[0])
+			snprintf(u->other, sizeof(u->other), "%.*s", (int)len, path);
+		return NULL;
+	}
+	return slash + 1;
+}
+
+/* checkpoint/NAME, NAME, D/checkpoint/NAME, D/NAME -> NAME in that directory; else NULL (skipped) */
+static const char *target(struct unpack *u, const char *path, enum where *w)
+{
+	static const enum where sub_of[] = { [IN_TOP] = IN_SUB, [IN_WRAP] = IN_WRAP_SUB };
+	enum where base = IN_TOP;
+	const char *name = path;
+
+	while (!strncmp(name, "./", 2))
+		name += 2;
+	if (strncmp(name, SUBDIR "/", sizeof(SUBDIR)) && strchr(name, '/')) {
+		name = in_wrap(u, name);
+		if (!name)
+			return NULL;
+		base = IN_WRAP;
+	}
+	*w = base;
+	if (!strncmp(name, SUBDIR "/", sizeof(SUBDIR))) {
+		name += sizeof(SUBDIR);
+		*w = sub_of[base];
+		if (u->fd[*w] < 0)
+			u->fd[*w] = subdir(u->fd[base], SUBDIR);
+	}
+	if (u->fd[*w] < 0 || !one_name(name, strlen(name)))
 		return NULL;
 	return name;
 }
@@ -106,11 +162,12 @@ static int extract(struct unpack *u, struct archive *a, struct archive_entry *e)
 {
 	const char *path = archive_entry_pathname(e), *name;
 	la_int64_t size = archive_entry_size(e);
-	int dirfd, fd, ret;
+	enum where w;
+	int fd, ret;
 
 	if (!path || archive_entry_filetype(e) != AE_IFREG)
 		return 0;
-	name = target(u, path, &dirfd);
+	name = target(u, path, &w);
 	if (!name)
 		return 0;
 	if (++u->files > CLI_ARCHIVE_MAX_FILES) {
@@ -118,7 +175,8 @@ static int extract(struct unpack *u, struct archive *a, struct archive_entry *e)
 			CLI_ARCHIVE_MAX_FILES);
 		return -E2BIG;
 	}
-	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	u->files_in[w]++;
+	fd = openat(u->fd[w], name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		ret = -errno;
 		cli_err(u->sub, "%s: cannot unpack %s%s: %s", u->archive, path,
@@ -177,51 +235,72 @@ static int make_private_dir(const char *sub, char *tmp, size_t len)
 	return 0;
 }
 
+/* the directory of the images (enum where), after a message when there is none to pick */
+static int pick(struct unpack *u, enum where *w)
+{
+	for (*w = IN_SUB; *w < NWHERE && !u->files_in[*w]; (*w)++)
+		;
+	if (*w >= IN_WRAP_SUB && u->other[0]) {
+		cli_err(u->sub,
+			"%s holds images under more than one top-level directory (%s/, %s/): pack one images "
+			"directory (tar czf ARCHIVE DIR/), or its contents",
+			u->archive, u->wrap, u->other);
+		return -EINVAL;
+	}
+	if (*w == NWHERE) {
+		cli_err(u->sub,
+			"%s holds no checkpoint images (neither under checkpoint/, as podman and the "
+			"kubelet write them, nor at its top, nor in one top-level directory)",
+			u->archive);
+		return -ENOENT;
+	}
+	return 0;
+}
+
 int cli_archive_unpack(const char *sub, const char *archive, char *tmp, size_t tmplen, char *dir,
 		       size_t dirlen)
 {
-	struct unpack u = { .sub = sub, .archive = archive, .subfd = -1, .tmp = tmp };
+	static const char *const sub_path[NWHERE] = { "/" SUBDIR, "", "/", "/" };
+	struct unpack u = { .sub = sub, .archive = archive, .tmp = tmp };
 	struct statvfs vfs;
-	int ret;
+	enum where w;
+	int ret, i;
 
+	for (i = 0; i < NWHERE; i++)
+		u.fd[i] = -1;
 	ret = make_private_dir(sub, tmp, tmplen);
 	if (ret)
 		return ret;
-	u.topfd = open(tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (u.topfd < 0 || fstatvfs(u.topfd, &vfs)) {
+	u.fd[IN_TOP] = open(tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (u.fd[IN_TOP] < 0 || fstatvfs(u.fd[IN_TOP], &vfs)) {
 		ret = -errno;
 		cli_err(sub, "cannot open %s: %s", tmp, strerror(-ret));
-		goto err;
+		goto out;
 	}
 	u.budget = (uint64_t)vfs.f_bavail * vfs.f_frsize;
 	u.budget = u.budget > CLI_ARCHIVE_RESERVE ? u.budget - CLI_ARCHIVE_RESERVE : 0;
 	ret = read_all(&u);
-	if (!ret && !u.files) {
-		cli_err(sub,
-			"%s holds no checkpoint images (neither under checkpoint/, as podman and the "
-			"kubelet write them, nor at its top)",
-			archive);
-		ret = -ENOENT;
+	if (!ret)
+		ret = pick(&u, &w);
+	if (!ret)
+		snprintf(dir, dirlen, "%s%s%s%s", tmp, sub_path[w], w >= IN_WRAP_SUB ? u.wrap : "",
+			 w == IN_WRAP_SUB ? "/" SUBDIR : "");
+out:
+	for (i = 0; i < NWHERE; i++)
+		if (u.fd[i] >= 0)
+			close(u.fd[i]);
+	if (ret) {
+		cli_archive_remove(tmp);
+		tmp[0] = '\0';
 	}
-	if (ret)
-		goto err;
-	snprintf(dir, dirlen, "%s%s", tmp, u.subfd >= 0 ? "/" SUBDIR : "");
-	if (u.subfd >= 0)
-		close(u.subfd);
-	close(u.topfd);
-	return 0;
-err:
-	if (u.subfd >= 0)
-		close(u.subfd);
-	if (u.topfd >= 0)
-		close(u.topfd);
-	cli_archive_remove(tmp);
-	tmp[0] = '\0';
 	return ret;
 }
 
-/* every entry of the directory NAME in parent (flat: only files are ever made in it) */
-static void empty_dir(int parent, const char *name)
+/*
+ * NAME in parent removed with what is in it, down to depth more directory levels (only regular
+ * files and the directories made here are ever in it; nothing is followed)
+ */
+static void remove_tree(int parent, const char *name, int depth)
 {
 	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct dirent *de;
@@ -234,10 +313,22 @@ static void empty_dir(int parent, const char *name)
 		close(fd);
 		return;
 	}
-	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			unlinkat(fd, de->d_name, 0);
+	while ((de = readdir(d))) {
+		struct stat st;
+		bool dir = de->d_type == DT_DIR;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (de->d_type == DT_UNKNOWN && !fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW))
+			dir = S_ISDIR(st.st_mode);
+		if (dir && depth > 0)
+			remove_tree(fd, de->d_name, depth - 1);
+		else
+			unlinkat(fd, de->d_name, dir ? AT_REMOVEDIR : 0);
+	}
 	closedir(d);
+	if (strcmp(name, "."))
+		unlinkat(parent, name, AT_REMOVEDIR);
 }
 
 void cli_archive_remove(const char *tmp)
@@ -249,9 +340,7 @@ void cli_archive_remove(const char *tmp)
 	fd = open(tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	empty_dir(fd, SUBDIR);
-	unlinkat(fd, SUBDIR, AT_REMOVEDIR);
-	empty_dir(fd, ".");
+	remove_tree(fd, ".", 2); /* checkpoint/, D/checkpoint/ */
 	close(fd);
 	if (rmdir(tmp))
 		cli_err("archive", "cannot remove %s: %s; remove it by hand", tmp, strerror(errno));

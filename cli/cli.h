@@ -197,9 +197,9 @@ bool cli_text_criu_dump(const struct cli_images *im);
 /*
  * Unpacks the CRIU images of ARCHIVE (tar, optionally gzip/zstd/xz/bzip2-compressed: podman's
  * checkpoint --export and the kubelet's checkpoint, images under checkpoint/; or a tar of an
- * images directory) into a new 0700 directory under $TMPDIR (else /tmp), named in tmp; the
- * images directory inside it is named in dir. Only regular files are written; 0 or -errno
- * after a message, with nothing left behind.
+ * images directory, its files at the top or in one top-level directory) into a new 0700
+ * directory under $TMPDIR (else /tmp), named in tmp; the images directory inside it is named in
+ * dir. Only regular files are written; 0 or -errno after a message, with nothing left behind.
  */
 int cli_archive_unpack(const char *sub, const char *archive, char *tmp, size_t tmplen, char *dir,
 		       size_t dirlen);

@@ -381,8 +381,8 @@ static int open_path(const char *sub, const char *path, struct cli_images *im)
 	}
 	if (cli_archive_unpack(sub, path, im->tmp, sizeof(im->tmp), dir, sizeof(dir)))
 		return CLI_FAIL;
-	if (strcmp(dir, im->tmp))
-		snprintf(im->shown_buf, sizeof(im->shown_buf), "%s:%s", path, strrchr(dir, '/') + 1);
+	if (strcmp(dir, im->tmp)) /* ARCHIVE:checkpoint, ARCHIVE:D, ARCHIVE:D/checkpoint */
+		snprintf(im->shown_buf, sizeof(im->shown_buf), "%s:%s", path, dir + strlen(im->tmp) + 1);
 	im->dirfd = cli_open_dir(sub, dir);
 	return im->dirfd < 0 ? CLI_FAIL : CLI_OK;
 }

@@ -3,14 +3,16 @@
 # process's images pass verify with "no GPU state" (so 'cudastore verify DIR && criu restore'
 # works), and a GPU dump (driver emulator) packed as podman's checkpoint --export packs it
 # (images under checkpoint/, tar, tar.gz, tar.zst) is inspected and verified without unpacking
-# by hand, leaving nothing behind; a hostile archive writes nothing outside its private
-# directory. The summary file is schema-1 JSON that inspect reads in any layout; a deleted
-# manifest and a wrong pid get messages that name what is there.
+# by hand, leaving nothing behind, and so is a tar of the images directory itself, with its files
+# at the top or in one top-level directory (tar czf x.tgz DIR/; before, that one held "no
+# checkpoint images"); a hostile archive writes nothing outside its private directory. The
+# summary file is schema-1 JSON that inspect reads in any layout; a deleted manifest and a wrong
+# pid get messages that name what is there.
 . "$top_srcdir/tests/e2e/lib.sh"
 need_criu; setup_work
 CS=$CUDASTORE_CMD
 export TMPDIR=$WORK/tmp; mkdir -p "$TMPDIR"
-plan 24
+plan 28
 jget() { json_get "$1" "$2" 2>/dev/null; }
 
 # ---- CPU-only process: criu + plugin, no GPU state in the images
@@ -59,6 +61,19 @@ check "nothing left in TMPDIR after the archives" [ -z "$(ls -A "$TMPDIR")" ]
 (cd "$WORK/img" && tar cf "$WORK/flat.tar" .)
 "$CS" verify "$WORK/flat.tar" >/dev/null 2>&1
 check "a tar of the images directory itself verifies too" [ $? = 0 ]
+tar czf "$WORK/dir.tgz" -C "$WORK" img/
+"$CS" verify --json "$WORK/dir.tgz" >"$WORK/dir.json" 2>"$WORK/dir.err"
+check "a tar of the directory (tar czf dir.tgz img/): exit 0, the dump's process" \
+	[ "$?/$(jget "$WORK/dir.json" "(d['ok'], d['images'], [p['ns_pid'] for p in d['processes']])")" = "0/(True, '$WORK/dir.tgz:img', [$WPID])" ]
+"$CS" inspect "$WORK/dir.tgz" >"$WORK/dir.txt" 2>&1
+check "inspect dir.tgz: exit 0, the manifest named inside the archive's directory" \
+	[ "$?/$(grep -c "dir.tgz:img/cudastore-$WPID.img" "$WORK/dir.txt")" = 0/1 ]
+mkdir -p "$WORK/two"; cp -a "$WORK/img" "$WORK/two/a"; cp -a "$WORK/img" "$WORK/two/b"
+tar cf "$WORK/two.tar" -C "$WORK/two" a b
+"$CS" verify "$WORK/two.tar" >"$WORK/two.txt" 2>&1
+check "images in two top-level directories: exit 1, both named" \
+	[ "$?/$(grep -c "more than one top-level directory (a/, b/)" "$WORK/two.txt")" = 1/1 ]
+check "nothing left in TMPDIR after them" [ -z "$(ls -A "$TMPDIR")" ]
 
 # a hostile archive: a link to a file outside, an escaping name, a device node
 python3 - "$WORK/evil.tar" "$WORK/img/cudastore-$WPID.img" <<'PY'

@@ -50,7 +50,6 @@ struct vprog {
 	struct cli_progress bar;
 	pthread_mutex_t lock;
 	uint64_t done[CS_MAX_DEVICES];
-	unsigned region; /* the device being verified (one engine call each) */
 	const char *name;
 };
 
@@ -61,7 +60,6 @@ static void on_progress(void *arg, unsigned region, uint64_t done, uint64_t tota
 	unsigned i;
 
 	pthread_mutex_lock(&vp->lock);
-	region += vp->region;
 	if (region < CS_MAX_DEVICES)
 		vp->done[region] = done;
 	for (i = 0; i < CS_MAX_DEVICES; i++)
@@ -119,13 +117,14 @@ static int verify_extents(int dirfd, const struct cs_manifest *m, const struct c
 	eo.skip_zero = o->skip_zero;
 	eo.progress = on_progress;
 	eo.note = cs_log_text; /* shown with -v */
+	eo.note_verb = "verified";
 	eo.progress_arg = &vp;
 	cli_hostops(&ops);
 	cli_progress_begin(&vp.bar, m->total_bytes);
 	for (i = 0; i < m->ndev && !ret; i++) {
 		memset(&reg, 0, sizeof(reg));
 		cs_engine_region_from_manifest(&reg, &m->dev[i], dirfd);
-		vp.region = i;
+		eo.first_region = i; /* device i is the restore's region i */
 		ret = cs_engine_restore(&ops, &reg, 1, &eo, r->err, sizeof(r->err));
 	}
 	cli_progress_end(&vp.bar);

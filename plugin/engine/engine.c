@@ -604,12 +604,14 @@ static void note_region(const struct eng_region *reg)
 		 "%s region %u (%s): %llu bytes in %.3f s (%.2f GB/s); %llu chunks, %llu zero; %llu bytes in "
 		 "%u file%s; %s; %u threads, %llu pinned bytes%s; thread setup %.3f s, teardown %.3f s%s; "
 		 "the threads' %.3f s: %.3f in the files and checks, %.3f waiting for the GPU",
-		 reg->job->dump ? "dumped" : "restored", reg->index, r->name, (unsigned long long)r->size,
-		 r->seconds, (double)r->size / s / 1e9, (unsigned long long)reg->nchunks,
-		 (unsigned long long)zero, (unsigned long long)r->stored_bytes, reg->nfiles,
-		 reg->nfiles > 1 ? "s" : "", io_name(reg), reg->nthreads, (unsigned long long)r->pinned_bytes,
-		 pool, r->setup_seconds, r->teardown_seconds, pf, r->seconds * reg->nthreads, r->io_seconds,
-		 r->gpu_wait_seconds);
+		 reg->job->opts->note_verb ? reg->job->opts->note_verb
+		 : reg->job->dump	   ? "dumped"
+					   : "restored",
+		 reg->index, r->name, (unsigned long long)r->size, r->seconds, (double)r->size / s / 1e9,
+		 (unsigned long long)reg->nchunks, (unsigned long long)zero,
+		 (unsigned long long)r->stored_bytes, reg->nfiles, reg->nfiles > 1 ? "s" : "", io_name(reg),
+		 reg->nthreads, (unsigned long long)r->pinned_bytes, pool, r->setup_seconds,
+		 r->teardown_seconds, pf, r->seconds * reg->nthreads, r->io_seconds, r->gpu_wait_seconds);
 }
 
 static int run(const struct cs_cuda_ops *ops, struct cs_engine_region *regions, unsigned n,
@@ -630,7 +632,8 @@ static int run(const struct cs_cuda_ops *ops, struct cs_engine_region *regions, 
 	}
 	pthread_mutex_init(&job.lock, NULL);
 	for (i = 0; i < n; i++, ready++) {
-		regs[i] = (struct eng_region){ .job = &job, .r = &regions[i], .index = i };
+		regs[i] =
+		    (struct eng_region){ .job = &job, .r = &regions[i], .index = opts->first_region + i };
 		for (unsigned k = 0; k < CS_MAX_STRIPES; k++)
 			regs[i].files[k].fd = -1;
 		pthread_mutex_init(&regs[i].lock, NULL);
@@ -643,8 +646,8 @@ static int run(const struct cs_cuda_ops *ops, struct cs_engine_region *regions, 
 		ret = (dump ? region_prepare_dump : region_prepare_restore)(&regs[i]);
 		if (ret) {
 			if (!job.err)
-				eng_fail(&job, ret, "region %u (%s): setup failed: %s", i, regions[i].name,
-					 strerror(-ret));
+				eng_fail(&job, ret, "region %u (%s): setup failed: %s", regs[i].index,
+					 regions[i].name, strerror(-ret));
 			ready++;
 			break;
 		}

@@ -60,7 +60,8 @@ struct cs_engine_opts {
 	bool skip_zero;	     /* detect and skip all-zero chunks */
 	bool no_reserve;     /* dump: do not fallocate the extents first: zero chunks then take no
 			      * space, and a full filesystem fails the copy midway (ENOSPC) */
-	/* called from engine threads at most every ~0.5 s per region; may be NULL */
+	/* called from engine threads at most every ~0.5 s per region (numbered as first_region says);
+	 * may be NULL */
 	void (*progress)(void *arg, unsigned region, uint64_t done, uint64_t total);
 	void *progress_arg;
 	/*
@@ -89,6 +90,17 @@ struct cs_engine_opts {
 	 * done. 0 (or CS_ENGINE_PART_WHOLE and more): 1/sharers.
 	 */
 	unsigned part;
+	/*
+	 * What the caller does, for the region summary note: NULL, "dumped" or "restored" as the call
+	 * is; an offline check that runs a restore without a GPU (cudastore verify) says "verified".
+	 */
+	const char *note_verb;
+	/*
+	 * The number of regions[0] in notes, messages and progress calls: a caller that copies the
+	 * regions of one process in several calls (cudastore verify, one device each) numbers them
+	 * as a single call would. 0: regions are numbered from 0.
+	 */
+	unsigned first_region;
 };
 #define CS_ENGINE_PART_WHOLE 1024u
 /* opts.part for a copy of bytes among copies of total bytes that run at once (at least 1) */

@@ -19,3 +19,9 @@ cudastore_SOURCES = \
 	cli/verify.c
 cudastore_CPPFLAGS = $(CS_DEFS) $(CS_CLI_INC) $(LIBARCHIVE_CFLAGS) -DCS_CRIU_PLUGINDIR='"$(criuplugindir)"'
 cudastore_LDADD = libcsengine.a libcsimages.a libcsbase.a $(PROTOBUF_C_LIBS) $(JSON_C_LIBS) $(LIBARCHIVE_LIBS) -lpthread -ldl
+# its bash completion, a file named for the command in bash-completion's completions directory
+# (configure: --with-bash-completion-dir)
+EXTRA_DIST += cli/completion/cudastore
+if INSTALL_BASH_COMPLETION
+bashcompletion_DATA = cli/completion/cudastore
+endif

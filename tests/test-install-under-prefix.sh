@@ -1,16 +1,19 @@
 #!/bin/bash
 # make install puts every file under the configured prefix, each where the code looks for it:
 # the plugin in criuplugindir, the helper where the plugin's fallback looks, the config path the
-# plugin reads under --sysconfdir, man pages with the version and this build's paths, and the
-# documents they name. Then configure alone (in a copy of the build system) for the plugin
-# directory rules: --prefix=/usr -> /usr/lib/criu, another prefix -> LIBDIR/criu,
-# --with-criu-plugindir wins, --sysconfdir moves the config file, and nothing outside the tree
-# is read for CRIU's option layout unless --with-criu-src names it. Runs as any user.
+# plugin reads under --sysconfdir, man pages with the version and this build's paths, the
+# documents they name, and the bash completion named for the command. Then configure alone (in a
+# copy of the build system) for the directory rules: --prefix=/usr -> /usr/lib/criu, another
+# prefix -> LIBDIR/criu, --with-criu-plugindir wins, --sysconfdir moves the config file, the
+# bash completion goes to bash-completion's completionsdir (pkg-config) when that is under the
+# prefix, else DATADIR/bash-completion/completions, --with-bash-completion-dir wins, and nothing
+# outside the tree is read for CRIU's option layout unless --with-criu-src names it. Runs as any
+# user.
 . "$top_srcdir/tests/e2e/lib.sh"
 WORK=$(mktemp -d /tmp/cs-install.XXXXXX) || bail "mktemp failed"
 dirs=$(make -s --no-print-directory -C "$top_builddir" print-install-dirs 2>&1) &&
 	eval "$(echo "$dirs" | grep -E '^[a-z]+=')" || bail "make print-install-dirs failed: $dirs"
-plan 24
+plan 29
 D=$WORK/destdir
 make -s --no-print-directory -C "$top_builddir" install DESTDIR="$D" >"$WORK/install.log" 2>&1
 rc=$?
@@ -24,6 +27,8 @@ check "every installed file is under the prefix $prefix" [ -z "$outside" ]
 check "the plugin is in $criuplugindir" [ -f "$D$criuplugindir/cudastore_plugin.so" ]
 check "the helper is in $pkglibexecdir" [ -x "$D$pkglibexecdir/cudastore-helper" ]
 check "the cudastore command is in $bindir" [ -x "$D$bindir/cudastore" ]
+check "the bash completion is $bashcompletiondir/cudastore, named for the command" \
+	bash -c "grep -q '^complete -F _cudastore cudastore' '$D$bashcompletiondir/cudastore'"
 so=$D$criuplugindir/cudastore_plugin.so
 check "the plugin falls back to the installed helper $pkglibexecdir/cudastore-helper" \
 	grep -aqF "$pkglibexecdir/cudastore-helper" "$so"
@@ -71,6 +76,21 @@ conf dir --prefix=/usr --with-criu-plugindir=/srv/criu-plugins
 check "--with-criu-plugindir wins over the prefix" [ "$(mkvar dir criuplugindir)" = /srv/criu-plugins ]
 check "without --with-criu-src, configure reads no CRIU source tree" \
 	bash -c "! grep -q '^#define CS_CRIU_OPTS_PROBED' '$WORK/usr/config.h' && grep -q 'checked-in table only' '$WORK/usr/configure.out'"
+# a bash-completion.pc of our own, found first: completionsdir=/usr/share/bash-completion/completions
+mkdir -p "$WORK/pc"
+printf 'prefix=/usr\ndatadir=${prefix}/share\ncompletionsdir=${datadir}/bash-completion/completions\nName: bash-completion\nDescription: x\nVersion: 2.11\n' \
+	>"$WORK/pc/bash-completion.pc"
+conf bcusr --prefix=/usr PKG_CONFIG_PATH="$WORK/pc"
+check "--prefix=/usr: the bash completion goes to bash-completion's completionsdir" \
+	[ "$(mkvar bcusr bashcompletiondir)" = /usr/share/bash-completion/completions ]
+conf bcopt --prefix=/opt/cs PKG_CONFIG_PATH="$WORK/pc"
+check "--prefix=/opt/cs: under the prefix instead, DATADIR/bash-completion/completions" \
+	[ "$(mkvar bcopt bashcompletiondir)" = '${datadir}/bash-completion/completions' ]
+conf bcdir --prefix=/usr --with-bash-completion-dir=/srv/bc PKG_CONFIG_PATH="$WORK/pc"
+check "--with-bash-completion-dir wins" [ "$(mkvar bcdir bashcompletiondir)" = /srv/bc ]
+conf bcno --with-bash-completion-dir=no
+check "--with-bash-completion-dir=no installs none" \
+	bash -c "grep -q '^#bashcompletion_DATA = ' '$WORK/bcno/Makefile' || grep -q '^INSTALL_BASH_COMPLETION_TRUE = #' '$WORK/bcno/Makefile'"
 conf bad --with-criu-src="$WORK/no-such-tree"
 rc=$?
 check "--with-criu-src naming no CRIU tree fails, naming the directory" \

@@ -10,6 +10,7 @@ CLI_TESTS = \
 	tests/cli/test-cli-text-keeps-utf8-in-a-utf8-locale.sh \
 	tests/cli/test-cli-json-help-typed-values-and-instants.sh \
 	tests/cli/test-cli-verify-v-says-what-it-did.sh \
+	tests/cli/test-cli-bash-completion.sh \
 	tests/cli/test-cli-archives-and-cpu-only-images.sh \
 	tests/e2e/test-cli-verify-agrees-with-restore.sh \
 	tests/e2e/test-cli-verify-refuses-what-restore-refuses.sh \

@@ -76,7 +76,40 @@ int cs_tristate_parse(const char *v, enum cs_tristate *out)
 	return 0;
 }
 
-/* "GPU-a=GPU-b,GPU-c=GPU-d" */
+/* an ordinal of device_map: digits only, below CS_MAX_DEVICES; -1 when it is not one */
+static int map_ordinal(const char *s)
+{
+	char *end;
+	long v;
+
+	if (!*s || strspn(s, "0123456789") != strlen(s))
+		return -1;
+	v = strtol(s, &end, 10);
+	return v < CS_MAX_DEVICES ? (int)v : -2;
+}
+
+/* one "OLD=NEW" pair: two UUIDs, or two ordinals */
+static int parse_pair(struct cs_device_pair *p, char *tok, char *eq, char *err, size_t len)
+{
+	*eq = '\0';
+	p->from_ordinal = map_ordinal(tok);
+	p->to_ordinal = map_ordinal(eq + 1);
+	if (p->from_ordinal == -2 || p->to_ordinal == -2)
+		return cs_fail(-EINVAL, err, len, "device_map: ordinal in '%s=%s' is not below %d", tok,
+			       eq + 1, CS_MAX_DEVICES);
+	if (p->from_ordinal >= 0 && p->to_ordinal >= 0) {
+		p->by_ordinal = true;
+		return 0;
+	}
+	if (cs_uuid_parse(tok, &p->from) || cs_uuid_parse(eq + 1, &p->to))
+		return cs_fail(-EINVAL, err, len,
+			       "device_map: '%s=%s' is neither two GPU UUIDs "
+			       "(GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx) nor two ordinals",
+			       tok, eq + 1);
+	return 0;
+}
+
+/* "auto" or empty (placed by the restore), "GPU-a=GPU-b,GPU-c=GPU-d", or "0=3,1=2" */
 static int parse_device_map(struct cs_options *o, const char *v, char *err, size_t len)
 {
 	char buf[4096], *save = NULL, *tok;
@@ -85,6 +118,8 @@ static int parse_device_map(struct cs_options *o, const char *v, char *err, size
 		return cs_fail(-EINVAL, err, len, "device_map: value too long");
 	snprintf(buf, sizeof(buf), "%s", v);
 	o->ndevice_map = 0;
+	if (!strcmp(buf, "auto"))
+		return 0;
 	for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
 		char *eq = strchr(tok, '=');
 		struct cs_device_pair *p;
@@ -92,14 +127,17 @@ static int parse_device_map(struct cs_options *o, const char *v, char *err, size
 		if (o->ndevice_map == CS_MAX_DEVICES)
 			return cs_fail(-EINVAL, err, len, "device_map: more than %d pairs", CS_MAX_DEVICES);
 		p = &o->device_map[o->ndevice_map];
+		memset(p, 0, sizeof(*p));
 		if (!eq)
-			return cs_fail(-EINVAL, err, len, "device_map: '%s' is not OLD-UUID=NEW-UUID", tok);
-		*eq = '\0';
-		if (cs_uuid_parse(tok, &p->from) || cs_uuid_parse(eq + 1, &p->to))
 			return cs_fail(-EINVAL, err, len,
-				       "device_map: bad GPU UUID in '%s=%s' (want "
-				       "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)",
-				       tok, eq + 1);
+				       "device_map: '%s' is not OLD=NEW (UUIDs or ordinals)", tok);
+		if (parse_pair(p, tok, eq, err, len))
+			return -EINVAL;
+		for (unsigned k = 0; k < o->ndevice_map; k++)
+			if (o->device_map[k].by_ordinal == p->by_ordinal &&
+			    (p->by_ordinal ? o->device_map[k].from_ordinal == p->from_ordinal
+					   : !memcmp(&o->device_map[k].from, &p->from, sizeof(p->from))))
+				return cs_fail(-EINVAL, err, len, "device_map: '%s' is mapped twice", tok);
 		o->ndevice_map++;
 	}
 	return 0;
@@ -547,10 +585,17 @@ static void format_device_map(const struct cs_options *o, char *buf, size_t len)
 	char a[CS_UUID_STRLEN], b[CS_UUID_STRLEN];
 	size_t off = 0;
 
-	buf[0] = '\0';
+	snprintf(buf, len, "auto");
 	for (unsigned i = 0; i < o->ndevice_map && off + 2 * CS_UUID_STRLEN + 2 < len; i++) {
-		cs_uuid_format(&o->device_map[i].from, a);
-		cs_uuid_format(&o->device_map[i].to, b);
+		const struct cs_device_pair *p = &o->device_map[i];
+
+		if (p->by_ordinal) {
+			off += (size_t)snprintf(buf + off, len - off, "%s%d=%d", i ? "," : "",
+						p->from_ordinal, p->to_ordinal);
+			continue;
+		}
+		cs_uuid_format(&p->from, a);
+		cs_uuid_format(&p->to, b);
 		off += (size_t)snprintf(buf + off, len - off, "%s%s=%s", i ? "," : "", a, b);
 	}
 }
@@ -682,6 +727,23 @@ static const char *origin(const struct cs_options *o, const char *env, unsigned 
 	return buf;
 }
 
+/* one end of a device_map pair (the source, or the destination), as the user wrote it */
+static const char *pair_end(const struct cs_device_pair *p, bool from, char *buf)
+{
+	if (p->by_ordinal)
+		snprintf(buf, CS_UUID_STRLEN, "%d", from ? p->from_ordinal : p->to_ordinal);
+	else
+		cs_uuid_format(from ? &p->from : &p->to, buf);
+	return buf;
+}
+
+static bool same_end(const struct cs_device_pair *p, const struct cs_device_pair *q, bool from)
+{
+	if (p->by_ordinal)
+		return from ? p->from_ordinal == q->from_ordinal : p->to_ordinal == q->to_ordinal;
+	return !memcmp(from ? &p->from : &p->to, from ? &q->from : &q->to, sizeof(CUuuid));
+}
+
 int cs_options_check(const struct cs_options *o, char *err, size_t len)
 {
 	char a[320], b[320], u1[CS_UUID_STRLEN], u2[CS_UUID_STRLEN];
@@ -698,23 +760,23 @@ int cs_options_check(const struct cs_options *o, char *err, size_t len)
 			       o->chunk_size >> 20,
 			       origin(o, "CUDASTORE_CHUNK_MB", CS_OPT_FROM_FILE_CHUNK, b, sizeof(b)));
 	for (i = 0; i < o->ndevice_map; i++) {
+		if (o->device_map[i].by_ordinal != o->device_map[0].by_ordinal)
+			return cs_fail(-EINVAL, err, len,
+				       "device_map mixes UUID pairs and ordinal pairs: write every pair "
+				       "the same way");
 		for (j = 0; j < i; j++) {
-			if (!memcmp(&o->device_map[i].from, &o->device_map[j].from, sizeof(CUuuid))) {
-				cs_uuid_format(&o->device_map[i].from, u1);
+			if (same_end(&o->device_map[i], &o->device_map[j], true))
 				return cs_fail(-EINVAL, err, len,
 					       "device_map names GPU %s twice as a source: give one "
 					       "destination per checkpointed GPU",
-					       u1);
-			}
-			if (!memcmp(&o->device_map[i].to, &o->device_map[j].to, sizeof(CUuuid))) {
-				cs_uuid_format(&o->device_map[i].to, u1);
-				cs_uuid_format(&o->device_map[j].from, u2);
-				cs_uuid_format(&o->device_map[i].from, a);
+					       pair_end(&o->device_map[i], true, u1));
+			if (same_end(&o->device_map[i], &o->device_map[j], false))
 				return cs_fail(-EINVAL, err, len,
 					       "device_map sends GPU %s and GPU %s both to GPU %s: each GPU "
 					       "can take one",
-					       u2, a, u1);
-			}
+					       pair_end(&o->device_map[j], true, u2),
+					       pair_end(&o->device_map[i], true, a),
+					       pair_end(&o->device_map[i], false, u1));
 		}
 	}
 	return 0;

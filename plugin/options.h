@@ -25,8 +25,11 @@
 enum cs_opt_mode { CS_OPT_MODE_AUTO, CS_OPT_MODE_CUSTOM, CS_OPT_MODE_DRIVER };
 enum cs_tristate { CS_AUTO = -1, CS_NO = 0, CS_YES = 1 };
 
+/* device_map's pairs: by UUID, or by ordinal (the dumping host's ordinal = this host's) */
 struct cs_device_pair {
 	CUuuid from, to;
+	bool by_ordinal;
+	int from_ordinal, to_ordinal;
 };
 
 struct cs_options {

@@ -69,6 +69,7 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-tree-criu-killed-mid-copy-all-4-resume.sh \
 	tests/e2e/test-tree-flipped-byte-in-process-2-nothing-resumes.sh \
 	tests/e2e/test-restore-onto-other-gpus.sh \
+	tests/e2e/test-restore-by-ordinal-map.sh \
 	tests/e2e/test-flipped-byte-refused-then-intact-restores.sh \
 	tests/e2e/test-damaged-images-rejected.sh \
 	tests/e2e/test-images-dir-too-small-refused-before-lock.sh \

@@ -169,6 +169,14 @@ static int find_uuid(const CUuuid *list, int n, const CUuuid *u)
 	return -1;
 }
 
+/* the pair names this checkpointed GPU: by its UUID, or by its ordinal on the dumping host */
+static bool pair_takes(const struct cs_device_pair *p, const struct cs_manifest_dev *d)
+{
+	if (p->by_ordinal)
+		return p->from_ordinal == d->ordinal;
+	return !memcmp(&p->from, &d->uuid, sizeof(CUuuid));
+}
+
 static int plan_with_map(const struct cs_manifest *m, const struct cs_device_pair *map, unsigned nmap,
 			 const CUuuid *visible, int nvisible, CUuuid *dest, char *err, size_t len)
 {
@@ -177,15 +185,19 @@ static int plan_with_map(const struct cs_manifest *m, const struct cs_device_pai
 
 	for (i = 0; i < m->ndev; i++) {
 		for (j = 0; j < nmap; j++)
-			if (!memcmp(&map[j].from, &m->dev[i].uuid, sizeof(CUuuid)))
+			if (pair_takes(&map[j], &m->dev[i]))
 				break;
 		cs_uuid_format(&m->dev[i].uuid, a);
 		if (j == nmap)
 			return cs_fail(-ENODEV, err, len,
-				       "device_map does not list checkpointed GPU %s; the driver needs "
-				       "every checkpointed GPU in the map",
-				       a);
-		dest[i] = map[j].to;
+				       "device_map does not list checkpointed GPU %s (ordinal %d); the "
+				       "driver needs every checkpointed GPU in the map",
+				       a, m->dev[i].ordinal);
+		if (map[j].by_ordinal && map[j].to_ordinal >= nvisible)
+			return cs_fail(-ENODEV, err, len,
+				       "device_map sends GPU %d to GPU %d, but only %d GPUs are visible here",
+				       map[j].from_ordinal, map[j].to_ordinal, nvisible);
+		dest[i] = map[j].by_ordinal ? visible[map[j].to_ordinal] : map[j].to;
 		cs_uuid_format(&dest[i], b);
 		if (find_uuid(visible, nvisible, &dest[i]) < 0)
 			return cs_fail(-ENODEV, err, len,

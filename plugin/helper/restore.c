@@ -222,6 +222,12 @@ int cs_restore_driver(struct cs_ctx *ctx, pid_t pid, bool use_map)
 	if (cs_dev_init(&ctx->gpus)) /* it logged why */
 		cs_warn("pid %d: trying the driver-managed restore without cuInit", pid);
 	memset(&args, 0, sizeof(args));
+	if (use_map && ctx->opt.ndevice_map && ctx->opt.device_map[0].by_ordinal) {
+		cs_err("pid %d: device_map gives ordinals, but driver-managed images do not record which "
+		       "GPU had which ordinal: give OLD=NEW GPU UUID pairs (nvidia-smi -L) instead",
+		       pid);
+		return -EINVAL;
+	}
 	for (i = 0; use_map && i < ctx->opt.ndevice_map; i++) {
 		pairs[i].oldUuid = ctx->opt.device_map[i].from;
 		pairs[i].newUuid = ctx->opt.device_map[i].to;

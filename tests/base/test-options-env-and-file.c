@@ -59,6 +59,17 @@ static void combinations(const char *path)
 			 path, &o, err, sizeof(err)) == -EINVAL &&
 		       strstr(err, "GPU-cccccccc"),
 	       "a device map sending two GPUs to one is refused: %s", err);
+	tap_ok(load_with("device_map = 0=3,1=3\n", path, &o, err, sizeof(err)) == -EINVAL &&
+		   strstr(err, "GPU 0 and GPU 1 both to GPU 3"),
+	       "an ordinal map sending two GPUs to one is refused: %s", err);
+	tap_ok(load_with("device_map = 0=3,1=2\n", path, &o, err, sizeof(err)) == 0 && o.ndevice_map == 2,
+	       "an ordinal map onto distinct GPUs loads: %s", err);
+	tap_ok(
+	    load_with("device_map = 0=3,GPU-aaaaaaaa-0000-4000-8000-000000000000=GPU-cccccccc-0000-4000-8000-"
+		      "000000000002\n",
+		      path, &o, err, sizeof(err)) == -EINVAL &&
+		strstr(err, "mixes"),
+	    "a map mixing ordinal and UUID pairs is refused: %s", err);
 	write_file(path, "");
 }
 
@@ -230,14 +241,14 @@ static void formatting(const char *path)
 
 int main(void)
 {
-	char path[] = "/tmp/cs-opt-XXXXXX", err[512];
+	char path[] = "/tmp/cs-opt-XXXXXX", err[512], fmt[256];
 	struct cs_options o;
 	int fd = mkstemp(path);
 
 	if (fd < 0)
 		tap_bail("mkstemp");
 	close(fd);
-	tap_plan(48);
+	tap_plan(57);
 
 	setenv("CUDASTORE_CONFIG", "/nonexistent/cudastore.conf", 1);
 	tap_ok(cs_options_load(&o, err, sizeof(err)) == -EINVAL && strstr(err, "/nonexistent/cudastore.conf"),
@@ -284,7 +295,26 @@ int main(void)
 		       (unsigned char)o.device_map[0].from.bytes[0] == 0xaa &&
 		       (unsigned char)o.device_map[0].to.bytes[15] == 0x01, "device map parsed");
 	tap_ok(cs_options_set(&o, "device_map", "GPU-zz=GPU-aa", err, sizeof(err)) == -EINVAL &&
-		       strstr(err, "bad GPU UUID"), "bad UUID in the device map refused: %s", err);
+		   strstr(err, "neither two GPU UUIDs") && strstr(err, "GPU-zz=GPU-aa"),
+	       "bad UUID in the device map refused: %s", err);
+	tap_ok(cs_options_set(&o, "device_map", "0=3,1=2", err, sizeof(err)) == 0 && o.ndevice_map == 2 &&
+		   o.device_map[0].by_ordinal && o.device_map[0].from_ordinal == 0 &&
+		   o.device_map[0].to_ordinal == 3 && o.device_map[1].from_ordinal == 1 &&
+		   o.device_map[1].to_ordinal == 2,
+	       "ordinal pairs parsed (0=3,1=2)");
+	tap_ok(cs_option_format(&o, "device_map", fmt, sizeof(fmt)) == 0 && !strcmp(fmt, "0=3,1=2"),
+	       "ordinal pairs format back as written: %s", fmt);
+	tap_ok(cs_options_set(&o, "device_map", "0=3,0=2", err, sizeof(err)) == -EINVAL &&
+		   strstr(err, "twice"),
+	       "an ordinal mapped twice is refused: %s", err);
+	tap_ok(cs_options_set(&o, "device_map", "0=GPU-aaaaaaaa-0000-4000-8000-000000000000", err,
+			      sizeof(err)) == -EINVAL,
+	       "a pair mixing an ordinal and a UUID is refused: %s", err);
+	tap_ok(cs_options_set(&o, "device_map", "-1=2", err, sizeof(err)) == -EINVAL,
+	       "a negative ordinal is refused: %s", err);
+	tap_ok(cs_options_set(&o, "device_map", "auto", err, sizeof(err)) == 0 && o.ndevice_map == 0 &&
+		   cs_option_format(&o, "device_map", fmt, sizeof(fmt)) == 0 && !strcmp(fmt, "auto"),
+	       "device_map = auto clears the map and formats as auto (%s)", fmt);
 	tap_ok(cs_options_set(&o, "device_map", "GPU-aaaaaaaa-0000-4000-8000-000000000000", err, sizeof(err)) ==
 		       -EINVAL, "pair without '=' refused: %s", err);
 	tap_ok(cs_options_set(&o, "leave_running", "yes", err, sizeof(err)) == 0 && o.leave_running == CS_YES,

@@ -29,7 +29,7 @@ int main(void)
 	CUuuid dest[CS_MAX_DEVICES], vis[4];
 	char err[512];
 
-	tap_plan(9);
+	tap_plan(11);
 	memset(&m, 0, sizeof(m));
 	memset(&o, 0, sizeof(o));
 	m.ndev = 2;
@@ -66,6 +66,19 @@ int main(void)
 	o.device_map[1] = (struct cs_device_pair){ U(0xa1), U(0xcc) };
 	tap_ok(cs_dev_plan_restore(&m, o.device_map, o.ndevice_map, vis, 2, dest, err, sizeof(err)) == -ENODEV &&
 		       strstr(err, "not visible"), "map onto an invisible GPU refused: %s", err);
+
+	/* ordinal pairs: the dumping host's ordinal -> this host's ordinal */
+	o.ndevice_map = 2;
+	o.device_map[0] = (struct cs_device_pair){ .by_ordinal = true, .from_ordinal = 0, .to_ordinal = 1 };
+	o.device_map[1] = (struct cs_device_pair){ .by_ordinal = true, .from_ordinal = 1, .to_ordinal = 0 };
+	tap_ok(cs_dev_plan_restore(&m, o.device_map, o.ndevice_map, vis, 2, dest, err, sizeof(err)) == 0 &&
+		   same(dest[0], U(0xb1)) && same(dest[1], U(0xb0)),
+	       "ordinal map 0=1,1=0 followed: %s", err);
+	o.device_map[1].to_ordinal = 2;
+	tap_ok(cs_dev_plan_restore(&m, o.device_map, o.ndevice_map, vis, 2, dest, err, sizeof(err)) ==
+		       -ENODEV &&
+		   strstr(err, "only 2 GPUs are visible"),
+	       "ordinal map onto a GPU beyond the visible ones refused: %s", err);
 
 	o.ndevice_map = 0;
 	m.ndev = 1;

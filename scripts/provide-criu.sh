@@ -3,11 +3,11 @@
 #
 # Debian 12 ships criu 3.17.1, which lacks the device hooks and fails on kernels >= 6.13.
 # This script takes the criu source package from Debian testing ("forky") through a private
-# apt configuration that reuses the URIs of this machine's own Debian sources, verifies the
-# upstream tarball's SHA256 against the .dsc, builds it with bookworm's -dev packages and
-# installs it into PREFIX: criu itself, criu-plugin.h, and libcriu (the RPC client library that
-# crun links: libcriu.so.2, its headers and criu.pc for pkg-config). A second run with the same
-# version is a no-op.
+# apt configuration that reuses this machine's own Debian archive (scripts/debian-uri.sh reads
+# it from the apt sources), verifies the upstream tarball's SHA256 against the .dsc, builds it
+# with bookworm's -dev packages and installs it into PREFIX: criu itself, criu-plugin.h, and
+# libcriu (the RPC client library that crun links: libcriu.so.2, its headers and criu.pc for
+# pkg-config). A second run with the same version is a no-op.
 #
 # CRIU's own cuda plugin (plugins/cuda) is built too, in the cached build tree, where the tests
 # that compare with it find it; it is never installed. A failure to build it is only a warning.
@@ -43,6 +43,7 @@ log() { echo "provide-criu: $*" >&2; }
 die() { echo "provide-criu: error: $*" >&2; exit 1; }
 
 [ "$(id -u)" = 0 ] || die "must run as root (it installs packages and writes $PREFIX)"
+SCRIPTS=$(cd "$(dirname "$0")" && pwd)
 
 BUILD_DEPS="build-essential pkg-config dpkg-dev ca-certificates libprotobuf-dev libprotobuf-c-dev
 protobuf-c-compiler protobuf-compiler python3-protobuf libcap-dev libnl-3-dev libnl-route-3-dev
@@ -156,26 +157,8 @@ fi
 APTDIR=$CACHE/apt
 mkdir -p "$APTDIR/lists/partial" "$APTDIR/archives/partial" "$CACHE/src"
 
-debian_uri() {
-	# the URI of the main Debian archive from this machine's own apt configuration
-	local f
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -e "$f" ] || continue
-		awk 'BEGIN{IGNORECASE=1}
-		     /^URIs:/ {u=$2}
-		     /^Suites:/ {for (i=2;i<=NF;i++) if ($i !~ /security/ && u !~ /security/) ok=1}
-		     /^$/ {if (ok && u) {print u; exit} ok=0; u=""}
-		     END {if (ok && u) print u}' "$f"
-	done | head -n1
-	[ -e /etc/apt/sources.list ] || return 0
-	awk '$1=="deb" && $0 !~ /security/ && $2 !~ /\[/ {print $2; exit}
-		     $1=="deb" && $2 ~ /\[/ {for(i=2;i<=NF;i++) if ($i ~ /^[a-z]+:\/\//) {print $i; exit}}' \
-			/etc/apt/sources.list | grep -v -i -e google -e nodesource | head -n1 || true
-}
-
-URI=$(debian_uri | head -n1)
-[ -n "$URI" ] || die "no Debian archive URI found in /etc/apt/sources.list{,.d}; add your mirror there first"
-log "using this machine's Debian archive URI for deb-src forky"
+URI=$("$SCRIPTS/debian-uri.sh") || die "no Debian archive in this machine's apt sources (above)"
+log "deb-src forky from this machine's Debian archive, $URI"
 
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 cat > "$APTDIR/forky-src.sources" <<SRC

@@ -9,18 +9,19 @@
 # (patchelf: interpreter and RPATH into ROOT), which runs on this host like any criu, with
 # /proc/self/exe still criu. tests/e2e/test-criu43-leave-running-observed.sh uses it. The root
 # is cached: a second run is a no-op (under a second). Optional: nothing else needs it, and the
-# test skips without it. Time measured on a 2-CPU Debian 12 VM: about 40 s.
+# test skips without it. Time measured on a 2-CPU Debian 12 VM: about 40 s. The packages come
+# from this machine's own Debian archive (scripts/debian-uri.sh reads it from its apt sources).
 #
 # Usage: scripts/provide-criu43.sh [--root DIR] [--mirror URL] [--print]
 #   --root DIR    where the root lives (default $CUDASTORE_CACHE/criu43-sid)
-#   --mirror URL  Debian mirror (default http://deb.debian.org/debian)
+#   --mirror URL  the Debian archive to bootstrap from (default: this machine's, as above)
 #   --print       only print the root's path if it is ready (exit 0), else exit 1
 # Environment: CUDASTORE_CACHE (default /var/cache/cudastore).
 set -euo pipefail
 
 CACHE=${CUDASTORE_CACHE:-/var/cache/cudastore}
 ROOT=$CACHE/criu43-sid
-MIRROR=http://deb.debian.org/debian
+MIRROR=
 PRINT=
 
 while [ $# -gt 0 ]; do
@@ -28,7 +29,7 @@ while [ $# -gt 0 ]; do
 	--root) ROOT=$2; shift 2 ;;
 	--mirror) MIRROR=$2; shift 2 ;;
 	--print) PRINT=1; shift ;;
-	-h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "provide-criu43: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -46,6 +47,9 @@ fi
 [ "$(id -u)" = 0 ] || die "must run as root (debootstrap and chroot need it)"
 
 start=$(date +%s)
+if [ -z "$MIRROR" ]; then
+	MIRROR=$("$(dirname "$0")/debian-uri.sh") || die "no Debian archive in this machine's apt sources (above); or name one with --mirror"
+fi
 if ! command -v debootstrap >/dev/null; then
 	log "installing debootstrap"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >&2 ||

@@ -3,10 +3,11 @@
 #
 # Debian 12's crun package (1.8.1) is built without CRIU (`crun --version` lacks +CRIU), so the
 # container tests could not checkpoint with it. This script takes the same source package
-# (bookworm, through a private apt configuration that reuses this machine's Debian archive URI),
-# verifies the upstream tarball's SHA256 against the .dsc, applies Debian's patches, and builds
-# only the crun binary (no man pages, no systemd, no Python bindings, make -j2) against the
-# libcriu that scripts/provide-criu.sh installs. crun loads libcriu.so.2 at run time.
+# (bookworm, through a private apt configuration that reuses this machine's own Debian archive,
+# which scripts/debian-uri.sh reads from its apt sources), verifies the upstream tarball's SHA256
+# against the .dsc, applies Debian's patches, and builds only the crun binary (no man pages, no
+# systemd, no Python bindings, make -j2) against the libcriu that scripts/provide-criu.sh
+# installs. crun loads libcriu.so.2 at run time.
 #
 # The binary goes into DIR/crun, a directory of its own, so that Podman and other tools that
 # look for "crun" in the usual places do not start using it. A second run is a no-op.
@@ -25,7 +26,7 @@ BUILD_DEPS="build-essential pkg-config dpkg-dev xz-utils libcap-dev libseccomp-d
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--dest) DEST=$2; shift 2 ;;
-	-h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "provide-crun: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -34,6 +35,7 @@ log() { echo "provide-crun: $*" >&2; }
 die() { echo "provide-crun: cannot build crun: $*" >&2; exit 1; }
 
 [ "$(id -u)" = 0 ] || die "must run as root (it installs build dependencies and writes $DEST)"
+SCRIPTS=$(cd "$(dirname "$0")" && pwd)
 
 has_criu() { [ -x "$1" ] && "$1" --version 2>/dev/null | grep -q '+CRIU'; }
 
@@ -47,11 +49,7 @@ pkg-config --exists criu ||
 # --- source package from bookworm, through a private apt configuration ---------------------
 APTDIR=$CACHE/apt-$SUITE
 mkdir -p "$APTDIR/lists/partial" "$APTDIR/archives/partial" "$CACHE/src"
-URI=$(awk 'BEGIN{IGNORECASE=1} /^URIs:/ && $2 !~ /security/ {print $2; exit}' \
-	/etc/apt/sources.list.d/*.sources 2>/dev/null || true)
-[ -n "$URI" ] || URI=$(awk '$1=="deb" && $0 !~ /security/ {for (i=2;i<=NF;i++) if ($i ~ /^[a-z]+:\/\//) {print $i; exit}}' \
-	/etc/apt/sources.list 2>/dev/null || true)
-[ -n "$URI" ] || die "no Debian archive URI in /etc/apt/sources.list{,.d}; add your mirror there first"
+URI=$("$SCRIPTS/debian-uri.sh") || die "no Debian archive in this machine's apt sources (above)"
 cat >"$APTDIR/src.sources" <<SRC
 Types: deb-src
 URIs: $URI

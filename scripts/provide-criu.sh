@@ -7,7 +7,8 @@
 # it from the apt sources), verifies the upstream tarball's SHA256 against the .dsc, builds it
 # with bookworm's -dev packages and installs it into PREFIX: criu itself, criu-plugin.h, and
 # libcriu (the RPC client library that crun links: libcriu.so.2, its headers and criu.pc for
-# pkg-config). A second run with the same version is a no-op.
+# pkg-config). A second run with the same version is a no-op. Runs sharing a cache take turns:
+# a second one waits for the first (scripts/setup-lib.sh).
 #
 # CRIU's own cuda plugin (plugins/cuda) is built too, in the cached build tree, where the tests
 # that compare with it find it; it is never installed. A failure to build it is only a warning.
@@ -34,7 +35,7 @@ while [ $# -gt 0 ]; do
 	--bundle) BUNDLE=$2; shift 2 ;;
 	--cuda-plugin) CUDA_PLUGIN_DIR=$2; shift 2 ;;
 	--version) WANT=$2; shift 2 ;;
-	-h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "provide-criu: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -44,6 +45,9 @@ die() { echo "provide-criu: error: $*" >&2; exit 1; }
 
 [ "$(id -u)" = 0 ] || die "must run as root (it installs packages and writes $PREFIX)"
 SCRIPTS=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=setup-lib.sh
+. "$SCRIPTS/setup-lib.sh"
+cache_lock "$CACHE/provide-criu.lock" "it builds or installs CRIU from $CACHE (a first build takes 1-2 minutes)"
 
 BUILD_DEPS="build-essential pkg-config dpkg-dev ca-certificates libprotobuf-dev libprotobuf-c-dev
 protobuf-c-compiler protobuf-compiler python3-protobuf libcap-dev libnl-3-dev libnl-route-3-dev
@@ -114,11 +118,7 @@ build_cuda_plugin() {
 	*) arch=$(uname -m) ;;
 	esac
 	log "building CRIU's cuda plugin in $dir"
-	(
-		flock 9
-		[ "$dir/cuda_plugin.so" -nt "$dir/cuda_plugin.c" ] ||
-			make -C "$dir" ARCH="$arch" cuda_plugin.so >"$dir/build.log" 2>&1
-	) 9>"$dir/.build-lock" ||
+	make -C "$dir" ARCH="$arch" cuda_plugin.so >"$dir/build.log" 2>&1 ||
 		{ tail -n 20 "$dir/build.log" >&2; log "warning: CRIU's cuda plugin did not build; log in $dir/build.log"; return 1; }
 }
 
@@ -174,10 +174,8 @@ APT_PRIV=(-o "Dir::Etc::SourceList=$APTDIR/forky-src.sources" -o "Dir::Etc::Sour
 	-o "APT::Get::List-Cleanup=0")
 
 export DEBIAN_FRONTEND=noninteractive
-log "installing build dependencies from bookworm"
-apt-get update -qq || log "warning: apt-get update of the system sources failed; trying on"
 # shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $BUILD_DEPS >/dev/null
+apt_install "CRIU's build dependencies" $BUILD_DEPS || die "cannot install CRIU's build dependencies"
 
 log "fetching the forky/sid source index (private apt configuration in $APTDIR)"
 apt-get "${APT_PRIV[@]}" update -qq || die "could not read deb-src forky from $URI; check network access to the Debian archive"

@@ -10,7 +10,8 @@
 # installs. crun loads libcriu.so.2 at run time.
 #
 # The binary goes into DIR/crun, a directory of its own, so that Podman and other tools that
-# look for "crun" in the usual places do not start using it. A second run is a no-op.
+# look for "crun" in the usual places do not start using it. A second run is a no-op. Runs
+# sharing a cache take turns: a second one waits for the first (scripts/setup-lib.sh).
 #
 # Usage: scripts/provide-crun.sh [--dest DIR]
 #   --dest DIR   where to put the binary (default /usr/local/lib/cudastore-crun): DIR/crun
@@ -26,7 +27,7 @@ BUILD_DEPS="build-essential pkg-config dpkg-dev xz-utils libcap-dev libseccomp-d
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--dest) DEST=$2; shift 2 ;;
-	-h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "provide-crun: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -36,6 +37,9 @@ die() { echo "provide-crun: cannot build crun: $*" >&2; exit 1; }
 
 [ "$(id -u)" = 0 ] || die "must run as root (it installs build dependencies and writes $DEST)"
 SCRIPTS=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=setup-lib.sh
+. "$SCRIPTS/setup-lib.sh"
+cache_lock "$CACHE/provide-crun.lock" "it builds or installs crun from $CACHE (a first build takes about 20 s)"
 
 has_criu() { [ -x "$1" ] && "$1" --version 2>/dev/null | grep -q '+CRIU'; }
 
@@ -62,14 +66,8 @@ APT_PRIV=(-o "Dir::Etc::SourceList=$APTDIR/src.sources" -o "Dir::Etc::SourcePart
 	-o "APT::Get::List-Cleanup=0")
 
 export DEBIAN_FRONTEND=noninteractive
-missing=
-for p in $BUILD_DEPS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
-if [ -n "$missing" ]; then
-	log "installing build dependencies:$missing"
-	# shellcheck disable=SC2086
-	apt-get install -y -qq --no-install-recommends $missing >/dev/null ||
-		die "apt-get install$missing failed"
-fi
+# shellcheck disable=SC2086
+apt_install "crun's build dependencies" $BUILD_DEPS || die "cannot install crun's build dependencies"
 apt-get "${APT_PRIV[@]}" update -qq || die "cannot read deb-src $SUITE from $URI"
 VER=$(apt-cache "${APT_PRIV[@]}" showsrc crun 2>/dev/null | sed -n 's/^Version: //p' | sort -V | tail -n1)
 [ -n "$VER" ] || die "Debian's $SUITE sources offer no crun package"

@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 
 log() { echo "setup: $*" >&2; }
 [ "$(id -u)" = 0 ] || { echo "setup: run as root (apt-get, CRIU install)" >&2; exit 1; }
+# shellcheck source=setup-lib.sh
+. scripts/setup-lib.sh
 
 PKGS="build-essential autoconf automake pkg-config libprotobuf-c-dev protobuf-c-compiler
 libxxhash-dev libjson-c-dev libarchive-dev ca-certificates procps"
@@ -15,16 +17,9 @@ libxxhash-dev libjson-c-dev libarchive-dev ca-certificates procps"
 # recommends: runc recommends Debian's criu 3.17, which must not shadow /usr/local/sbin/criu.
 # Debian 12's crun (1.8.1) is built without CRIU support: provide-crun.sh builds one with it.
 PKGS="$PKGS runc podman busybox-static python3"
-missing=
 PKGS="$PKGS clang python3-yaml python3-protobuf iptables bc" # libFuzzer; CRIU's zdtm (docs/testing.md)
-for p in $PKGS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
-if [ -n "$missing" ]; then
-	log "installing Debian packages:$missing"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	# shellcheck disable=SC2086
-	apt-get install -y -qq --no-install-recommends $missing >/dev/null
-fi
+# shellcheck disable=SC2086
+apt_install "Debian packages" $PKGS
 
 scripts/provide-criu.sh
 scripts/provide-crun.sh ||

@@ -6,8 +6,8 @@
 # (bookworm, through a private apt configuration that reuses this machine's own Debian archive,
 # which scripts/debian-uri.sh reads from its apt sources), verifies the upstream tarball's SHA256
 # against the .dsc, applies Debian's patches, and builds only the crun binary (no man pages, no
-# systemd, no Python bindings, make -j2) against the libcriu that scripts/provide-criu.sh
-# installs. crun loads libcriu.so.2 at run time.
+# systemd, no Python bindings, make -j2; about 20 s on 2 CPUs) against the libcriu that
+# scripts/provide-criu.sh installs. crun loads libcriu.so.2 at run time.
 #
 # The binary goes into DIR/crun, a directory of its own, so that Podman and other tools that
 # look for "crun" in the usual places do not start using it. A second run is a no-op. Runs
@@ -93,7 +93,7 @@ start=$(date +%s)
 if ! has_criu "$BUILD/crun"; then
 	rm -rf "$BUILD"
 	dpkg-source -x "$DSC" "$BUILD" >"$SRCDIR/build.log" 2>&1 || die "dpkg-source -x $DSC failed"
-	log "building crun $VER with CRIU support (log: $SRCDIR/build.log)"
+	log "building crun $VER with CRIU support (about 20 s on 2 CPUs; log: $SRCDIR/build.log)"
 	(cd "$BUILD" && ./configure --disable-systemd --enable-criu && make git-version.h &&
 		make -j2 crun) >>"$SRCDIR/build.log" 2>&1 ||
 		{ tail -n 20 "$SRCDIR/build.log" >&2; die "the build failed; full log in $SRCDIR/build.log"; }

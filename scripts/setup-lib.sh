@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# setup-lib.sh - sourced by the set-up scripts (setup-debian.sh, provide-*.sh):
+# setup-lib.sh - sourced by the set-up scripts (setup-build.sh, setup-debian.sh, provide-*.sh):
 # what lets two set-up runs share one machine.
 #
 # Two set-ups at once (the demo beside the tests, or two clones of the tree) share the cache

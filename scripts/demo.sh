@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
-# demo.sh - set up a fresh Debian 12 machine (packages, CRIU from source, build), then
-# checkpoint and restore a GPU workload through CRIU with the cudastore plugin: on the real
-# GPU when one is present, otherwise on the driver emulator. The workload verifies every byte
-# of its GPU memory after the restore; timings and image sizes are printed, the images are
-# checked with `cudastore verify` before the restore and shown with `cudastore inspect` at the end.
+# demo.sh - set up a fresh Debian 12 machine with only what the demo needs (scripts/setup-build.sh:
+# the build's packages, CRIU 4.2.1 from source, the build), then checkpoint and restore a GPU
+# workload through CRIU with the cudastore plugin: on the real GPU when one is present, otherwise
+# on the driver emulator. The workload verifies every byte of its GPU memory after the restore;
+# timings and image sizes are printed, the images are checked with `cudastore verify` before the
+# restore and shown with `cudastore inspect` at the end, and the demo's own time last of all.
+# The test suite's set-up (scripts/setup-debian.sh: container runtimes, clang, crun, ...) is not
+# needed here.
 #
 set -euo pipefail
+DEMO_T0=$(date +%s.%N)
 
 usage() {
 	cat <<'USAGE'
 Usage (as root): scripts/demo.sh [OPTION]...
-Set up this Debian 12 machine (packages, CRIU 4.2.1, build), then checkpoint and restore a CUDA
+Set up this Debian 12 machine with what the demo needs (the build's packages, CRIU 4.2.1, the
+build: about 2-3 minutes the first time, seconds after), then checkpoint and restore a CUDA
 workload through criu and the cudastore plugin: on the real GPU when one is present, else on
 the bundled driver emulator. The workload verifies every byte of its GPU memory after restore.
 
@@ -45,26 +50,19 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-scripts/setup-debian.sh
-make -j"$(nproc)" cudastore tests/emu/lib/libcuda.so.1 tests/emu/lib/libnvidia-ml.so.1 tests/workload/cuda-workload >/dev/null
+# what the demo runs, and nothing else: the plugin, its helper and the command, the driver
+# emulator and the workload (check programs)
+scripts/setup-build.sh cudastore_plugin.so cudastore-helper cudastore tests/emu/lib/libcuda.so.1 \
+	tests/emu/lib/libnvidia-ml.so.1 tests/workload/cuda-workload
+SETUP_S=$(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $DEMO_T0}")
+echo "demo: set-up done in $SETUP_S s"
 
 CRIU=/usr/local/sbin/criu
 WORK=$(mktemp -d /tmp/cudastore-demo.XXXXXX)
 IMG=${DIR:-$WORK/images}
-mkdir -p "$IMG" "$WORK/plugins"
-cp cudastore_plugin.so cudastore-helper "$WORK/plugins/"
-export CUDASTORE_MODE=$MODE
-
-if [ -z "$FORCE_EMU" ] && ls /dev/nvidia0 >/dev/null 2>&1 && ldconfig -p | grep -q 'libcuda.so.1 '; then
-	echo "demo: NVIDIA GPU found: using the real driver"
-else
-	echo "demo: no NVIDIA GPU here: using cudastore's driver emulator (CUDA 13.4 behaviour, $DEVICES emulated GPU(s))"
-	export CUDASTORE_LIBCUDA=$TOP/tests/emu/lib/libcuda.so.1
-	export CUDASTORE_LIBNVML=$TOP/tests/emu/lib/libnvidia-ml.so.1
-	export CUDASTORE_EMU_DEVICES=$DEVICES
-fi
-
 pid=
+# whatever ends the demo: the workload is killed, the work directory removed unless kept, and
+# the demo's own time printed last
 cleanup() {
 	[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
 	if [ -n "$DIR" ]; then
@@ -79,9 +77,22 @@ cleanup() {
 		rm -rf "$WORK"
 		echo "demo: the images in $IMG were removed (--keep or --dir DIR keeps them)"
 	fi
+	echo "demo: $(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $DEMO_T0}") s in all ($SETUP_S s of set-up)"
 	true
 }
 trap cleanup EXIT
+mkdir -p "$IMG" "$WORK/plugins"
+cp cudastore_plugin.so cudastore-helper "$WORK/plugins/"
+export CUDASTORE_MODE=$MODE
+
+if [ -z "$FORCE_EMU" ] && ls /dev/nvidia0 >/dev/null 2>&1 && ldconfig -p | grep -q 'libcuda.so.1 '; then
+	echo "demo: NVIDIA GPU found: using the real driver"
+else
+	echo "demo: no NVIDIA GPU here: using cudastore's driver emulator (CUDA 13.4 behaviour, $DEVICES emulated GPU(s))"
+	export CUDASTORE_LIBCUDA=$TOP/tests/emu/lib/libcuda.so.1
+	export CUDASTORE_LIBNVML=$TOP/tests/emu/lib/libnvidia-ml.so.1
+	export CUDASTORE_EMU_DEVICES=$DEVICES
+fi
 
 tests/workload/cuda-workload --daemon --devices "$DEVICES" --buffers "$BUFFERS" --size "$SIZE" \
 	--zero-percent "$ZERO" --pidfile "$WORK/pid" --ready "$WORK/ready" --outfile "$WORK/out" \

@@ -9,18 +9,20 @@
 # (patchelf: interpreter and RPATH into ROOT), which runs on this host like any criu, with
 # /proc/self/exe still criu. tests/e2e/test-criu43-leave-running-observed.sh uses it. The root
 # is cached: a second run is a no-op (under a second). Optional: nothing else needs it, and the
-# test skips without it. Time measured on a 2-CPU Debian 12 VM: about 40 s.
+# test skips without it. Time measured on a 2-CPU Debian 12 VM: about 40 s. The packages come
+# from this machine's own Debian archive (scripts/debian-uri.sh reads it from its apt sources).
+# Runs sharing a cache take turns: a second one waits for the first (scripts/setup-lib.sh).
 #
 # Usage: scripts/provide-criu43.sh [--root DIR] [--mirror URL] [--print]
 #   --root DIR    where the root lives (default $CUDASTORE_CACHE/criu43-sid)
-#   --mirror URL  Debian mirror (default http://deb.debian.org/debian)
-#   --print       only print the root's path if it is ready (exit 0), else exit 1
+#   --mirror URL  the Debian archive to bootstrap from (default: this machine's, as above)
+#   --print       only print the root's path if it is ready (exit 0), else exit 1; never waits
 # Environment: CUDASTORE_CACHE (default /var/cache/cudastore).
 set -euo pipefail
 
 CACHE=${CUDASTORE_CACHE:-/var/cache/cudastore}
 ROOT=$CACHE/criu43-sid
-MIRROR=http://deb.debian.org/debian
+MIRROR=
 PRINT=
 
 while [ $# -gt 0 ]; do
@@ -28,7 +30,7 @@ while [ $# -gt 0 ]; do
 	--root) ROOT=$2; shift 2 ;;
 	--mirror) MIRROR=$2; shift 2 ;;
 	--print) PRINT=1; shift ;;
-	-h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "provide-criu43: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -38,24 +40,32 @@ die() { echo "provide-criu43: error: $*" >&2; exit 1; }
 
 ready() { [ -f "$ROOT/.cudastore-criu43-ready" ] && [ -x "$ROOT/opt/cudastore/criu" ]; }
 
+# --print never waits: the root appears whole (renamed into place) or not at all
+if [ -n "$PRINT" ]; then
+	ready || exit 1
+	echo "$ROOT"
+	exit 0
+fi
+[ "$(id -u)" = 0 ] || die "must run as root (debootstrap and chroot need it)"
+SCRIPTS=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=setup-lib.sh
+. "$SCRIPTS/setup-lib.sh"
+cache_lock "$CACHE/provide-criu43.lock" "it makes the CRIU 4.3 root $ROOT (about 40 s)"
 if ready; then
 	echo "$ROOT"
 	exit 0
 fi
-[ -z "$PRINT" ] || exit 1
-[ "$(id -u)" = 0 ] || die "must run as root (debootstrap and chroot need it)"
 
 start=$(date +%s)
-if ! command -v debootstrap >/dev/null; then
-	log "installing debootstrap"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >&2 ||
-		die "cannot install debootstrap (apt-get install debootstrap)"
+if [ -z "$MIRROR" ]; then
+	MIRROR=$("$SCRIPTS/debian-uri.sh") || die "no Debian archive in this machine's apt sources (above); or name one with --mirror"
 fi
+apt_install debootstrap debootstrap || die "cannot install debootstrap (apt-get install debootstrap)"
 
 tmp=$ROOT.tmp
 rm -rf "$tmp"
 mkdir -p "$(dirname "$ROOT")"
-log "debootstrap of sid into $tmp from $MIRROR (a few minutes)"
+log "debootstrap of sid into $tmp from $MIRROR (about 40 s with criu 4.3)"
 debootstrap --variant=minbase sid "$tmp" "$MIRROR" >&2 ||
 	die "debootstrap of sid from $MIRROR failed (network? see above)"
 

@@ -3,13 +3,15 @@
 #
 # Debian 12's crun package (1.8.1) is built without CRIU (`crun --version` lacks +CRIU), so the
 # container tests could not checkpoint with it. This script takes the same source package
-# (bookworm, through a private apt configuration that reuses this machine's Debian archive URI),
-# verifies the upstream tarball's SHA256 against the .dsc, applies Debian's patches, and builds
-# only the crun binary (no man pages, no systemd, no Python bindings, make -j2) against the
-# libcriu that scripts/provide-criu.sh installs. crun loads libcriu.so.2 at run time.
+# (bookworm, through a private apt configuration that reuses this machine's own Debian archive,
+# which scripts/debian-uri.sh reads from its apt sources), verifies the upstream tarball's SHA256
+# against the .dsc, applies Debian's patches, and builds only the crun binary (no man pages, no
+# systemd, no Python bindings, make -j2; about 20 s on 2 CPUs) against the libcriu that
+# scripts/provide-criu.sh installs. crun loads libcriu.so.2 at run time.
 #
 # The binary goes into DIR/crun, a directory of its own, so that Podman and other tools that
-# look for "crun" in the usual places do not start using it. A second run is a no-op.
+# look for "crun" in the usual places do not start using it. A second run is a no-op. Runs
+# sharing a cache take turns: a second one waits for the first (scripts/setup-lib.sh).
 #
 # Usage: scripts/provide-crun.sh [--dest DIR]
 #   --dest DIR   where to put the binary (default /usr/local/lib/cudastore-crun): DIR/crun
@@ -25,7 +27,7 @@ BUILD_DEPS="build-essential pkg-config dpkg-dev xz-utils libcap-dev libseccomp-d
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--dest) DEST=$2; shift 2 ;;
-	-h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "provide-crun: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -34,6 +36,10 @@ log() { echo "provide-crun: $*" >&2; }
 die() { echo "provide-crun: cannot build crun: $*" >&2; exit 1; }
 
 [ "$(id -u)" = 0 ] || die "must run as root (it installs build dependencies and writes $DEST)"
+SCRIPTS=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=setup-lib.sh
+. "$SCRIPTS/setup-lib.sh"
+cache_lock "$CACHE/provide-crun.lock" "it builds or installs crun from $CACHE (a first build takes about 20 s)"
 
 has_criu() { [ -x "$1" ] && "$1" --version 2>/dev/null | grep -q '+CRIU'; }
 
@@ -47,11 +53,7 @@ pkg-config --exists criu ||
 # --- source package from bookworm, through a private apt configuration ---------------------
 APTDIR=$CACHE/apt-$SUITE
 mkdir -p "$APTDIR/lists/partial" "$APTDIR/archives/partial" "$CACHE/src"
-URI=$(awk 'BEGIN{IGNORECASE=1} /^URIs:/ && $2 !~ /security/ {print $2; exit}' \
-	/etc/apt/sources.list.d/*.sources 2>/dev/null || true)
-[ -n "$URI" ] || URI=$(awk '$1=="deb" && $0 !~ /security/ {for (i=2;i<=NF;i++) if ($i ~ /^[a-z]+:\/\//) {print $i; exit}}' \
-	/etc/apt/sources.list 2>/dev/null || true)
-[ -n "$URI" ] || die "no Debian archive URI in /etc/apt/sources.list{,.d}; add your mirror there first"
+URI=$("$SCRIPTS/debian-uri.sh") || die "no Debian archive in this machine's apt sources (above)"
 cat >"$APTDIR/src.sources" <<SRC
 Types: deb-src
 URIs: $URI
@@ -64,14 +66,8 @@ APT_PRIV=(-o "Dir::Etc::SourceList=$APTDIR/src.sources" -o "Dir::Etc::SourcePart
 	-o "APT::Get::List-Cleanup=0")
 
 export DEBIAN_FRONTEND=noninteractive
-missing=
-for p in $BUILD_DEPS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
-if [ -n "$missing" ]; then
-	log "installing build dependencies:$missing"
-	# shellcheck disable=SC2086
-	apt-get install -y -qq --no-install-recommends $missing >/dev/null ||
-		die "apt-get install$missing failed"
-fi
+# shellcheck disable=SC2086
+apt_install "crun's build dependencies" $BUILD_DEPS || die "cannot install crun's build dependencies"
 apt-get "${APT_PRIV[@]}" update -qq || die "cannot read deb-src $SUITE from $URI"
 VER=$(apt-cache "${APT_PRIV[@]}" showsrc crun 2>/dev/null | sed -n 's/^Version: //p' | sort -V | tail -n1)
 [ -n "$VER" ] || die "Debian's $SUITE sources offer no crun package"
@@ -97,7 +93,7 @@ start=$(date +%s)
 if ! has_criu "$BUILD/crun"; then
 	rm -rf "$BUILD"
 	dpkg-source -x "$DSC" "$BUILD" >"$SRCDIR/build.log" 2>&1 || die "dpkg-source -x $DSC failed"
-	log "building crun $VER with CRIU support (log: $SRCDIR/build.log)"
+	log "building crun $VER with CRIU support (about 20 s on 2 CPUs; log: $SRCDIR/build.log)"
 	(cd "$BUILD" && ./configure --disable-systemd --enable-criu && make git-version.h &&
 		make -j2 crun) >>"$SRCDIR/build.log" 2>&1 ||
 		{ tail -n 20 "$SRCDIR/build.log" >&2; die "the build failed; full log in $SRCDIR/build.log"; }

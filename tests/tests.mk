@@ -36,6 +36,14 @@ dist_check_SCRIPTS += tests/test-layers-include-only-below.sh
 # the images and engine layers return errors and never log (docs/design.md, "Module map")
 TESTS += tests/test-images-and-engine-never-log.sh
 dist_check_SCRIPTS += tests/test-images-and-engine-never-log.sh
+# the set-up scripts (scripts/): the demo's set-up installs only what the build needs, no package
+# mirror is named in the tree (the machine's own apt sources are read), and two set-ups at once
+# take turns on the cache
+SETUP_TESTS = tests/test-demo-setup-installs-only-what-the-build-needs.sh \
+	tests/test-no-package-mirror-named-in-the-tree.sh tests/test-debian-uri-reads-the-apt-sources.sh \
+	tests/test-provide-scripts-take-turns-on-the-cache.sh
+TESTS += $(SETUP_TESTS)
+dist_check_SCRIPTS += $(SETUP_TESTS)
 
 E2E_GPU_TESTS = \
 	tests/e2e/test-custom-1gpu-1mib.sh \

@@ -18,6 +18,21 @@ unsigned cs_facts_branch(const char *driver_version)
 	return (*end == '.' || !*end) && v < 100000 ? (unsigned)v : 0;
 }
 
+int cs_facts_version_cmp(const char *a, const char *b)
+{
+	while (*a || *b) {
+		unsigned long x = strtoul(a, (char **)&a, 10), y = strtoul(b, (char **)&b, 10);
+
+		if (x != y)
+			return x < y ? -1 : 1;
+		a += *a == '.';
+		b += *b == '.';
+		if ((*a && (*a < '0' || *a > '9')) || (*b && (*b < '0' || *b > '9')))
+			return strcmp(a, b); /* not a version past here: compare the rest as text */
+	}
+	return 0;
+}
+
 int cs_facts_check_string(const char *what, const char *s, size_t max, char *err, size_t errlen)
 {
 	size_t n = strnlen(s, max);

@@ -51,6 +51,8 @@ struct cs_host_facts {
 
 /* The driver branch of a version string ("580.159.04" -> 580), 0 when it has none. */
 unsigned cs_facts_branch(const char *driver_version);
+/* driver versions compared part by part ("580.159.04" < "580.160"): <0, 0 or >0 */
+int cs_facts_version_cmp(const char *a, const char *b);
 /* s is printable ASCII and shorter than max: 0; else -EINVAL with why in err (naming what) */
 int cs_facts_check_string(const char *what, const char *s, size_t max, char *err, size_t errlen);
 

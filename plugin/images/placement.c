@@ -64,7 +64,7 @@ static void name_want(const struct cs_place_want *w, char *out, size_t len)
 
 /* ---- an explicit map ------------------------------------------------------------------------- */
 
-static int map_target(const struct cs_place_pair *p, const struct cs_gpu_facts *host, unsigned nhost)
+static int map_target(const struct cs_device_pair *p, const struct cs_gpu_facts *host, unsigned nhost)
 {
 	for (unsigned h = 0; h < nhost; h++)
 		if (p->by_ordinal ? host[h].ordinal == p->to_ordinal : same_uuid(&host[h].uuid, &p->to))
@@ -72,8 +72,8 @@ static int map_target(const struct cs_place_pair *p, const struct cs_gpu_facts *
 	return -1;
 }
 
-static const struct cs_place_pair *map_pair(const struct cs_place_want *w, const struct cs_place_pair *map,
-					    unsigned nmap)
+static const struct cs_device_pair *map_pair(const struct cs_place_want *w, const struct cs_device_pair *map,
+					     unsigned nmap)
 {
 	for (unsigned k = 0; k < nmap; k++)
 		if (map[k].by_ordinal ? map[k].from_ordinal == w->facts.ordinal
@@ -83,11 +83,11 @@ static const struct cs_place_pair *map_pair(const struct cs_place_want *w, const
 }
 
 static int place_by_map(const struct cs_place_want *want, unsigned nwant, const struct cs_gpu_facts *host,
-			unsigned nhost, const struct cs_place_pair *map, unsigned nmap, int *dest,
+			unsigned nhost, const struct cs_device_pair *map, unsigned nmap, int *dest,
 			char (*how)[CS_PLACE_HOW_MAX], char *why, size_t len)
 {
 	char w[256], u[CS_UUID_STRLEN], no[160];
-	const struct cs_place_pair *p;
+	const struct cs_device_pair *p;
 
 	for (unsigned i = 0; i < nwant; i++) {
 		name_want(&want[i], w, sizeof(w));
@@ -270,7 +270,7 @@ static void say_how(const struct search *s, char (*how)[CS_PLACE_HOW_MAX])
 }
 
 int cs_place(const struct cs_place_want *want, unsigned nwant, const struct cs_gpu_facts *host,
-	     unsigned nhost, const struct cs_place_pair *map, unsigned nmap, int *dest,
+	     unsigned nhost, const struct cs_device_pair *map, unsigned nmap, int *dest,
 	     char (*how)[CS_PLACE_HOW_MAX], char *why, size_t whylen)
 {
 	struct search s = { .want = want, .nwant = nwant, .host = host, .nhost = nhost, .dest = dest };

@@ -23,15 +23,9 @@
 #include <stddef.h>
 
 #include "facts.h"
+#include "options.h" /* struct cs_device_pair: a map's pair, by UUID or by ordinal */
 
 #define CS_PLACE_HOW_MAX 160
-
-/* A map's pair: by UUID, or by ordinal (checkpointed GPU's recorded ordinal -> this host's). */
-struct cs_place_pair {
-	bool by_ordinal;
-	CUuuid from, to;
-	int from_ordinal, to_ordinal;
-};
 
 /* One checkpointed GPU to place: its recorded facts (has_facts false: only its UUID and ordinal). */
 struct cs_place_want {
@@ -44,7 +38,7 @@ struct cs_place_want {
  * 0, or -ENODEV (no placement) / -EINVAL (a bad map) with the reasons in why.
  */
 int cs_place(const struct cs_place_want *want, unsigned nwant, const struct cs_gpu_facts *host,
-	     unsigned nhost, const struct cs_place_pair *map, unsigned nmap, int *dest,
+	     unsigned nhost, const struct cs_device_pair *map, unsigned nmap, int *dest,
 	     char (*how)[CS_PLACE_HOW_MAX], char *why, size_t whylen);
 
 #endif /* CUDASTORE_PLACEMENT_H */

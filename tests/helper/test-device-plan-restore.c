@@ -49,8 +49,8 @@ int main(void)
 		       strstr(err, "CUDASTORE_DEVICE_MAP"), "two missing GPUs without a map refused: %s", err);
 
 	o.ndevice_map = 2;
-	o.device_map[0] = (struct cs_device_pair){ U(0xa0), U(0xb1) };
-	o.device_map[1] = (struct cs_device_pair){ U(0xa1), U(0xb0) };
+	o.device_map[0] = (struct cs_device_pair){ .from = U(0xa0), .to = U(0xb1) };
+	o.device_map[1] = (struct cs_device_pair){ .from = U(0xa1), .to = U(0xb0) };
 	tap_ok(cs_dev_plan_restore(&m, o.device_map, o.ndevice_map, vis, 2, dest, err, sizeof(err)) == 0 && same(dest[0], U(0xb1)) &&
 		       same(dest[1], U(0xb0)), "device map followed");
 
@@ -59,11 +59,11 @@ int main(void)
 		       strstr(err, "does not list"), "map missing a checkpointed GPU refused: %s", err);
 
 	o.ndevice_map = 2;
-	o.device_map[1] = (struct cs_device_pair){ U(0xa1), U(0xb1) };
+	o.device_map[1] = (struct cs_device_pair){ .from = U(0xa1), .to = U(0xb1) };
 	tap_ok(cs_dev_plan_restore(&m, o.device_map, o.ndevice_map, vis, 2, dest, err, sizeof(err)) == -ENODEV &&
 		       strstr(err, "two checkpointed GPUs"), "two GPUs onto one refused: %s", err);
 
-	o.device_map[1] = (struct cs_device_pair){ U(0xa1), U(0xcc) };
+	o.device_map[1] = (struct cs_device_pair){ .from = U(0xa1), .to = U(0xcc) };
 	tap_ok(cs_dev_plan_restore(&m, o.device_map, o.ndevice_map, vis, 2, dest, err, sizeof(err)) == -ENODEV &&
 		       strstr(err, "not visible"), "map onto an invisible GPU refused: %s", err);
 

@@ -4,6 +4,7 @@ IMAGES_UNIT_TESTS = \
 	tests/images/test-manifest-roundtrip \
 	tests/images/test-manifest-host-facts \
 	tests/images/test-placement-table \
+	tests/images/test-restore-plan-host-rules \
 	tests/images/test-manifest-rejects-corrupt \
 	tests/images/test-manifest-fuzz-never-crashes \
 	tests/images/test-manifest-check-extents \
@@ -26,6 +27,8 @@ tests_images_test_manifest_host_facts_SOURCES = tests/images/test-manifest-host-
 tests_images_test_manifest_host_facts_LDADD = $(UNIT_TEST_LIBS)
 tests_images_test_placement_table_SOURCES = tests/images/test-placement-table.c $(IMAGES_TEST_COMMON)
 tests_images_test_placement_table_LDADD = $(UNIT_TEST_LIBS)
+tests_images_test_restore_plan_host_rules_SOURCES = tests/images/test-restore-plan-host-rules.c $(IMAGES_TEST_COMMON)
+tests_images_test_restore_plan_host_rules_LDADD = $(UNIT_TEST_LIBS)
 tests_images_test_manifest_rejects_corrupt_SOURCES = tests/images/test-manifest-rejects-corrupt.c $(IMAGES_TEST_COMMON)
 tests_images_test_manifest_rejects_corrupt_LDADD = $(UNIT_TEST_LIBS)
 tests_images_test_manifest_fuzz_never_crashes_SOURCES = tests/images/test-manifest-fuzz-never-crashes.c \

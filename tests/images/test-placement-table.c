@@ -46,7 +46,7 @@ struct scenario {
 	unsigned nwant, nhost, nmap;
 	struct cs_place_want w[4];
 	struct cs_gpu_facts h[8];
-	struct cs_place_pair map[4];
+	struct cs_device_pair map[4];
 	int ret;
 	int dest[4];	   /* when ret is 0 */
 	const char *words; /* in how[0] (ret 0) or in why */

@@ -16,6 +16,7 @@
  *   criu.c     criu run with one argument, and the plugin directory it loads plugins from
  *   check.c    cudastore check
  *   inspect.c  cudastore inspect
+ *   hostfacts.c a manifest's host and GPU facts (format 1.4), as text and JSON
  *   verify.c   cudastore verify
  *
  * Exit codes: 0 good, 1 a check failed, 2 usage error, or images this user cannot read (an error
@@ -79,6 +80,10 @@ void cli_jtime(json_object *parent, const char *key, uint64_t unix_ns);
 /* one device of a manifest, the same object in inspect and verify: appended to the array arr */
 struct cs_manifest_dev;
 json_object *cli_jdevice(json_object *arr, const struct cs_manifest_dev *d);
+/* a manifest's host and GPU facts (hostfacts.c): text lines, or "host" and "gpus" under p */
+struct cs_manifest;
+void cli_facts_text(const struct cs_manifest *m);
+void cli_facts_json(json_object *p, const struct cs_manifest *m);
 /* print on stdout with a newline and free it; then no error object is printed (main.c) */
 void cli_jprint(json_object *o);
 /* main.c: under --json, a command that failed without printing its object gets the error one

@@ -16,6 +16,7 @@ cudastore_SOURCES = \
 	cli/criu.c \
 	cli/check.c \
 	cli/inspect.c \
+	cli/hostfacts.c \
 	cli/verify.c
 cudastore_CPPFLAGS = $(CS_DEFS) $(CS_CLI_INC) $(LIBARCHIVE_CFLAGS) -DCS_CRIU_PLUGINDIR='"$(criuplugindir)"'
 cudastore_LDADD = libcsengine.a libcsimages.a libcsbase.a $(PROTOBUF_C_LIBS) $(JSON_C_LIBS) $(LIBARCHIVE_LIBS) -lpthread -ldl

@@ -141,6 +141,7 @@ static bool text_one(int dirfd, const char *dir, const char *mname, const struct
 	cli_line("  created:        %s", time_text(m->created_unix_ns, t, sizeof(t)));
 	cli_line("  GPU memory:     %s, %s stored", cli_bytes(m->total_bytes, a, sizeof(a)),
 		 cli_bytes(m->stored_bytes, b, sizeof(b)));
+	cli_facts_text(m);
 	for (i = 0; i < m->ndev; i++) {
 		const struct cs_manifest_dev *d = &m->dev[i];
 		uint64_t z = zero_chunks(d);
@@ -323,6 +324,7 @@ static bool json_one(json_object *p, int dirfd, const struct cs_manifest *m, con
 	cli_jtime(p, "created", m->created_unix_ns);
 	cli_ju64(p, "total_bytes", m->total_bytes);
 	cli_ju64(p, "stored_bytes", m->stored_bytes);
+	cli_facts_json(p, m);
 	devs = cli_jarr(p, "devices");
 	for (i = 0; i < m->ndev; i++) {
 		d = cli_jdevice(devs, &m->dev[i]);

@@ -49,6 +49,16 @@ struct cs_host_facts {
 	char visible_devices[CS_FACT_VISIBLE_MAX]; /* its value */
 };
 
+/* A host that restores, as probed (gpu_probe.h) and judged (restore_plan.h). */
+struct cs_restore_host {
+	struct cs_host_facts host;
+	int cuda_version;	/* cuDriverGetVersion; 0: no usable driver */
+	bool custom_storage;	/* the driver has CustomStorage */
+	char driver_error[160]; /* why there is no usable driver ("" when there is one) */
+	unsigned ngpu;		/* GPUs visible, by ordinal */
+	struct cs_gpu_facts gpu[CS_MAX_DEVICES];
+};
+
 /* The driver branch of a version string ("580.159.04" -> 580), 0 when it has none. */
 unsigned cs_facts_branch(const char *driver_version);
 /* driver versions compared part by part ("580.159.04" < "580.160"): <0, 0 or >0 */

@@ -153,3 +153,25 @@ void cs_probe_host(const struct cs_cuda_ops *cu, const struct cs_nvml_ops *nv, s
 	if (!uname(&u))
 		snprintf(h->arch, sizeof(h->arch), "%.*s", (int)sizeof(h->arch) - 1, u.machine);
 }
+
+void cs_probe_restore_host(const struct cs_cuda_ops *cu, const struct cs_nvml_ops *nv,
+			   struct cs_restore_host *h)
+{
+	int n = 0;
+	CUresult res;
+
+	memset(h, 0, sizeof(*h));
+	cs_probe_host(cu, nv, &h->host);
+	res = cu->Init(0);
+	if (res == CUDA_SUCCESS)
+		res = cu->DeviceGetCount(&n);
+	if (res != CUDA_SUCCESS) {
+		snprintf(h->driver_error, sizeof(h->driver_error), "cuInit: %s", cs_cuda_errname(cu, res));
+		return;
+	}
+	h->cuda_version = cu->driver_version;
+	h->custom_storage = cu->has_custom_storage;
+	for (int i = 0; i < n && h->ngpu < CS_MAX_DEVICES; i++)
+		if (!cs_probe_gpu(cu, nv, i, &h->gpu[h->ngpu]))
+			h->ngpu++;
+}

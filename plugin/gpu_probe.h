@@ -17,6 +17,14 @@ int cs_probe_gpu(const struct cs_cuda_ops *cu, const struct cs_nvml_ops *nv, int
 		 struct cs_gpu_facts *g);
 /* the driver's version string and branch, the loaded libcuda's identity, the architecture */
 void cs_probe_host(const struct cs_cuda_ops *cu, const struct cs_nvml_ops *nv, struct cs_host_facts *h);
+/*
+ * This host as a restore judges it (restore_plan.h): cuInit, then the driver (cu's version and
+ * CustomStorage, the host facts) and every GPU it makes visible. The caller's environment must
+ * hide no GPU (no CUDA_VISIBLE_DEVICES: the helper gets a clean one, the cudastore command
+ * removes it before it loads libcuda), so that the command and the restore see the same GPUs.
+ */
+void cs_probe_restore_host(const struct cs_cuda_ops *cu, const struct cs_nvml_ops *nv,
+			   struct cs_restore_host *h);
 /* "build-id:<hex>" of the ELF file path (its GNU build-id note), or -ENOENT/-errno */
 int cs_probe_build_id(const char *path, char *out, size_t len);
 

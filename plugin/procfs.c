@@ -421,6 +421,38 @@ int cs_procfs_kill_tree(pid_t pid)
 	return done;
 }
 
+#define ENVIRON_MAX (1u << 20) /* bytes of an environment read at most */
+
+int cs_procfs_environ(pid_t pid, const char *name, char *out, size_t len)
+{
+	FILE *f = proc_open(pid, "environ");
+	size_t nlen = strlen(name), used = 0, n;
+	char *buf;
+	int ret = -ENOENT;
+
+	if (!f)
+		return -errno;
+	buf = malloc(ENVIRON_MAX + 1);
+	if (!buf) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	while (used < ENVIRON_MAX && (n = fread(buf + used, 1, ENVIRON_MAX - used, f)) > 0)
+		used += n;
+	fclose(f);
+	buf[used] = '\0';
+	for (size_t at = 0; at < used; at += strlen(buf + at) + 1) {
+		if (strncmp(buf + at, name, nlen) || buf[at + nlen] != '=')
+			continue;
+		ret = strlen(buf + at + nlen + 1) < len ? 0 : -ENAMETOOLONG;
+		if (!ret)
+			strcpy(out, buf + at + nlen + 1);
+		break;
+	}
+	free(buf);
+	return ret;
+}
+
 uint64_t cs_procfs_status_bytes(pid_t pid, const char *field)
 {
 	long long kb;

@@ -20,6 +20,12 @@ uint64_t cs_procfs_vmstat(const char *key);
  */
 int cs_procfs_thread_cpu_ns(pid_t pid, pid_t tid, uint64_t *ns);
 int cs_procfs_rss_pages(pid_t pid, uint64_t *pages);
+/*
+ * The value of environment variable name in pid's initial environment (/proc/PID/environ: what
+ * it was started with) into out: 0, -ENOENT when unset, -ENAMETOOLONG when it does not fit, or
+ * -errno.
+ */
+int cs_procfs_environ(pid_t pid, const char *name, char *out, size_t len);
 /* pid maps the CUDA driver's IPC file (/dev/shm/cuda.shm.*): its name into name */
 bool cs_procfs_cuda_ipc(pid_t pid, char *name, size_t len);
 #define CS_PROCFS_MAX_FDS 65536 /* fds looked at in one process */

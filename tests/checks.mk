@@ -51,7 +51,7 @@ tests_fuzz_fuzz_replay_wire_LDADD = $(FUZZ_LDADD)
 tests_fuzz_fuzz_replay_options_SOURCES = $(FUZZ_REPLAY_SRCS) tests/fuzz/fuzz-options.c tests/log-stderr.c
 tests_fuzz_fuzz_replay_options_LDADD = $(FUZZ_LDADD)
 FUZZ_CLI_SRCS = cli/args.c cli/out.c cli/json.c cli/archive.c cli/sumread.c cli/images.c cli/inventory.c cli/hostops.c \
-	cli/criu.c cli/check.c cli/inspect.c cli/verify.c
+	cli/criu.c cli/check.c cli/inspect.c cli/hostfacts.c cli/verify.c
 tests_fuzz_fuzz_replay_cli_SOURCES = $(FUZZ_REPLAY_SRCS) tests/fuzz/fuzz-cli.c $(FUZZ_CLI_SRCS)
 tests_fuzz_fuzz_replay_cli_CPPFLAGS = $(cudastore_CPPFLAGS)
 tests_fuzz_fuzz_replay_cli_LDADD = $(cudastore_LDADD)

@@ -32,6 +32,8 @@
 #include "pool.h"
 #include "prefetch.h"
 
+struct cs_placement;
+
 enum cs_stage { CS_STAGE_DUMP = 0, CS_STAGE_PRE_DUMP = 1, CS_STAGE_RESTORE = 2 };
 
 /* Per-process progress through a dump (docs/design.md, "State machine"). */
@@ -82,7 +84,11 @@ struct cs_proc_dump {
 	struct cs_rescue *rescue;
 	unsigned ndev_plan; /* GPUs the process uses, from NVML (0: unknown) */
 	CUuuid dev_plan[CS_MAX_DEVICES];
+	uint64_t used_plan[CS_MAX_DEVICES];	     /* ... on each of dev_plan[] */
 	uint64_t bytes_plan;			     /* GPU memory the process uses, from NVML */
+	bool has_visible;			     /* it was started with CUDA_VISIBLE_DEVICES */
+	char visible[CS_FACT_VISIBLE_MAX];	     /* ... set to this */
+	bool pci_order;				     /* ... and CUDA_DEVICE_ORDER=PCI_BUS_ID */
 	struct cs_copy_account copy[CS_MAX_DEVICES]; /* each GPU's copy (CustomStorage) */
 };
 
@@ -117,6 +123,14 @@ struct cs_dump_nvml {
 	struct cs_nvml_ops nv;
 };
 
+/* This host as a dump records it (dump_facts.h): probed once, at the first CUDA process's PAUSE. */
+struct cs_dump_facts {
+	bool probed;
+	unsigned ngpu; /* GPUs visible to the helper (every GPU: its environment is clean) */
+	struct cs_host_facts host;
+	struct cs_gpu_facts gpu[CS_MAX_DEVICES]; /* by ordinal */
+};
+
 /* The dump's own state: its image set as it is written (imgset.h) and its admission plan. */
 struct cs_dump_session {
 	bool batch_ran;		  /* the first CHECKPOINT ran the whole tree's (batch.h) */
@@ -128,6 +142,7 @@ struct cs_dump_session {
 	uint64_t planned_bytes;	  /* GPU memory of the processes already admitted to this dump */
 	struct cs_imgset written; /* RECOVER: what the dump whose helper died wrote, read once */
 	struct cs_dump_nvml nvml; /* the admission plan's NVML (dump_plan.c) */
+	struct cs_dump_facts facts; /* what the manifests record of this host (dump_facts.c) */
 };
 
 /* The warm-up thread (warmup.h): started at POST_FORKING, joined by the first RESTORE. */
@@ -146,6 +161,7 @@ struct cs_restore_session {
 	struct cs_warmup warmup;
 	struct cs_prefetcher prefetch; /* started at POST_FORKING, taken by the first RESTORE */
 	pid_t *not_ours; /* processes without GPU state of ours (CPU-only ones) */
+	struct cs_placement *place; /* where each checkpointed GPU goes, once decided (restore_place.h) */
 	unsigned nnot_ours;
 };
 

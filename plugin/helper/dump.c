@@ -15,6 +15,7 @@
 #include "devices.h"
 #include "driver_state.h"
 #include "dump.h"
+#include "dump_facts.h"
 #include "dump_plan.h"
 #include "imgdir.h"
 #include "imgset.h"
@@ -201,8 +202,9 @@ int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd, unsigned alarm_cap_m
 		cs_info("pid %d: already checkpointed by the driver; dumping it as it is", pid);
 		return 0;
 	}
+	cs_dump_plan_process(ctx, p); /* its GPUs: for the manifest's facts, and the copy's plan */
+	cs_dump_facts_probe(ctx, p);
 	if (p->mode == CS_MODE_CUSTOM) {
-		cs_dump_plan_process(ctx, p);
 		ret = cs_dump_plan_check_space(ctx, p, dirfd);
 		if (ret) {
 			p->dump.phase = CS_PHASE_FAILED;
@@ -387,11 +389,12 @@ static void fill_header(struct cs_ctx *ctx, struct cs_proc *p, struct cs_manifes
  * The manifest, then its entry in the dump's index (imgset.h): listed here, the index file is
  * written once the whole batch is done (checkpoint_all).
  */
-static int write_manifest(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, const struct cs_manifest *m)
+static int write_manifest(struct cs_ctx *ctx, struct cs_proc *p, int dirfd, struct cs_manifest *m)
 {
 	char name[CS_NAME_MAX], err[512];
 	int ret;
 
+	cs_dump_facts_fill(ctx, p, m);
 	cs_name_manifest(name, p->ns_pid);
 	ret = cs_manifest_write(dirfd, name, m, err, sizeof(err));
 	if (ret) {
@@ -661,7 +664,7 @@ static int restore_checkpointed(struct cs_ctx *ctx, struct cs_proc *p, int dirfd
 	int ret = 0;
 
 	if (p->mode == CS_MODE_DRIVER)
-		return cs_restore_driver(ctx, p->pid, false);
+		return cs_restore_driver(ctx, p->pid, NULL);
 	if (p->dump.rescue) { /* the manifest was not written: describe the host copy instead */
 		rm = calloc(1, sizeof(*rm));
 		if (!rm)

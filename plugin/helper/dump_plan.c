@@ -16,6 +16,7 @@ static void plan_device(struct cs_nvml_ops *nv, nvmlDevice_t dev, struct cs_proc
 {
 	unsigned int count = MAX_NVML_PROCS, i;
 	char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
+	uint64_t bytes = 0;
 	bool used = false;
 
 	if (nv->DeviceGetComputeRunningProcesses(dev, &count, buf) != NVML_SUCCESS)
@@ -26,14 +27,15 @@ static void plan_device(struct cs_nvml_ops *nv, nvmlDevice_t dev, struct cs_proc
 		used = true;
 		/* NVML_VALUE_NOT_AVAILABLE is ~0ull: unknown size, keep the GPU but add nothing */
 		if (buf[i].usedGpuMemory != ~0ull)
-			p->dump.bytes_plan += buf[i].usedGpuMemory;
+			bytes += buf[i].usedGpuMemory;
 	}
+	p->dump.bytes_plan += bytes;
 	if (!used || p->dump.ndev_plan >= CS_MAX_DEVICES)
 		return;
 	if (nv->DeviceGetUUID(dev, uuid, sizeof(uuid)) != NVML_SUCCESS ||
 	    cs_uuid_parse(uuid, &p->dump.dev_plan[p->dump.ndev_plan]))
 		return;
-	p->dump.ndev_plan++;
+	p->dump.used_plan[p->dump.ndev_plan++] = bytes;
 }
 
 /*
@@ -42,7 +44,7 @@ static void plan_device(struct cs_nvml_ops *nv, nvmlDevice_t dev, struct cs_proc
  * initialising NVML each time cost most of a PAUSE on a real host.
  */
 
-static struct cs_nvml_ops *nvml_get(struct cs_ctx *ctx, pid_t pid)
+struct cs_nvml_ops *cs_dump_plan_nvml(struct cs_ctx *ctx, pid_t pid)
 {
 	struct cs_dump_nvml *nvml = &ctx->dump.nvml;
 	char err[256];
@@ -75,7 +77,7 @@ void cs_dump_plan_release(struct cs_dump_nvml *nvml)
 
 int cs_dump_plan_process(struct cs_ctx *ctx, struct cs_proc *p)
 {
-	struct cs_nvml_ops *nv = nvml_get(ctx, p->pid);
+	struct cs_nvml_ops *nv = cs_dump_plan_nvml(ctx, p->pid);
 	nvmlProcessInfo_t *buf;
 	unsigned int n = 0, i;
 	nvmlDevice_t dev;
@@ -91,8 +93,9 @@ int cs_dump_plan_process(struct cs_ctx *ctx, struct cs_proc *p)
 				plan_device(nv, dev, p, buf);
 	free(buf);
 	if (!p->dump.ndev_plan)
-		cs_warn("pid %d: NVML lists no GPU memory for it (other pid namespace?); retaining every GPU",
-			p->pid);
+		cs_warn("pid %d: NVML lists no GPU memory for it (other pid namespace?); %s", p->pid,
+			p->mode == CS_MODE_CUSTOM ? "retaining every GPU"
+						  : "its images will not record which GPUs it used");
 	else
 		cs_info("pid %d: plan: %u GPU(s), %.2f GiB of GPU memory (NVML)", p->pid, p->dump.ndev_plan,
 			p->dump.bytes_plan / 1073741824.0);
@@ -104,7 +107,7 @@ int cs_dump_plan_process(struct cs_ctx *ctx, struct cs_proc *p)
 /* the driver's branch (580 of "580.159.04") from NVML, or -1 */
 static int driver_branch(struct cs_ctx *ctx, pid_t pid, char *version, size_t len)
 {
-	struct cs_nvml_ops *nv = nvml_get(ctx, pid);
+	struct cs_nvml_ops *nv = cs_dump_plan_nvml(ctx, pid);
 
 	snprintf(version, len, "unknown");
 	if (!nv || nv->SystemGetDriverVersion(version, (unsigned int)len) != NVML_SUCCESS)

@@ -18,6 +18,8 @@
 /* Fill p->dump.ndev_plan/dev_plan/bytes_plan. 0 (also when NVML is unavailable) or -errno.
  * NVML is loaded and initialised once per dump, at the first call. */
 int cs_dump_plan_process(struct cs_ctx *ctx, struct cs_proc *p);
+/* The dump's NVML, loaded and initialised at the first call; NULL when there is none (said once). */
+struct cs_nvml_ops *cs_dump_plan_nvml(struct cs_ctx *ctx, pid_t pid);
 /* Shut NVML down and unload it (exit(DUMP)); the next cs_dump_plan_process loads it again. */
 void cs_dump_plan_release(struct cs_dump_nvml *nvml);
 /*

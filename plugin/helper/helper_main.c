@@ -46,6 +46,7 @@
 #include "relay.h"
 #include "test_hooks.h"
 #include "restore.h"
+#include "restore_place.h"
 #include "watch.h"
 #include "wire.h"
 
@@ -332,6 +333,8 @@ static void release(struct helper *h)
 	}
 	if (h->ctx)
 		free(h->ctx->restore.not_ours);
+	if (h->ctx)
+		cs_place_free(h->ctx);
 	free(h->ctx);
 	h->ctx = NULL;
 	if (h->dirfd >= 0)

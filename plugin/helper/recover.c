@@ -54,13 +54,13 @@ static int restore_checkpointed(struct cs_ctx *ctx, pid_t pid, int dirfd)
 		return -ENOMEM;
 	ret = dead_helpers_manifest(ctx, pid, dirfd, m);
 	if (!ret && m->mode == CS_MODE_DRIVER)
-		ret = cs_restore_driver(ctx, pid, false);
+		ret = cs_restore_driver(ctx, pid, NULL);
 	else if (!ret)
 		ret = cs_restore_custom(ctx, pid, m, dirfd, NULL, false, &st, &pending);
 	else if (ret == -ENOENT) { /* no manifest yet: a driver-managed checkpoint keeps its own copy */
 		cs_info("pid %d: no manifest of it was written; restoring it from the driver's own copy",
 			pid);
-		ret = cs_restore_driver(ctx, pid, false);
+		ret = cs_restore_driver(ctx, pid, NULL);
 	}
 	if (pending) {
 		end_process(pid, "its GPU memory could not be put back from the images");

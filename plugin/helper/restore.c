@@ -19,6 +19,7 @@
 #include "test_hooks.h"
 #include "prefetch.h"
 #include "restore.h"
+#include "restore_place.h"
 #include "relay.h"
 #include "strsafe.h"
 
@@ -32,6 +33,15 @@ void cs_rescue_free(struct cs_rescue *rs)
 		if (rs->r[i].mem)
 			munmap(rs->r[i].mem, rs->r[i].size);
 	free(rs);
+}
+
+/* dest[i]: where the restore's placement puts m's device i; 0, or -ENOENT (not placed) */
+static int placed(const struct cs_ctx *ctx, const struct cs_manifest *m, CUuuid *dest)
+{
+	for (unsigned i = 0; i < m->ndev; i++)
+		if (cs_place_dest(ctx, &m->dev[i].uuid, &dest[i]))
+			return -ENOENT;
+	return 0;
 }
 
 /* Retain the destination GPUs and build gpuPairs when any GPU changes. */
@@ -50,9 +60,11 @@ static int prepare_devices(struct cs_ctx *ctx, pid_t pid, const struct cs_manife
 	for (i = 0; i < (unsigned)ctx->gpus.ndev; i++)
 		if (cs_dev_uuid(&ctx->gpus, (int)i, &visible[i]))
 			return -ENODEV;
-	/* dump rollback (!use_map): back onto the GPUs it came from */
-	ret = cs_dev_plan_restore(m, ctx->opt.device_map, use_map ? ctx->opt.ndevice_map : 0, visible,
-				  ctx->gpus.ndev, dest, err, sizeof(err));
+	/* the restore's placement; a dump's rollback (!use_map): back onto the GPUs it came from */
+	ret = use_map ? placed(ctx, m, dest) : -ENOENT;
+	if (ret)
+		ret = cs_dev_plan_restore(m, ctx->opt.device_map, use_map ? ctx->opt.ndevice_map : 0, visible,
+					  ctx->gpus.ndev, dest, err, sizeof(err));
 	if (ret) {
 		cs_err("pid %d: %s", pid, err);
 		return ret;
@@ -211,31 +223,53 @@ int cs_restore_custom(struct cs_ctx *ctx, pid_t pid, const struct cs_manifest *m
 	return ret;
 }
 
-int cs_restore_driver(struct cs_ctx *ctx, pid_t pid, bool use_map)
+/* the GPU pairs of the configured map, for images that record no GPUs: 0, or -EINVAL (said) */
+static int map_pairs(struct cs_ctx *ctx, pid_t pid, CUcheckpointGpuPair *pairs, unsigned *n)
+{
+	unsigned i;
+
+	*n = 0;
+	if (!ctx->opt.ndevice_map)
+		return 0;
+	if (ctx->opt.device_map[0].by_ordinal) {
+		cs_err("pid %d: device_map gives ordinals, but these driver-managed images (format before "
+		       "1.4) do not record which GPU had which ordinal: give OLD=NEW GPU UUID pairs "
+		       "(nvidia-smi -L) instead",
+		       pid);
+		return -EINVAL;
+	}
+	for (i = 0; i < ctx->opt.ndevice_map; i++) {
+		pairs[i].oldUuid = ctx->opt.device_map[i].from;
+		pairs[i].newUuid = ctx->opt.device_map[i].to;
+	}
+	*n = ctx->opt.ndevice_map;
+	return 0;
+}
+
+int cs_restore_driver(struct cs_ctx *ctx, pid_t pid, const struct cs_manifest *m)
 {
 	CUcheckpointGpuPair pairs[CS_MAX_DEVICES];
 	CUcheckpointRestoreArgs args;
-	unsigned i;
+	unsigned n = 0;
 	CUresult res;
 
 	/* the driver restores only with persistence mode on or cuInit done in the calling process */
 	if (cs_dev_init(&ctx->gpus)) /* it logged why */
 		cs_warn("pid %d: trying the driver-managed restore without cuInit", pid);
 	memset(&args, 0, sizeof(args));
-	if (use_map && ctx->opt.ndevice_map && ctx->opt.device_map[0].by_ordinal) {
-		cs_err("pid %d: device_map gives ordinals, but driver-managed images do not record which "
-		       "GPU had which ordinal: give OLD=NEW GPU UUID pairs (nvidia-smi -L) instead",
-		       pid);
+	if (m && m->ngpu)
+		n = cs_place_pairs(ctx, pid, m, pairs);
+	else if (m && map_pairs(ctx, pid, pairs, &n))
 		return -EINVAL;
+	for (unsigned i = 0; m && m->ngpu && i < n; i++) {
+		char a[CS_UUID_STRLEN], b[CS_UUID_STRLEN];
+
+		cs_uuid_format(&pairs[i].oldUuid, a);
+		cs_uuid_format(&pairs[i].newUuid, b);
+		cs_info("pid %d: GPU %s is restored onto %s", pid, a, b);
 	}
-	for (i = 0; use_map && i < ctx->opt.ndevice_map; i++) {
-		pairs[i].oldUuid = ctx->opt.device_map[i].from;
-		pairs[i].newUuid = ctx->opt.device_map[i].to;
-	}
-	if (use_map && ctx->opt.ndevice_map) {
-		args.gpuPairs = pairs;
-		args.gpuPairsCount = ctx->opt.ndevice_map;
-	}
+	args.gpuPairs = n ? pairs : NULL;
+	args.gpuPairsCount = n;
 	res = ctx->cuda.CheckpointProcessRestore(pid, &args);
 	if (res != CUDA_SUCCESS) {
 		cs_err("pid %d: driver-managed cuCheckpointProcessRestore failed: %s", pid,
@@ -373,7 +407,7 @@ static int restore_one(struct cs_ctx *ctx, struct cs_proc *p, void *arg)
 	if (p->m->mode == CS_MODE_CUSTOM)
 		ret = cs_restore_custom(ctx, p->pid, p->m, dirfd, NULL, true, &p->st, &pending);
 	else
-		ret = cs_restore_driver(ctx, p->pid, true);
+		ret = cs_restore_driver(ctx, p->pid, p->m);
 	if (!ret)
 		ret = cs_restore_unlock(ctx, p->pid);
 	if (ret) {
@@ -524,6 +558,9 @@ static void restore_all(struct cs_ctx *ctx, const pid_t *tree, unsigned n, int d
 			failed = true;
 		}
 	}
+	/* one placement for the whole tree, before any process is touched (restore_place.h) */
+	if (!failed && b.n && cs_place_restore(ctx, dirfd, procs, b.n))
+		failed = true;
 	if (!failed)
 		failed = cs_batch_run(ctx, &b) != 0;
 	if (failed)

@@ -29,17 +29,17 @@ void cs_rescue_free(struct cs_rescue *rs);
 
 /*
  * CustomStorage restore of pid, whose restore thread must be running: from the extents
- * named in m, or from rs when rs is not NULL, onto the GPUs the device map names (use_map)
- * or the GPUs it came from. Leaves the process LOCKED on success.
+ * named in m, or from rs when rs is not NULL, onto the GPUs the restore's placement names
+ * (use_map; restore_place.h) or the GPUs it came from. Leaves the process LOCKED on success.
  * On failure after the driver mapped memory, *pending holds the operation: the caller must
  * make sure the target never runs (kill it) before completing it.
  */
 int cs_restore_custom(struct cs_ctx *ctx, pid_t pid, const struct cs_manifest *m, int dirfd,
 		      const struct cs_rescue *rs, bool use_map, struct cs_phase_timer *st,
 		      CUcheckpointOperationHandle *pending);
-/* Driver-managed restore (restore thread running); leaves the process LOCKED. use_map: apply
- * the configured device map (restore) or not (dump rollback puts it back where it was). */
-int cs_restore_driver(struct cs_ctx *ctx, pid_t pid, bool use_map);
+/* Driver-managed restore (restore thread running); leaves the process LOCKED. m: its manifest,
+ * to place its GPUs (restore_place.h), or NULL: onto the GPUs it came from (a dump's rollback). */
+int cs_restore_driver(struct cs_ctx *ctx, pid_t pid, const struct cs_manifest *m);
 
 /* Unlock pid (its restore thread running) and check it is RUNNING; 0 or -EPROTO (logged). */
 int cs_restore_unlock(struct cs_ctx *ctx, pid_t pid);

@@ -15,22 +15,17 @@
 #include "manifest.h"
 #include "phase_timer.h"
 #include "pool.h"
+#include "restore_place.h"
 #include "warmup.h"
 
 /* retain the GPUs manifest m is restored onto, into dest[]; 0 or -ENODEV */
 static int retain_destinations(struct cs_ctx *ctx, const struct cs_manifest *m, CUuuid *dest)
 {
-	CUuuid visible[CS_MAX_DEVICES];
-	char err[512];
 	int i, ord;
 
-	for (i = 0; i < ctx->gpus.ndev; i++)
-		if (cs_dev_uuid(&ctx->gpus, i, &visible[i]))
-			return -ENODEV;
-	if (cs_dev_plan_restore(m, ctx->opt.device_map, ctx->opt.ndevice_map, visible, ctx->gpus.ndev, dest,
-				err, sizeof(err)))
-		return -ENODEV; /* the restore says why */
 	for (i = 0; i < (int)m->ndev; i++) {
+		if (cs_place_dest(ctx, &m->dev[i].uuid, &dest[i]))
+			return -ENODEV; /* not placed: the restore says why */
 		ord = cs_dev_by_uuid(&ctx->gpus, &dest[i]);
 		if (ord < 0 || cs_dev_retain(&ctx->gpus, ord))
 			return -ENODEV;
@@ -77,6 +72,8 @@ static void warm_tree(struct cs_ctx *ctx, int dirfd)
 
 	if (!m || !cs_imgset_indexed(set) || !set->ix.x.n)
 		goto out;
+	if (cs_place_restore(ctx, dirfd, NULL, 0))
+		goto out; /* said; the first RESTORE fails the tree before any process is touched */
 	for (i = 0; i < set->ix.x.n; i++) {
 		if (cs_imgset_read(set, dirfd, set->ix.x.ns_pid[i], m, err, sizeof(err)))
 			continue; /* the restore says why */

@@ -37,16 +37,6 @@
 #define CS_PLAN_NOTES	   4
 #define CS_PLAN_NOTE_MAX   256
 
-/* The host that restores, as probed. */
-struct cs_restore_host {
-	struct cs_host_facts host;
-	int cuda_version;	/* cuDriverGetVersion; 0: no usable driver */
-	bool custom_storage;	/* the driver has CustomStorage */
-	char driver_error[160]; /* why there is no usable driver ("" when there is one) */
-	unsigned ngpu;		/* GPUs visible, by ordinal */
-	struct cs_gpu_facts gpu[CS_MAX_DEVICES];
-};
-
 /* The answer: yes (cs_restore_plan returned 0) with a place for each checkpointed GPU, or every
  * reason for no. */
 struct cs_restore_plan {

@@ -11,7 +11,7 @@ check "CustomStorage dump succeeds" log_has "$WORK/img/dump.log" "pid $WPID: GPU
 wait_gone "$WPID"
 CRIU_ENV="CUDASTORE_EMU_DRIVER_VERSION=13000" criu_restore "$WORK/img"
 check "refused, naming the driver needed" \
-	log_has "$WORK/img/restore.log" "made with CUDA CustomStorage, which this driver \(CUDA 13000\) lacks; restore needs a CUDA 13.4"
+	log_has "$WORK/img/restore.log" "made with CUDA CustomStorage, which this driver \(CUDA 13.0\) lacks: restore them on a host with a CUDA 13.4"
 sleep 0.2
 check "the process does not run without its GPU memory" bash -c "! kill -0 $WPID 2>/dev/null || grep -q '^State:.*Z' /proc/$WPID/status"
 wait_gone "$WPID"

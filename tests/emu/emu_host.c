@@ -31,7 +31,7 @@ static void cfg_default_uuid(int dev, CUuuid *uuid)
 static void cfg_default_gpu(int dev, struct emu_gpu *g)
 {
 	cfg_default_uuid(dev, &g->uuid);
-	snprintf(g->name, sizeof(g->name), "Emulated GPU %d", dev);
+	snprintf(g->name, sizeof(g->name), "NVIDIA Emulated GPU"); /* one product, as on most hosts */
 	g->cc_major = 9;
 	g->cc_minor = 0;
 	g->pci_bus = 0x10 + (unsigned int)dev;

@@ -144,8 +144,8 @@ static void defaults(void *arg)
 {
 	const char *env[] = { "CUDASTORE_EMU_DEVICES=2", NULL };
 	const struct want w[2] = {
-		{ "Emulated GPU 0", 9, 0, "0000:10:00.0", 0, 0x10, 0, 0, 4096 * MiB },
-		{ "Emulated GPU 1", 9, 0, "0000:11:00.0", 0, 0x11, 0, 0, 4096 * MiB },
+		{ "NVIDIA Emulated GPU", 9, 0, "0000:10:00.0", 0, 0x10, 0, 0, 4096 * MiB },
+		{ "NVIDIA Emulated GPU", 9, 0, "0000:11:00.0", 0, 0x11, 0, 0, 4096 * MiB },
 	};
 	size_t free_b = 0, total = 0;
 	CUcontext ctx;

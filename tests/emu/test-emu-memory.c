@@ -52,7 +52,8 @@ static void devices(void)
 	CUuuid u;
 
 	tap_ok(CU_OK(cu.DeviceGetCount(&count)) && count == 2, "2 devices");
-	tap_ok(CU_OK(cu.DeviceGetName(name, sizeof(name), 1)) && !strcmp(name, "Emulated GPU 1"), "name: %s", name);
+	tap_ok(CU_OK(cu.DeviceGetName(name, sizeof(name), 1)) && !strcmp(name, "NVIDIA Emulated GPU"),
+	       "name: %s", name);
 	cu.DeviceGetUuid(&u, 0);
 	cs_uuid_format(&u, text);
 	tap_ok(!strcmp(text, U0), "UUID from CUDASTORE_EMU_UUIDS: %s", text);

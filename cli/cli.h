@@ -4,6 +4,7 @@
  *
  *   main.c     command dispatch, usage, exit codes
  *   args.c     option parsing shared by the subcommands (options anywhere on the line)
+ *   said.c     what a run has said: its first error message, whether its JSON object is out
  *   out.c      messages, sizes, the progress bar, cs_log_line for the plugin's modules
  *   json.c     JSON output through json-c (schema in cudastore(1))
  *   archive.c  a checkpoint archive (podman, kubelet) unpacked into a private directory
@@ -24,6 +25,7 @@
 #ifndef CUDASTORE_CLI_H
 #define CUDASTORE_CLI_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -47,6 +49,18 @@ int cli_check(int argc, char **argv);
 int cli_inspect(int argc, char **argv);
 int cli_verify(int argc, char **argv);
 
+/* ---- what this run has said (said.c): out.c and json.c note it here, neither calls the other ---- */
+/* the first message cli_err or cli_usage_err printed ("" none) */
+const char *cli_first_error(void);
+/* out.c: a message printed on stderr (fmt with ap); only the first is kept */
+void cli_said_error(const char *fmt, va_list ap);
+/* json.c: the command's JSON object is printed; cli_json_said tells, and no error object follows */
+void cli_said_json(void);
+bool cli_json_said(void);
+/* A command runs once per process; one that runs several in-process (the fuzzer) starts each
+ * anew: no error said and no JSON printed yet. */
+void cli_forget_output(void);
+
 /*
  * One line of text output on stdout, fmt without its newline: the whole line escaped (strsafe.h),
  * so nothing read from an image puts a control character, or a line of its own, on the terminal;
@@ -55,8 +69,6 @@ int cli_verify(int argc, char **argv);
 void cli_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "cudastore SUB: message" on stderr (escaped as cli_line); SUB NULL: the command line itself */
 void cli_err(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* the first message cli_err or cli_usage_err printed ("" none) */
-const char *cli_first_error(void);
 /* usage error: message, then "try 'cudastore SUB --help'"; returns CLI_USAGE */
 int cli_usage_err(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -90,10 +102,6 @@ void cli_json_error_if_silent(const char *sub, int rc);
  * "commands"); CLI_OK.
  */
 int cli_help(const char *sub, int (*usage)(FILE *f, int rc));
-/* A command runs once per process; one that runs several in-process (the fuzzer) starts each
- * anew: no error said and no JSON printed yet. */
-void cli_json_forget(void);
-void cli_forget_output(void);
 
 /* "1.50 GiB" */
 const char *cli_bytes(uint64_t b, char *buf, size_t len);

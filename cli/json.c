@@ -19,7 +19,6 @@
 #include "strsafe.h"
 
 bool cli_json;
-static bool printed;
 
 /* s with every invalid byte replaced by U+FFFD (malloc'ed), or NULL without memory */
 static char *utf8_clean(const char *s)
@@ -172,13 +171,8 @@ void cli_jprint(json_object *o)
 		fprintf(stderr, "cudastore: out of memory building the JSON output\n");
 	}
 	fflush(stdout);
-	printed = true;
+	cli_said_json();
 	json_object_put(o);
-}
-
-void cli_json_forget(void)
-{
-	printed = false;
 }
 
 int cli_help(const char *sub, int (*usage)(FILE *f, int rc))
@@ -214,7 +208,7 @@ void cli_json_error_if_silent(const char *sub, int rc)
 {
 	json_object *o;
 
-	if (!cli_json || printed || rc == CLI_OK)
+	if (!cli_json || cli_json_said() || rc == CLI_OK)
 		return;
 	o = cli_jreport(sub);
 	cli_jbool(o, "ok", false);

@@ -97,11 +97,12 @@ void cli_jprint(json_object *o);
  * (sub NULL: "command" null, for a command line that names none) */
 void cli_json_error_if_silent(const char *sub, int rc);
 /*
- * --help of SUB ("help": the command's own): usage's text on stdout, or under --json the object
- * {"schema", "command": SUB, "ok": true, "exit_code": 0, "help": TEXT} (and for "help" the
- * "commands"); CLI_OK.
+ * --help of SUB: usage's text on stdout, or under --json the object
+ * {"schema", "command": SUB, "ok": true, "exit_code": 0, "help": TEXT}; CLI_OK.
  */
 int cli_help(const char *sub, int (*usage)(FILE *f, int rc));
+/* the command's own --help (main.c): the same as SUB "help", the object with "commands": NAMES */
+int cli_help_commands(int (*usage)(FILE *f, int rc), const char *const *names, size_t n);
 
 /* "1.50 GiB" */
 const char *cli_bytes(uint64_t b, char *buf, size_t len);

@@ -15,7 +15,7 @@
  *   hostops.c  a host-only struct cs_cuda_ops, so verify runs the engine's restore checks
  *              without a GPU
  *   criu.c     criu run with one argument, and the plugin directory it loads plugins from
- *   check.c    cudastore check
+ *   check*.c   cudastore check: probes that fill a report, its text and JSON (check.h)
  *   inspect.c  cudastore inspect
  *   verify.c   cudastore verify
  *

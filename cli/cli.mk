@@ -15,7 +15,10 @@ CLI_SOURCES = \
 	cli/inventory.c \
 	cli/hostops.c \
 	cli/criu.c \
+	cli/check.h \
 	cli/check.c \
+	cli/check_text.c \
+	cli/check_json.c \
 	cli/inspect.c \
 	cli/verify.c
 cudastore_SOURCES = cli/main.c $(CLI_SOURCES)

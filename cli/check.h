@@ -2,9 +2,11 @@
 /*
  * check.h - cudastore check: the report its probes fill and its two renderers print.
  *
- *   check.c         the command: arguments, usage, and the probes in order (the options,
- *                   libcuda, the GPUs, NVML and the CUDA processes, criu, its plugin directory,
- *                   our plugin and its helper, the images directory), the verdict's problems
+ *   check.c         the command: arguments, usage, the probes in order, the options and the
+ *                   images directory
+ *   check_report.c  the verdict's problems, which every probe adds
+ *   check_driver.c  libcuda, the GPUs, NVML and the CUDA processes
+ *   check_criu.c    criu, its plugin directory, our plugin and its helper
  *   check_text.c    the report as text
  *   check_json.c    the report as JSON (schema in cudastore(1))
  *
@@ -91,9 +93,16 @@ struct cli_check_report {
 	char images_err[256];
 };
 
-/* one more reason a dump would not work (the first CLI_CHECK_MAX_LISTED are kept) */
+/* one more reason a dump would not work (check_report.c; the first CLI_CHECK_MAX_LISTED are kept) */
 void cli_check_problem(struct cli_check_report *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* ---- probes, run in this order (check.c); each reads what the ones before it found ---- */
+/* libcuda and its GPUs, then NVML's CUDA processes with their checkpoint state (check_driver.c) */
+void cli_check_driver(struct cli_check_report *r);
+/* the criu binary CRIU (NULL: looked for), its version and "criu check" (as root), and the
+ * plugin directory it would use (PLUGINDIR: check's --plugin-dir, or NULL) (check_criu.c) */
+void cli_check_criu(struct cli_check_report *r, const char *criu, const char *plugindir);
 
 /* ---- renderers: on stdout ---- */
 void cli_check_text(const struct cli_check_report *r); /* check_text.c */

@@ -17,6 +17,9 @@ CLI_SOURCES = \
 	cli/criu.c \
 	cli/check.h \
 	cli/check.c \
+	cli/check_report.c \
+	cli/check_driver.c \
+	cli/check_criu.c \
 	cli/check_text.c \
 	cli/check_json.c \
 	cli/inspect.c \

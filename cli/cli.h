@@ -4,6 +4,7 @@
  *
  *   main.c     command dispatch, usage, exit codes
  *   args.c     option parsing shared by the subcommands (options anywhere on the line)
+ *   said.c     what a run has said: its first error message, whether its JSON object is out
  *   out.c      messages, sizes, the progress bar, cs_log_line for the plugin's modules
  *   json.c     JSON output through json-c (schema in cudastore(1))
  *   archive.c  a checkpoint archive (podman, kubelet) unpacked into a private directory
@@ -14,7 +15,7 @@
  *   hostops.c  a host-only struct cs_cuda_ops, so verify runs the engine's restore checks
  *              without a GPU
  *   criu.c     criu run with one argument, and the plugin directory it loads plugins from
- *   check.c    cudastore check
+ *   check*.c   cudastore check: probes that fill a report, its text and JSON (check.h)
  *   inspect.c  cudastore inspect
  *   hostfacts.c a manifest's host and GPU facts (format 1.4), as text and JSON
  *   verify.c   cudastore verify
@@ -25,6 +26,7 @@
 #ifndef CUDASTORE_CLI_H
 #define CUDASTORE_CLI_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -48,6 +50,18 @@ int cli_check(int argc, char **argv);
 int cli_inspect(int argc, char **argv);
 int cli_verify(int argc, char **argv);
 
+/* ---- what this run has said (said.c): out.c and json.c note it here, neither calls the other ---- */
+/* the first message cli_err or cli_usage_err printed ("" none) */
+const char *cli_first_error(void);
+/* out.c: a message printed on stderr (fmt with ap); only the first is kept */
+void cli_said_error(const char *fmt, va_list ap);
+/* json.c: the command's JSON object is printed; cli_json_said tells, and no error object follows */
+void cli_said_json(void);
+bool cli_json_said(void);
+/* A command runs once per process; one that runs several in-process (the fuzzer) starts each
+ * anew: no error said and no JSON printed yet. */
+void cli_forget_output(void);
+
 /*
  * One line of text output on stdout, fmt without its newline: the whole line escaped (strsafe.h),
  * so nothing read from an image puts a control character, or a line of its own, on the terminal;
@@ -56,8 +70,6 @@ int cli_verify(int argc, char **argv);
 void cli_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "cudastore SUB: message" on stderr (escaped as cli_line); SUB NULL: the command line itself */
 void cli_err(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* the first message cli_err or cli_usage_err printed ("" none) */
-const char *cli_first_error(void);
 /* usage error: message, then "try 'cudastore SUB --help'"; returns CLI_USAGE */
 int cli_usage_err(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -90,15 +102,12 @@ void cli_jprint(json_object *o);
  * (sub NULL: "command" null, for a command line that names none) */
 void cli_json_error_if_silent(const char *sub, int rc);
 /*
- * --help of SUB ("help": the command's own): usage's text on stdout, or under --json the object
- * {"schema", "command": SUB, "ok": true, "exit_code": 0, "help": TEXT} (and for "help" the
- * "commands"); CLI_OK.
+ * --help of SUB: usage's text on stdout, or under --json the object
+ * {"schema", "command": SUB, "ok": true, "exit_code": 0, "help": TEXT}; CLI_OK.
  */
 int cli_help(const char *sub, int (*usage)(FILE *f, int rc));
-/* A command runs once per process; one that runs several in-process (the fuzzer) starts each
- * anew: no error said and no JSON printed yet. */
-void cli_json_forget(void);
-void cli_forget_output(void);
+/* the command's own --help (main.c): the same as SUB "help", the object with "commands": NAMES */
+int cli_help_commands(int (*usage)(FILE *f, int rc), const char *const *names, size_t n);
 
 /* "1.50 GiB" */
 const char *cli_bytes(uint64_t b, char *buf, size_t len);

@@ -19,7 +19,6 @@
 #include "strsafe.h"
 
 bool cli_json;
-static bool printed;
 
 /* s with every invalid byte replaced by U+FFFD (malloc'ed), or NULL without memory */
 static char *utf8_clean(const char *s)
@@ -172,49 +171,63 @@ void cli_jprint(json_object *o)
 		fprintf(stderr, "cudastore: out of memory building the JSON output\n");
 	}
 	fflush(stdout);
-	printed = true;
+	cli_said_json();
 	json_object_put(o);
 }
 
-void cli_json_forget(void)
+/* usage's text, as usage(f, CLI_OK) prints it (malloc'ed), or NULL without memory */
+static char *usage_text(int (*usage)(FILE *f, int rc))
 {
-	printed = false;
-}
-
-int cli_help(const char *sub, int (*usage)(FILE *f, int rc))
-{
-	static const char *const commands[] = { "check", "inspect", "verify", "help" };
-	json_object *o, *a;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
 
-	if (!cli_json)
-		return usage(stdout, CLI_OK);
 	f = open_memstream(&text, &len);
 	if (f) {
 		usage(f, CLI_OK);
 		fclose(f);
 	}
+	return text;
+}
+
+/* --help of sub: usage's text, or its JSON object with the n names (names NULL: no "commands") */
+static int help(const char *sub, int (*usage)(FILE *f, int rc), const char *const *names, size_t n)
+{
+	json_object *o, *a;
+	char *text;
+
+	if (!cli_json)
+		return usage(stdout, CLI_OK);
+	text = usage_text(usage);
 	o = cli_jreport(sub);
 	cli_jbool(o, "ok", true);
 	cli_jint(o, "exit_code", CLI_OK);
 	cli_jstr(o, "help", text ? text : "");
-	if (!strcmp(sub, "help")) {
+	if (names) {
 		a = cli_jarr(o, "commands");
-		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-			cli_jstr(a, NULL, commands[i]);
+		for (size_t i = 0; i < n; i++)
+			cli_jstr(a, NULL, names[i]);
 	}
 	cli_jprint(o);
 	free(text);
 	return CLI_OK;
 }
 
+int cli_help(const char *sub, int (*usage)(FILE *f, int rc))
+{
+	return help(sub, usage, NULL, 0);
+}
+
+int cli_help_commands(int (*usage)(FILE *f, int rc), const char *const *names, size_t n)
+{
+	return help("help", usage, names, n);
+}
+
 void cli_json_error_if_silent(const char *sub, int rc)
 {
 	json_object *o;
 
-	if (!cli_json || printed || rc == CLI_OK)
+	if (!cli_json || cli_json_said() || rc == CLI_OK)
 		return;
 	o = cli_jreport(sub);
 	cli_jbool(o, "ok", false);

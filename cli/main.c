@@ -9,27 +9,53 @@
 
 #include "cli.h"
 
+static int help(int argc, char **argv);
+
+/* Each command: its name, its arguments and what it does (the usage's lines, in this order). */
 struct cmd {
 	const char *name;
+	const char *args;
+	const char *what;
 	int (*run)(int argc, char **argv);
 };
 
 static const struct cmd cmds[] = {
-	{ "check", cli_check },
-	{ "inspect", cli_inspect },
-	{ "verify", cli_verify },
+	{ "check", "[--images-dir DIR]", "what a dump on this machine would do, and why", cli_check },
+	{ "inspect", "DIR [PID]", "what the cudastore images in DIR hold", cli_inspect },
+	{ "verify", "DIR [PID]", "whether a restore would accept the images in DIR", cli_verify },
+	{ "help", "[COMMAND]", "this text, or COMMAND's", help },
 };
+#define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
+
+/* "NAME ARGS" of c into buf */
+static const char *synopsis(const struct cmd *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s %s", c->name, c->args);
+	return buf;
+}
+
+/* the table as the usage's list: each synopsis in a column as wide as the widest, then what */
+static void list_commands(FILE *f)
+{
+	char buf[128];
+	int w = 0, n;
+	size_t i;
+
+	for (i = 0; i < NCMDS; i++) {
+		n = (int)strlen(synopsis(&cmds[i], buf, sizeof(buf)));
+		w = n > w ? n : w;
+	}
+	for (i = 0; i < NCMDS; i++)
+		fprintf(f, "  %-*s  %s\n", w, synopsis(&cmds[i], buf, sizeof(buf)), cmds[i].what);
+}
 
 static int usage(FILE *f, int rc)
 {
 	fprintf(f, "Usage: cudastore COMMAND [OPTIONS] [ARGS]\n"
 		   "\n"
-		   "Commands:\n"
-		   "  check [--images-dir DIR]  what a dump on this machine would do, and why\n"
-		   "  inspect DIR [PID]         what the cudastore images in DIR hold\n"
-		   "  verify DIR [PID]          whether a restore would accept the images in DIR\n"
-		   "  help [COMMAND]            this text, or COMMAND's\n"
-		   "\n"
+		   "Commands:\n");
+	list_commands(f);
+	fprintf(f, "\n"
 		   "DIR may also be a checkpoint archive (podman container checkpoint --export, the\n"
 		   "kubelet's checkpoint) or a tar of an images directory. Options may come anywhere on\n"
 		   "the line. Every command takes --help and --json. Exit status: 0 good, 1 a check\n"
@@ -42,11 +68,22 @@ static int usage(FILE *f, int rc)
 	return rc;
 }
 
+/* the command's own --help: the usage, and under --json the commands' names too */
+static int own_help(void)
+{
+	const char *names[NCMDS];
+	size_t i;
+
+	for (i = 0; i < NCMDS; i++)
+		names[i] = cmds[i].name;
+	return cli_help_commands(usage, names, NCMDS);
+}
+
 static const struct cmd *find(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+	for (i = 0; i < NCMDS; i++)
 		if (!strcmp(cmds[i].name, name))
 			return &cmds[i];
 	return NULL;
@@ -85,9 +122,9 @@ static int help(int argc, char **argv)
 		if (strcmp(argv[i], "--json"))
 			topic = argv[i];
 	if (!topic)
-		return cli_help("help", usage);
+		return own_help();
 	c = find(topic);
-	if (!c)
+	if (!c || c->run == help) /* help takes no --help: "help help" names no command to show */
 		return top_error("help", "no help for '%s': not a command", topic);
 	av[n++] = (char *)c->name;
 	av[n++] = opt;
@@ -158,9 +195,7 @@ int main(int argc, char **argv)
 	if (!name)
 		return top_error(NULL, "%s", "no command given");
 	if (!strcmp(name, "-h") || !strcmp(name, "--help"))
-		return cli_help("help", usage);
-	if (!strcmp(name, "help"))
-		return help(argc - first, argv + first);
+		return own_help();
 	if (!strcmp(name, "-V") || !strcmp(name, "--version"))
 		return version();
 	c = find(name);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* out.c - the cudastore command's output: messages, JSON, sizes, progress bar, plugin log lines */
+/* out.c - the cudastore command's text output: messages, sizes, progress bar, plugin log lines */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,20 +24,6 @@ void cs_log_line(unsigned int loglevel, const char *format, ...)
 	va_start(ap, format);
 	vfprintf(stderr, format, ap);
 	va_end(ap);
-}
-
-/* the first message of this run, for the JSON error object (json.c) */
-static char first_error[2048];
-
-void cli_forget_output(void)
-{
-	first_error[0] = '\0';
-	cli_json_forget();
-}
-
-const char *cli_first_error(void)
-{
-	return first_error;
 }
 
 /* fmt with ap, escaped (strsafe.h; UTF-8 kept in a UTF-8 locale), on f: one line without its newline */
@@ -65,11 +51,9 @@ static void say(const char *sub, const char *fmt, va_list ap)
 {
 	va_list copy;
 
-	if (!first_error[0]) {
-		va_copy(copy, ap);
-		vsnprintf(first_error, sizeof(first_error), fmt, copy);
-		va_end(copy);
-	}
+	va_copy(copy, ap);
+	cli_said_error(fmt, copy); /* the first one, for the JSON error object (said.c) */
+	va_end(copy);
 	fprintf(stderr, "cudastore%s%s: ", sub ? " " : "", sub ? sub : "");
 	put_escaped(stderr, fmt, ap);
 }

@@ -50,8 +50,7 @@ tests_fuzz_fuzz_replay_wire_SOURCES = $(FUZZ_REPLAY_SRCS) tests/fuzz/fuzz-wire.c
 tests_fuzz_fuzz_replay_wire_LDADD = $(FUZZ_LDADD)
 tests_fuzz_fuzz_replay_options_SOURCES = $(FUZZ_REPLAY_SRCS) tests/fuzz/fuzz-options.c tests/log-stderr.c
 tests_fuzz_fuzz_replay_options_LDADD = $(FUZZ_LDADD)
-FUZZ_CLI_SRCS = cli/args.c cli/out.c cli/json.c cli/archive.c cli/sumread.c cli/images.c cli/inventory.c cli/hostops.c \
-	cli/criu.c cli/check.c cli/inspect.c cli/hostfacts.c cli/verify.c
+FUZZ_CLI_SRCS = $(CLI_SOURCES)
 tests_fuzz_fuzz_replay_cli_SOURCES = $(FUZZ_REPLAY_SRCS) tests/fuzz/fuzz-cli.c $(FUZZ_CLI_SRCS)
 tests_fuzz_fuzz_replay_cli_CPPFLAGS = $(cudastore_CPPFLAGS)
 tests_fuzz_fuzz_replay_cli_LDADD = $(cudastore_LDADD)
@@ -70,7 +69,7 @@ FUZZ_DECODER_SRCS = $(call fuzz_srcs,manifest.c imgframe.c imgdir.c) $(FUZZ_PB_S
 FUZZ_INDEX_SRCS = $(call fuzz_srcs,imgindex.c imgframe.c imgdir.c) $(FUZZ_PB_SRCS)
 FUZZ_WIRE_SRCS = $(call fuzz_srcs,wire.c)
 FUZZ_OPTIONS_SRCS = $(call fuzz_srcs,options.c strsafe.c)
-FUZZ_CLI_LIBFUZZER_SRCS = $(addprefix $(top_srcdir)/,$(FUZZ_CLI_SRCS)) \
+FUZZ_CLI_LIBFUZZER_SRCS = $(addprefix $(top_srcdir)/,$(filter %.c,$(FUZZ_CLI_SRCS))) \
 	$(call fuzz_srcs,manifest.c imgframe.c imgdir.c imgindex.c strsafe.c) $(FUZZ_PB_SRCS)
 FUZZ_LINK = $(CS_ALL_LIBS) $(PROTOBUF_C_LIBS) -ldl -lpthread
 tests/fuzz/fuzz-manifest-libfuzzer: $(FUZZ_MANIFEST_SRCS) tests/log-stderr.c $(FUZZ_DECODER_SRCS) $(CS_ALL_LIBS)

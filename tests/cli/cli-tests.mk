@@ -12,9 +12,9 @@ CLI_TESTS = \
 	tests/cli/test-cli-verify-v-says-what-it-did.sh \
 	tests/cli/test-cli-bash-completion.sh \
 	tests/cli/test-cli-archives-and-cpu-only-images.sh \
-	tests/e2e/test-cli-verify-agrees-with-restore.sh \
-	tests/e2e/test-cli-verify-refuses-what-restore-refuses.sh \
-	tests/e2e/test-cli-check-on-emulated-13.0-and-13.4.sh \
+	tests/cli/test-cli-verify-agrees-with-restore.sh \
+	tests/cli/test-cli-verify-refuses-what-restore-refuses.sh \
+	tests/cli/test-cli-check-on-emulated-13.0-and-13.4.sh \
 	tests/cli/test-cli-verify-memory-bounded.sh
 TESTS += $(CLI_TESTS)
 dist_check_SCRIPTS += $(CLI_TESTS)

@@ -14,10 +14,10 @@ log() { echo "setup: $*" >&2; }
 . scripts/setup-lib.sh
 
 # procps for the tests' ps and pgrep. Container runtimes for the end-to-end tests
-# (tests/e2e/test-runc-*, test-podman-*), without recommends: runc recommends Debian's criu 3.17,
-# which must not shadow /usr/local/sbin/criu. Debian 12's crun (1.8.1) is built without CRIU
-# support: provide-crun.sh builds one with it.
-TEST_PKGS="procps runc podman busybox-static python3"
+# (tests/e2e/test-runc-*, test-podman-*, test-containerd-*), without recommends: runc recommends
+# Debian's criu 3.17, which must not shadow /usr/local/sbin/criu. Debian 12's crun (1.8.1) is
+# built without CRIU support: provide-crun.sh builds one with it.
+TEST_PKGS="procps runc podman containerd busybox-static python3"
 TEST_PKGS="$TEST_PKGS clang python3-yaml python3-protobuf iptables bc" # libFuzzer; CRIU's zdtm (docs/testing.md)
 # shellcheck disable=SC2086
 apt_install "the test suite's Debian packages (on a fresh machine about 15 s from a nearby mirror)" $TEST_PKGS

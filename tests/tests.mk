@@ -133,6 +133,7 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-podman-checkpoint-export-import.sh \
 	tests/e2e/test-crun-checkpoint-restore.sh \
 	tests/e2e/test-crun-leave-running.sh \
+	tests/e2e/test-containerd-ctr-checkpoint-restore.sh \
 	tests/e2e/test-striped-tmpfs-prefetch.sh \
 	tests/e2e/test-tmpfs-readback-dump-restores-byte-exact.sh
 TESTS += $(E2E_GPU_TESTS)
@@ -142,7 +143,7 @@ TESTS += $(E2E_GPU_TESTS)
 E2E_NS1_AFTER = tests/e2e/test-reused-images-dir-stale-files.sh.log
 $(E2E_NS1_AFTER): tests/e2e/test-container-pid-namespace.sh.log
 dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh tests/e2e/tree.sh tests/e2e/helper-killed.sh tests/e2e/guardian.sh \
-	tests/e2e/runc-lib.sh tests/e2e/crun-lib.sh \
+	tests/e2e/runc-lib.sh tests/e2e/crun-lib.sh tests/e2e/containerd-lib.sh \
 	tests/e2e/runtime-checkpoint-restore.sh tests/e2e/runtime-leave-running.sh
 
 # GPU-host tools (built by make-gpu-artifacts.sh; not run by make check)

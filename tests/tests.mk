@@ -78,6 +78,8 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-tree-flipped-byte-in-process-2-nothing-resumes.sh \
 	tests/e2e/test-restore-onto-other-gpus.sh \
 	tests/e2e/test-restore-by-ordinal-map.sh \
+	tests/e2e/test-tree-of-4-on-8-gpus-placed-every-way-custom.sh \
+	tests/e2e/test-tree-of-4-on-8-gpus-placed-every-way-driver.sh \
 	tests/e2e/test-flipped-byte-refused-then-intact-restores.sh \
 	tests/e2e/test-damaged-images-rejected.sh \
 	tests/e2e/test-images-dir-too-small-refused-before-lock.sh \
@@ -142,7 +144,7 @@ TESTS += $(E2E_GPU_TESTS)
 # (through a variable, so automake still generates the test's own rule)
 E2E_NS1_AFTER = tests/e2e/test-reused-images-dir-stale-files.sh.log
 $(E2E_NS1_AFTER): tests/e2e/test-container-pid-namespace.sh.log
-dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh tests/e2e/tree.sh tests/e2e/helper-killed.sh tests/e2e/guardian.sh \
+dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh tests/e2e/tree.sh tests/e2e/placement.sh tests/e2e/helper-killed.sh tests/e2e/guardian.sh \
 	tests/e2e/runc-lib.sh tests/e2e/crun-lib.sh tests/e2e/containerd-lib.sh \
 	tests/e2e/runtime-checkpoint-restore.sh tests/e2e/runtime-leave-running.sh
 

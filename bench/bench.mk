@@ -3,16 +3,16 @@
 noinst_PROGRAMS += bench/cs-bench
 bench_cs_bench_SOURCES = bench/cs-bench.c bench/bench-gpu.c bench/bench-io.c bench/bench-pipe.c bench/bench-procs.c bench/bench.h \
 	tests/log-stderr.c
-bench_cs_bench_LDADD = $(CS_ALL_LIBS) $(PROTOBUF_C_LIBS) -lpthread -ldl
+bench_cs_bench_LDADD = libcsengine.a libcsimages.a libcsbase.a $(PROTOBUF_C_LIBS) -lpthread -ldl
 EXTRA_DIST += bench/run-gpu-bench.sh bench/bench-setup.sh bench/cpu-dump-cost.sh bench/criu-overlap.sh \
 	bench/run-gpu-perf.sh bench/tree-bench.sh
 
 # ----- cs-hash-bench: chunk hashing on this CPU (SSE2 vs AVX2 XXH3) against a plain read -----
 noinst_PROGRAMS += bench/cs-hash-bench
 bench_cs_hash_bench_SOURCES = bench/cs-hash-bench.c
-bench_cs_hash_bench_LDADD = $(CS_ALL_LIBS) -lpthread -ldl
+bench_cs_hash_bench_LDADD = -lpthread
 
 # ----- cs-wire-bench: cost of one plugin <-> cudastore-helper request (design.md, "Two processes") -----
 noinst_PROGRAMS += bench/cs-wire-bench
 bench_cs_wire_bench_SOURCES = bench/cs-wire-bench.c
-bench_cs_wire_bench_LDADD = $(CS_ALL_LIBS)
+bench_cs_wire_bench_LDADD = libcsbase.a

@@ -147,13 +147,15 @@ int cs_rthread_run(struct cs_rthread *rt, pid_t tid)
 			cs_debug("restore thread %d is not stopped by criu; leaving it alone", tid);
 			return 0;
 		}
+		ret = -errno;
 		cs_err("restore thread %d: cannot read its signal mask: %s (is it stopped by criu?)", tid,
-		       strerror(errno));
-		return -errno;
+		       strerror(-ret));
+		return ret;
 	}
 	if (ptrace(PTRACE_SETSIGMASK, tid, sizeof(block), &block)) {
-		cs_err("restore thread %d: cannot block its signals: %s", tid, strerror(errno));
-		return -errno;
+		ret = -errno;
+		cs_err("restore thread %d: cannot block its signals: %s", tid, strerror(-ret));
+		return ret;
 	}
 	rt->mask_saved = true;
 	rt->saved_options = criu_options(&st);
@@ -232,8 +234,9 @@ int cs_rthread_stop(struct cs_rthread *rt)
 		return 0;
 	rt->running = false;
 	if (ptrace(PTRACE_INTERRUPT, rt->tid, NULL, NULL)) {
-		cs_err("restore thread %d: PTRACE_INTERRUPT failed: %s", rt->tid, strerror(errno));
-		return -errno;
+		ret = -errno;
+		cs_err("restore thread %d: PTRACE_INTERRUPT failed: %s", rt->tid, strerror(-ret));
+		return ret;
 	}
 	ret = wait_stopped(rt);
 	if (ret) {

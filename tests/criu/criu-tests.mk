@@ -1,7 +1,7 @@
 # fragment: see Makefile.am
 # ===== tests/criu: the plugin's side inside criu (plugin/criu/), without CRIU or a GPU ===========
 # criu's options read through a layout (criu_opts.c, libcscriu.a; also under ASan + UBSan)
-CRIU_UNIT_TESTS = tests/criu/test-criu-opts
+CRIU_UNIT_TESTS = tests/criu/test-criu-opts tests/criu/test-rthread-errors-return-the-call-errno
 check_PROGRAMS += $(CRIU_UNIT_TESTS)
 TESTS += $(CRIU_UNIT_TESTS)
 tests_criu_test_criu_opts_SOURCES = tests/criu/test-criu-opts.c tests/log-stderr.c
@@ -28,3 +28,9 @@ tests_criu_test_plugin_max_hooks_42_SOURCES = tests/criu/test-plugin-max-hooks.c
 tests_criu_test_plugin_max_hooks_42_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -DCS_AS_CRIU_42
 tests_criu_test_plugin_max_hooks_42_LDFLAGS = -rdynamic
 tests_criu_test_plugin_max_hooks_42_LDADD = -ldl
+
+# rthread.c's failures answer the failed call's errno, whatever the log did to errno
+tests_criu_test_rthread_errors_return_the_call_errno_SOURCES = tests/criu/test-rthread-errors-return-the-call-errno.c \
+	plugin/criu/rthread.c
+tests_criu_test_rthread_errors_return_the_call_errno_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+tests_criu_test_rthread_errors_return_the_call_errno_LDADD = $(UNIT_TEST_LIBS)

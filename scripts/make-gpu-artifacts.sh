@@ -8,7 +8,7 @@ OUTDIR=${1:-out/gpu-artifacts}
 scripts/setup-debian.sh
 make -j"$(nproc)" tests/workload/cuda-workload tests/gpu/cs-driver-timing tests/e2e/cs-manifest-tool \
 	bench/cs-bench bench/cs-hash-bench bench/cs-wire-bench cudastore-helper tests/emu/lib/libcuda.so.1 \
-	tests/emu/lib/libnvidia-ml.so.1 tests/gpu/cuda-checkpoint-standin >/dev/null
+	tests/emu/lib/libnvidia-ml.so.1 tests/gpu/cuda-checkpoint-standin cudastore >/dev/null
 rm -rf "$OUTDIR" && mkdir -p "$OUTDIR/bin" "$OUTDIR/plugins"
 # CRIU's own cuda plugin, for run-gpu-suite.sh's comparison (tree-4x4g), in a directory of its
 # own: loaded together with cudastore it would claim every process first
@@ -21,6 +21,12 @@ for lib in $(ldd cudastore-helper | awk '/=> \//{print $3}' | grep -Ev '/lib(c|m
 	cp -L "$lib" "$OUTDIR/plugins/lib/"
 done
 patchelf --set-rpath '$ORIGIN/lib' "$OUTDIR/plugins/cudastore-helper"
+# the cudastore command (inspect, verify, check --images) with its libraries (libarchive's too)
+for lib in $(ldd cudastore | awk '/=> \//{print $3}' | grep -Ev '/lib(c|m|dl|pthread|rt)\.so'); do
+	cp -Ln "$lib" "$OUTDIR/plugins/lib/" 2>/dev/null || true
+done
+cp cudastore "$OUTDIR/bin/"
+patchelf --set-rpath '$ORIGIN/../plugins/lib' "$OUTDIR/bin/cudastore"
 cp tests/workload/cuda-workload tests/gpu/cs-driver-timing tests/e2e/cs-manifest-tool bench/cs-bench bench/cs-hash-bench bench/cs-wire-bench "$OUTDIR/bin/"
 # the cuda-checkpoint stand-in CRIU's plugin runs (the suite puts it on PATH as cuda-checkpoint)
 cp tests/gpu/cuda-checkpoint-standin "$OUTDIR/bin/"

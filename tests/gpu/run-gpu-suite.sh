@@ -5,6 +5,7 @@
 #
 #   run-gpu-suite.sh [--artifacts DIR] [--images DIR] [--sizes "1g 16g 64g"] [--out FILE] [--sizes-only]
 #                    [--tree-only] [--tree-size 4g] [--tree-runs 2] [--robust-only] [--ipc-only]
+#                    [--travel-only]
 #
 # tree-4x4g (also alone with --tree-only): a tree of 4 CUDA processes of --tree-size each and a
 # CPU child, dumped and restored --tree-runs times with cudastore and as often with CRIU's own
@@ -58,6 +59,7 @@ while [ $# -gt 0 ]; do
 	--tree-only) EXTRAS=0; SIZED=0; TREE=1; ROBUST=0; shift ;;
 	--robust-only) EXTRAS=0; SIZED=0; TREE=0; ROBUST=1; shift ;;
 	--ipc-only) EXTRAS=0; SIZED=0; TREE=0; ROBUST=ipc; shift ;;
+	--travel-only) EXTRAS=0; SIZED=0; TREE=0; ROBUST=travel; shift ;;
 	--tree-size) TREE_SIZE=$2; shift 2 ;;
 	--tree-runs) TREE_RUNS=$2; shift 2 ;;
 	*) echo "unknown argument $1" >&2; exit 2 ;;
@@ -545,9 +547,59 @@ robust_scenarios() {
 	ipc_scenarios
 	helper_killed_tree
 }
+# travel: what the images record of this host and its GPU, the restore's placement and its host
+# rules on real hardware. travel-facts: a driver-managed dump's manifest names this GPU (product,
+# compute capability, memory, bus id, the process's use) and this driver; `cudastore check
+# --images` says yes (timed); the restore places the GPU on itself and the process verifies.
+# travel-refused: a device map naming a GPU this host lacks: check says no, the restore refuses
+# before any process runs and leaves the images as they were; then they restore.
+travel_scenarios() {
+	local img=$IMGBASE/travel C=$ART/bin/cudastore t0 t1 tc rc sum0 sum1 v j
+	rm -rf "$img"; mkdir -p "$img"
+	start travel --size "${TRAVEL_SIZE:-1g}" || { row travel-facts - - - - - - "FAIL: workload did not start"; return; }
+	t0=$(now)
+	timeout -k 5 "$CRIU_LIMIT" "$CRIU" dump -t "$WPID" -D "$img" -o dump.log -v4 -L "$PLUGINS" >/dev/null 2>&1
+	rc=$?; t1=$(now)
+	[ $rc = 0 ] || { row travel-facts - - "$(dt $t0 $t1)" - - - "FAIL: dump: $(grep -m1 Error "$img/dump.log")"; kill -9 "$WPID"; return; }
+	wait_gone "$WPID"
+	"$C" inspect "$img" >&2
+	j=$("$C" inspect --json "$img")
+	v=$(echo "$j" | python3 -c 'import json,sys; p=json.load(sys.stdin)["processes"][0]; h=p["host"]; g=p["gpus"][0]
+print("ok" if h["driver_version"] and h["arch"] and g["name"] and g["cc_major"] > 0 and g["total_memory"] > 0 and g["pci_bus_id"] and g["used_bytes"] >= (1 << 30) else "bad", h["driver_version"], g["name"], g["pci_bus_id"], g["used_bytes"])' 2>&1)
+	log "travel-facts: the images record: $v"
+	sum0=$(cd "$img" && sha256sum cudastore-* | sort)
+	t0=$(now); "$C" check --images "$img" >&2; rc=$?; tc=$(dt $t0 "$(now)")
+	log "travel-facts: cudastore check --images answered $rc in $tc s"
+	t0=$(now)
+	timeout -k 5 "$CRIU_LIMIT" "$CRIU" restore -d -D "$img" -o restore.log -v4 -L "$PLUGINS" >/dev/null 2>&1
+	t1=$(now)
+	grep -a 'placement:' "$img/restore.log" | cut -c1-220 >&2
+	if [[ "$v" != ok* ]]; then row travel-facts - driver - "$(dt $t0 $t1)" - - "FAIL: facts: $v"
+	elif [ "$rc" != 0 ]; then row travel-facts - driver - "$(dt $t0 $t1)" - - "FAIL: check --images said no ($rc)"
+	elif ! grep -aq 'placement: .*the same GPU (UUID)' "$img/restore.log"; then row travel-facts - driver - "$(dt $t0 $t1)" - - "FAIL: no placement line"
+	else row travel-facts - driver - "$(dt $t0 $t1)" - - "$(verdict travel "$WPID"), check ${tc} s"; fi
+	wait_gone "$WPID"
+	t0=$(now); CUDASTORE_DEVICE_MAP=0=7 "$C" check --images "$img" >&2; rc=$?; tc=$(dt $t0 "$(now)")
+	CUDASTORE_DEVICE_MAP=0=7 timeout -k 5 "$CRIU_LIMIT" "$CRIU" restore -d -D "$img" -o refused.log -v4 -L "$PLUGINS" >/dev/null 2>&1
+	local rr=$?
+	sleep 0.5
+	sum1=$(cd "$img" && sha256sum cudastore-* | sort)
+	if [ "$rc" != 1 ]; then row travel-refused - driver - - - - "FAIL: check --images answered $rc, not 1"
+	elif [ $rr = 0 ] || alive "$WPID"; then row travel-refused - driver - - - - "FAIL: the restore did not refuse"
+	elif ! grep -aq 'this host cannot restore these images: device_map sends' "$img/refused.log"; then row travel-refused - driver - - - - "FAIL: no reason logged"
+	elif [ "$sum0" != "$sum1" ]; then row travel-refused - driver - - - - "FAIL: the images changed"
+	else
+		wait_gone "$WPID"
+		timeout -k 5 "$CRIU_LIMIT" "$CRIU" restore -d -D "$img" -o restore2.log -v4 -L "$PLUGINS" >/dev/null 2>&1
+		row travel-refused - driver - - - - "$(verdict travel "$WPID") after the refusal, check ${tc} s"
+	fi
+	rm -rf "$img"
+}
+
 case $ROBUST in
-1) robust_scenarios ;;
+1) robust_scenarios; travel_scenarios ;;
 ipc) ipc_scenarios ;;
+travel) travel_scenarios ;;
 esac
 
 {

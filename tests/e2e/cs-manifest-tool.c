@@ -11,6 +11,11 @@
  *   cs-manifest-tool FILE set-dump-id HEX       claim to be written by dump HEX (32 hex digits)
  *   cs-manifest-tool FILE grow I DIR            grow device I by one chunk of zeros, keeping the
  *                                               manifest self-consistent (file, hashes, totals)
+ *   cs-manifest-tool FILE make-1.3              drop the format 1.4 facts (the GPUs and the host):
+ *                                               the manifest a cudastore before format 1.4 wrote
+ *   cs-manifest-tool FILE set-host KEY VALUE    set the host fact KEY (driver_version, libcuda_id,
+ *                                               arch: a string as given; driver_branch: a number)
+ *   cs-manifest-tool FILE set-gpu-name I NAME   set the product name of the GPU fact I
  * The frame is rewritten with a correct checksum, so only the plugin's semantic checks can
  * catch the damage. Works on the raw protobuf, bypassing the plugin's validation on purpose.
  */
@@ -118,6 +123,59 @@ static void grow(CsManifest *m, unsigned i, const char *dir)
 	close(fd);
 }
 
+/* the manifest without its GPU and host facts written to path; m keeps them (freed with it) */
+static void save_without_facts(const char *path, CsManifest *m)
+{
+	CsGpu **gpus = m->gpus;
+	CsHost *host = m->host;
+	size_t n = m->n_gpus;
+	uint32_t minor = m->format_minor;
+
+	m->gpus = NULL;
+	m->n_gpus = 0;
+	m->host = NULL;
+	m->format_minor = 3;
+	save(path, m);
+	m->gpus = gpus;
+	m->n_gpus = n;
+	m->host = host;
+	m->format_minor = minor;
+}
+
+/* host fact key set to value in the file path (m unchanged after); 2 on a bad key */
+static int set_host(const char *path, CsManifest *m, const char *key, char *value)
+{
+	char **field = !strcmp(key, "driver_version") ? &m->host->driver_version
+		       : !strcmp(key, "libcuda_id")   ? &m->host->libcuda_id
+		       : !strcmp(key, "arch")	      ? &m->host->arch
+						      : NULL;
+	char *old;
+
+	if (!strcmp(key, "driver_branch")) {
+		m->host->has_driver_branch = 1;
+		m->host->driver_branch = (uint32_t)atoi(value);
+		save(path, m);
+		return 0;
+	}
+	if (!field)
+		return 2;
+	old = *field; /* the manifest's own, freed with it */
+	*field = value;
+	save(path, m);
+	*field = old;
+	return 0;
+}
+
+static int set_gpu_name(const char *path, CsManifest *m, size_t i, char *name)
+{
+	char *old = m->gpus[i]->name;
+
+	m->gpus[i]->name = name;
+	save(path, m);
+	m->gpus[i]->name = old;
+	return 0;
+}
+
 static void show(const CsManifest *m)
 {
 	size_t i, k;
@@ -135,6 +193,13 @@ static void show(const CsManifest *m)
 		for (k = 0; k < m->devices[i]->n_stripe_extent; k++)
 			printf("device %zu stripe %zu extent %s\n", i, k + 1,
 			       m->devices[i]->stripe_extent[k]);
+	printf("gpus %zu\n", m->n_gpus);
+	if (m->host)
+		printf("host driver_version %s branch %u arch %s libcuda_id %s\n",
+		       m->host->driver_version ? m->host->driver_version : "-", m->host->driver_branch,
+		       m->host->arch ? m->host->arch : "-", m->host->libcuda_id ? m->host->libcuda_id : "-");
+	else
+		printf("host none\n");
 }
 
 /* apply the command argv[2...] to m and write it back to path; 2 on a bad command */
@@ -149,6 +214,14 @@ static int edit(CsManifest *m, int argc, char **argv)
 		m->devices[atoi(argv[3])]->extent = extent;
 		return 0;
 	}
+	if (!strcmp(argv[2], "make-1.3") && argc == 3) {
+		save_without_facts(argv[1], m);
+		return 0;
+	}
+	if (!strcmp(argv[2], "set-host") && argc == 5 && m->host)
+		return set_host(argv[1], m, argv[3], argv[4]);
+	if (!strcmp(argv[2], "set-gpu-name") && argc == 5 && (size_t)atoi(argv[3]) < m->n_gpus)
+		return set_gpu_name(argv[1], m, (size_t)atoi(argv[3]), argv[4]);
 	if (!strcmp(argv[2], "set-major") && argc == 4)
 		m->format_major = (uint32_t)atoi(argv[3]);
 	else if (!strcmp(argv[2], "set-ns-pid") && argc == 4)

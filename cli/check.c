@@ -9,6 +9,9 @@
  * (check_criu.c), dlopening our plugin only to count the hooks it registers (no plugin code
  * runs). It locks, checkpoints and writes nothing. The probes fill one report (check.h), which
  * check_text.c or check_json.c prints.
+ *
+ * With --images DIR|ARCHIVE it answers another question instead: can this host restore these
+ * images now, and onto which GPUs (check_images.c, the restore's own judgement).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +28,8 @@
 /* what the command line asks */
 struct check_args {
 	bool help;
-	const char *images, *plugindir, *criu;
+	const char *images_dir, *plugindir, *criu;
+	const char *images; /* --images: the restore's question */
 };
 
 /* ---- options ---- */
@@ -106,6 +110,7 @@ static int usage(FILE *f, int rc)
 {
 	fprintf(f,
 		"Usage: cudastore check [--json] [--images-dir DIR] [--plugin-dir DIR] [--criu PATH]\n"
+		"       cudastore check [--json] --images DIR|ARCHIVE\n"
 		"\n"
 		"Show what a dump on this machine would do and why: libcuda (path, driver version,\n"
 		"checkpoint API, CustomStorage and the mode auto picks), the GPUs and their memory in\n"
@@ -119,6 +124,13 @@ static int usage(FILE *f, int rc)
 		"                    finds itself: libdir in its config files, else $CRIU_LIBS_DIR,\n"
 		"                    else the one compiled into criu, as 'criu --help' names it)\n"
 		"  --criu PATH       the criu binary (default: PATH, /usr/local/sbin, /usr/sbin)\n"
+		"  --images DIR|ARCHIVE\n"
+		"                    instead: can this host restore these images now, and onto\n"
+		"                    which GPUs? The restore's own judgement (driver branch and\n"
+		"                    version, CUDA, CPU architecture, each GPU's product, compute\n"
+		"                    capability, memory, MIG mode and free memory, the device map);\n"
+		"                    every GPU counts, as for the restore (CUDA_VISIBLE_DEVICES is\n"
+		"                    ignored). Exit 0: yes, 1: no (every reason listed)\n"
 		"  --json            print the result as JSON on stdout (schema in cudastore(1))\n"
 		"  -v                show the plugin modules' log lines on stderr\n"
 		"  -h, --help        this text\n"
@@ -136,6 +148,7 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 {
 	static const struct option lopts[] = { { "json", no_argument, NULL, 'j' },
 					       { "images-dir", required_argument, NULL, 'D' },
+					       { "images", required_argument, NULL, 'I' },
 					       { "plugin-dir", required_argument, NULL, 'L' },
 					       { "criu", required_argument, NULL, 'c' },
 					       { "help", no_argument, NULL, 'h' },
@@ -150,6 +163,9 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 			cli_json = true;
 			break;
 		case 'D':
+			a->images_dir = optarg;
+			break;
+		case 'I':
 			a->images = optarg;
 			break;
 		case 'L':
@@ -170,13 +186,41 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 	}
 	if (optind != argc)
 		return cli_usage_err(SUB, "unexpected argument '%s'", argv[optind]);
+	if (a->images && (a->images_dir || a->plugindir || a->criu))
+		return cli_usage_err(SUB, "--images asks whether this host can restore the images: "
+					  "--images-dir, --plugin-dir and --criu are for a dump's check; "
+					  "run them apart");
 	return CLI_OK;
+}
+
+/*
+ * --images: the options, then the restore's judgement of the images, as text or JSON; CLI_OK when
+ * this host can restore them. The helper that restores sees every GPU (the plugin starts it with a
+ * clean environment), so CUDA_VISIBLE_DEVICES goes before libcuda is loaded and reads it.
+ */
+static int run_images(struct cli_check_report *r, const struct check_args *a)
+{
+	int rc;
+
+	unsetenv("CUDA_VISIBLE_DEVICES");
+	r->img.path = a->images;
+	check_options(r);
+	rc = cli_check_images(r);
+	if (rc != CLI_OK)
+		return rc;
+	if (cli_json)
+		cli_check_images_json(r);
+	else
+		cli_check_images_text(r);
+	return r->img.nreason ? CLI_FAIL : CLI_OK;
 }
 
 /* every probe in order, then the report as text or JSON: CLI_OK when a dump would work */
 static int run(struct cli_check_report *r, const struct check_args *a)
 {
-	r->images = a->images;
+	if (a->images)
+		return run_images(r, a);
+	r->images = a->images_dir;
 	check_options(r);
 	cli_check_driver(r);
 	cli_check_criu(r, a->criu, a->plugindir);

@@ -7,6 +7,7 @@
  *   check_report.c  the verdict's problems, which every probe adds
  *   check_driver.c  libcuda, the GPUs, NVML and the CUDA processes
  *   check_criu.c    criu, its plugin directory, our plugin and its helper
+ *   check_images.c  --images: can this host restore these images, and onto which GPUs
  *   check_text.c    the report as text
  *   check_json.c    the report as JSON (schema in cudastore(1))
  *
@@ -20,6 +21,7 @@
 #include "cli.h"
 #include "imglimits.h"
 #include "options.h"
+#include "restore_plan.h"
 
 #define CLI_CHECK_MAX_PROCS	   256
 #define CLI_CHECK_MAX_GPUS	   8  /* of one process, named */
@@ -44,6 +46,29 @@ struct cli_check_proc {
 	unsigned ngpu;
 	char gpus[CLI_CHECK_MAX_GPUS][CS_UUID_STRLEN];
 	const char *state; /* cs_cuda_state_name, or "?" */
+};
+
+/*
+ * --images: the restore's own judgement of the images (restore_plan.h) on this host as a restore
+ * probes it. The reasons are every one the restore would refuse for: the plugin's configuration,
+ * the driver's checkpoint API, a manifest the restore's rules refuse (check_images.c), then the
+ * plan's (host rules and placement). Notes say what was not refused.
+ */
+#define CLI_CHECK_IMG_REASONS (CLI_CHECK_MAX_LISTED + CS_PLAN_REASONS)
+#define CLI_CHECK_IMG_NOTES   (CLI_CHECK_MAX_LISTED + CS_PLAN_NOTES)
+struct cli_check_images {
+	const char *path; /* DIR or ARCHIVE as given */
+	char shown[4200]; /* what to call it: DIR, or ARCHIVE:checkpoint */
+	bool archive;	  /* path is an archive, unpacked into a private directory */
+	bool gpu_state;	  /* false: CRIU images without cudastore files */
+	unsigned nproc;	  /* processes whose manifests were judged */
+	int plan_ret;	  /* cs_restore_plan's answer */
+	struct cs_restore_host host;
+	struct cs_restore_plan plan;
+	unsigned nreason;
+	char reason[CLI_CHECK_IMG_REASONS][CS_PLAN_REASON_MAX];
+	unsigned nnote;
+	char note[CLI_CHECK_IMG_NOTES][CS_PLAN_REASON_MAX];
 };
 
 struct cli_check_report {
@@ -91,6 +116,8 @@ struct cli_check_report {
 	bool images_ok;
 	uint64_t images_free;
 	char images_err[256];
+	/* --images (check_images.c): can this host restore them */
+	struct cli_check_images img;
 };
 
 /* one more reason a dump would not work (check_report.c; the first CLI_CHECK_MAX_LISTED are kept) */
@@ -104,8 +131,30 @@ void cli_check_driver(struct cli_check_report *r);
  * plugin directory it would use (PLUGINDIR: check's --plugin-dir, or NULL) (check_criu.c) */
 void cli_check_criu(struct cli_check_report *r, const char *criu, const char *plugindir);
 
+/*
+ * --images (check_images.c): the images at r->img.path read by the restore's rules, this host
+ * probed as the restore probes it (cli_check_restore_host), the restore's plan made. CLI_OK: r->img
+ * holds the verdict (no reasons: yes); else CLI_USAGE, CLI_FAIL or CLI_CANNOT_READ after a message
+ * (images that cannot be opened, hold no images, or that this user may not read).
+ */
+int cli_check_images(struct cli_check_report *r);
+/* a reason the restore would refuse these images for, or a note (check_images.c) */
+void cli_check_img_reason(struct cli_check_images *im, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void cli_check_img_note(struct cli_check_images *im, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/*
+ * This host as a restore sees it (gpu_probe.h): libcuda as the options name it (as
+ * cli_check_driver loads it), NVML for each GPU's free memory and MIG mode, every GPU cuInit
+ * shows. The caller has removed CUDA_VISIBLE_DEVICES from the environment (check_driver.c).
+ */
+void cli_check_restore_host(struct cli_check_report *r, struct cs_restore_host *h);
+
 /* ---- renderers: on stdout ---- */
 void cli_check_text(const struct cli_check_report *r); /* check_text.c */
 void cli_check_json(const struct cli_check_report *r); /* check_json.c */
+/* --images: the verdict, each placement or every reason, the notes */
+void cli_check_images_text(const struct cli_check_report *r); /* check_text.c */
+void cli_check_images_json(const struct cli_check_report *r); /* check_json.c */
 
 #endif /* CUDASTORE_CLI_CHECK_H */

@@ -4,12 +4,16 @@
  * (cuda_ops.c), with its version, checkpoint API and CustomStorage, and its GPUs; then NVML's GPU
  * memory per GPU and per process (the calls the plugin's dump_plan.c makes) and each process's
  * checkpoint state. check runs outside criu, so it may call libcuda itself; it only asks.
+ *
+ * With --images it probes the host as a restore does instead (cli_check_restore_host): the same
+ * libcuda, NVML for free memory and MIG mode, and cs_probe_restore_host, the helper's own probe.
  */
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "gpu_probe.h"
 
 #define NVML_PROCS 1024 /* the processes asked of NVML per GPU */
 
@@ -210,4 +214,41 @@ void cli_check_driver(struct cli_check_report *r)
 		list_gpus(r, &cuda);
 	check_nvml(r);
 	proc_states(r, &cuda);
+}
+
+/* ---- this host as a restore sees it (--images) ---- */
+
+/* NVML loaded and started as the restore's helper starts it (restore_place.c), else NULL */
+static struct cs_nvml_ops *restore_nvml(struct cli_check_report *r, struct cs_nvml_ops *nv)
+{
+	if (cs_nvml_load(nv, r->o.libnvml[0] ? r->o.libnvml : NULL, r->nvml_err, sizeof(r->nvml_err)))
+		return NULL;
+	if (nv->Init() != NVML_SUCCESS) {
+		snprintf(r->nvml_err, sizeof(r->nvml_err), "nvmlInit failed");
+		cs_nvml_unload(nv);
+		return NULL;
+	}
+	r->nvml_ok = true;
+	return nv;
+}
+
+void cli_check_restore_host(struct cli_check_report *r, struct cs_restore_host *h)
+{
+	struct cs_nvml_ops nv, *nvp;
+	struct cs_cuda_ops cuda;
+
+	memset(&cuda, 0, sizeof(cuda));
+	nvp = restore_nvml(r, &nv);
+	if (load_cuda(r, &cuda)) {
+		cs_probe_restore_host(&cuda, nvp, h);
+	} else { /* the plan says there is no usable driver, with libcuda's error */
+		memset(h, 0, sizeof(*h));
+		cs_probe_host(NULL, nvp, &h->host);
+		snprintf(h->driver_error, sizeof(h->driver_error), "%.*s", (int)sizeof(h->driver_error) - 1,
+			 r->cuda_err);
+	}
+	if (nvp) {
+		nvp->Shutdown();
+		cs_nvml_unload(nvp);
+	}
 }

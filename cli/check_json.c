@@ -195,3 +195,68 @@ void cli_check_json(const struct cli_check_report *r)
 	json_images(out, r);
 	cli_jprint(out);
 }
+
+/* ---- --images: can this host restore them ---- */
+
+static void json_restore_host(json_object *o, const struct cs_restore_host *h)
+{
+	json_object *host = cli_jobj(o, "host");
+
+	cli_jstr(host, "driver_version", h->host.driver_version[0] ? h->host.driver_version : NULL);
+	cli_jint(host, "driver_branch", h->host.branch);
+	cli_jint(host, "cuda_version", h->cuda_version);
+	cli_jbool(host, "custom_storage", h->custom_storage);
+	cli_jstr(host, "driver_error", h->driver_error[0] ? h->driver_error : NULL);
+	cli_jstr(host, "arch", h->host.arch[0] ? h->host.arch : NULL);
+	cli_jstr(host, "libcuda_id", h->host.libcuda_id[0] ? h->host.libcuda_id : NULL);
+	cli_jint(host, "gpus", h->ngpu);
+}
+
+static void json_placement(json_object *o, const struct cli_check_images *ci)
+{
+	const struct cs_restore_plan *p = &ci->plan;
+	char a[CS_UUID_STRLEN], b[CS_UUID_STRLEN];
+	json_object *arr = cli_jarr(o, "placement"), *e;
+
+	for (unsigned i = 0; !ci->nreason && i < p->n; i++) {
+		const struct cs_gpu_facts *g = &ci->host.gpu[p->dest[i]];
+
+		cs_uuid_format(&p->want[i].facts.uuid, a);
+		cs_uuid_format(&g->uuid, b);
+		e = cli_jobj(arr, NULL);
+		cli_jstr(e, "from_uuid", a);
+		cli_jstr(e, "to_uuid", b);
+		cli_jint(e, "to_ordinal", g->ordinal);
+		cli_jstr(e, "how", p->how[i]);
+	}
+}
+
+void cli_check_images_json(const struct cli_check_report *r)
+{
+	const struct cli_check_images *ci = &r->img;
+	json_object *out = cli_jreport("check"), *o, *a;
+	bool yes = !ci->nreason;
+	unsigned i;
+
+	cli_jbool(out, "ok", yes);
+	cli_jint(out, "exit_code", yes ? CLI_OK : CLI_FAIL);
+	if (!yes)
+		cli_jstr(out, "error", ci->reason[0]);
+	o = cli_jobj(out, "images");
+	cli_jstr(o, "dir", ci->path);
+	if (ci->archive)
+		cli_jstr(o, "in_archive", ci->shown);
+	cli_jstr(o, "verdict", yes ? "restore" : "refuse");
+	cli_jbool(o, "gpu_state", ci->gpu_state);
+	cli_jint(o, "processes", ci->nproc);
+	json_placement(o, ci);
+	a = cli_jarr(o, "reasons");
+	for (i = 0; i < ci->nreason; i++)
+		cli_jstr(a, NULL, ci->reason[i]);
+	a = cli_jarr(o, "notes");
+	for (i = 0; i < ci->nnote; i++)
+		cli_jstr(a, NULL, ci->note[i]);
+	if (ci->gpu_state)
+		json_restore_host(o, &ci->host);
+	cli_jprint(out);
+}

@@ -151,3 +151,53 @@ void cli_check_text(const struct cli_check_report *r)
 	text_images(r);
 	text_verdict(r);
 }
+
+/* ---- --images: can this host restore them ---- */
+
+/* "driver 615.20.01 (CUDA 13.4), x86_64, 2 GPUs" */
+static void text_restore_host(const struct cs_restore_host *h)
+{
+	if (!h->cuda_version) {
+		cli_line("  this host:   no usable driver (%s), %s", h->driver_error,
+			 h->host.arch[0] ? h->host.arch : "unknown architecture");
+		return;
+	}
+	cli_line("  this host:   driver %s (CUDA %d.%d%s), %s, %u GPU(s)",
+		 h->host.driver_version[0] ? h->host.driver_version : "of unknown version",
+		 h->cuda_version / 1000, h->cuda_version % 1000 / 10,
+		 h->custom_storage ? ", CustomStorage" : "",
+		 h->host.arch[0] ? h->host.arch : "unknown architecture", h->ngpu);
+}
+
+static void text_placement(const struct cli_check_images *ci)
+{
+	const struct cs_restore_plan *p = &ci->plan;
+	char a[CS_UUID_STRLEN], b[CS_UUID_STRLEN];
+
+	for (unsigned i = 0; i < p->n; i++) {
+		const struct cs_gpu_facts *g = &ci->host.gpu[p->dest[i]];
+
+		cs_uuid_format(&p->want[i].facts.uuid, a);
+		cs_uuid_format(&g->uuid, b);
+		cli_line("  placement:   checkpointed GPU %s -> GPU %d here (%s): %s", a, g->ordinal, b,
+			 p->how[i]);
+	}
+}
+
+void cli_check_images_text(const struct cli_check_report *r)
+{
+	const struct cli_check_images *ci = &r->img;
+	unsigned i;
+
+	cli_line("this host can restore %s: %s", ci->shown, ci->nreason ? "no" : "yes");
+	if (ci->gpu_state) {
+		cli_line("  images:      %u process(es), %u checkpointed GPU(s)", ci->nproc, ci->plan.n);
+		text_restore_host(&ci->host);
+	}
+	if (!ci->nreason)
+		text_placement(ci);
+	for (i = 0; i < ci->nreason; i++)
+		cli_line("  reason:      %s", ci->reason[i]);
+	for (i = 0; i < ci->nnote; i++)
+		cli_line("  note:        %s", ci->note[i]);
+}

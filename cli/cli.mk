@@ -19,6 +19,7 @@ CLI_SOURCES = \
 	cli/check.c \
 	cli/check_report.c \
 	cli/check_driver.c \
+	cli/check_images.c \
 	cli/check_criu.c \
 	cli/check_text.c \
 	cli/check_json.c \

@@ -20,7 +20,7 @@ struct cmd {
 };
 
 static const struct cmd cmds[] = {
-	{ "check", "[--images-dir DIR]", "what a dump on this machine would do, and why", cli_check },
+	{ "check", "[--images-dir|--images DIR]", "would a dump, or a restore of DIR, work here", cli_check },
 	{ "inspect", "DIR [PID]", "what the cudastore images in DIR hold", cli_inspect },
 	{ "verify", "DIR [PID]", "whether a restore would accept the images in DIR", cli_verify },
 	{ "help", "[COMMAND]", "this text, or COMMAND's", help },

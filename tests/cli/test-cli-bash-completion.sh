@@ -2,13 +2,13 @@
 # The bash completion of cudastore (cli/completion/cudastore, installed in bash-completion's
 # completions directory), sourced into a plain bash without bash-completion: the commands, each
 # command's options, directories after --images-dir and --plugin-dir, directories and checkpoint
-# archives for inspect and verify, and the pids whose cudastore-PID.img the images directory holds;
+# archives after check --images and for inspect and verify, and the pids whose cudastore-PID.img the images directory holds;
 # and, where bash-completion is installed, that its loader finds the file by the command's name.
 . "$top_srcdir/tests/e2e/lib.sh"
 setup_work
 COMP=$top_srcdir/cli/completion/cudastore
 [ -f "$COMP" ] || bail "no $COMP"
-plan 14
+plan 16
 # complete WORD...: what completing the last word offers, sorted, on one line (run in $WORK)
 complete_words() {
 	(cd "$WORK/t" && bash --norc --noprofile -c '
@@ -28,7 +28,11 @@ check "sourcing it registers _cudastore for cudastore" \
 check "the commands" [ "$(complete_words cudastore '')" = "check help inspect verify" ]
 check "a command's start: 'i' gives inspect" [ "$(complete_words cudastore i)" = inspect ]
 check "the options before a command" [ "$(complete_words cudastore -)" = "--help --json --version" ]
-check "check's options" [ "$(complete_words cudastore check --)" = "--criu --help --images-dir --json --plugin-dir" ]
+check "check's options" [ "$(complete_words cudastore check --)" = "--criu --help --images --images-dir --json --plugin-dir" ]
+check "check --images: directories and checkpoint archives, not other files" \
+	[ "$(complete_words cudastore check --images '')" = "ck.tar.zst dirA dirB img old.tgz" ]
+check "check --images DIR --: the options again (DIR is --images' value)" \
+	[ "$(complete_words cudastore check --images img --j)" = "--json" ]
 check "check --images-dir: directories only" [ "$(complete_words cudastore check --images-dir d)" = "dirA dirB" ]
 check "check --json --plugin-dir (an option first): directories" [ "$(complete_words cudastore check --json --plugin-dir di)" = "dirA dirB" ]
 check "verify's options" [ "$(complete_words cudastore verify -)" = "--help --json -v" ]

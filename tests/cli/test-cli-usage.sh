@@ -1,13 +1,13 @@
 #!/bin/bash
 # The cudastore command's usage, as any user, without criu or a GPU: --help for every
-# subcommand, exit 2 on usage errors with a hint, exit 1 with a clear message on a directory
+# subcommand, exit 2 on usage errors with a hint (check --images without its directory too), exit 1 with a clear message on a directory
 # without images, check --json without a libcuda (parsed: what failed and what to do).
 . "$top_srcdir/tests/e2e/lib.sh"
 setup_work
 CS=$CUDASTORE_CMD
 export CUDASTORE_CONFIG=$WORK/empty.conf
 : >"$CUDASTORE_CONFIG"
-plan 16
+plan 17
 run() { "$CS" "$@" >"$WORK/out" 2>"$WORK/err"; RC=$?; }
 run; check "no command: exit 2, usage on stderr" [ "$RC/$(grep -c '^Usage: cudastore COMMAND' "$WORK/err")" = 2/1 ]
 run --help; check "--help: exit 0, lists the commands" \
@@ -20,6 +20,8 @@ for sub in check inspect verify; do
 done
 run frobnicate; check "unknown command: exit 2, named" [ "$RC/$(grep -c "unknown command 'frobnicate'" "$WORK/err")" = 2/1 ]
 run verify; check "verify without a directory: exit 2 and a hint" [ "$RC/$(grep -c "Try 'cudastore verify --help'" "$WORK/err")" = 2/1 ]
+run check --images; check "check --images without a directory: exit 2, the option named" \
+	[ "$RC/$(grep -c "option '--images' needs an argument" "$WORK/err")" = 2/1 ]
 run inspect --bogus "$WORK"; check "inspect with an unknown option: exit 2" [ "$RC" = 2 ]
 run verify "$WORK" abc; check "verify with a PID that is no number: exit 2, named" [ "$RC/$(grep -c "'abc' is not a pid" "$WORK/err")" = 2/1 ]
 run verify "$WORK/nonexistent"; check "verify on a missing directory: exit 2, directory named" \

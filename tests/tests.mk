@@ -80,6 +80,7 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-restore-by-ordinal-map.sh \
 	tests/e2e/test-tree-of-4-on-8-gpus-placed-every-way-custom.sh \
 	tests/e2e/test-tree-of-4-on-8-gpus-placed-every-way-driver.sh \
+	tests/e2e/test-check-images-verdict-equals-restore-on-12-hosts.sh \
 	tests/e2e/test-flipped-byte-refused-then-intact-restores.sh \
 	tests/e2e/test-damaged-images-rejected.sh \
 	tests/e2e/test-images-dir-too-small-refused-before-lock.sh \

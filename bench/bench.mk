@@ -5,7 +5,7 @@ bench_cs_bench_SOURCES = bench/cs-bench.c bench/bench-gpu.c bench/bench-io.c ben
 	tests/log-stderr.c
 bench_cs_bench_LDADD = libcsengine.a libcsimages.a libcsbase.a $(PROTOBUF_C_LIBS) -lpthread -ldl
 EXTRA_DIST += bench/run-gpu-bench.sh bench/bench-setup.sh bench/cpu-dump-cost.sh bench/criu-overlap.sh \
-	bench/run-gpu-perf.sh bench/tree-bench.sh
+	bench/run-gpu-perf.sh bench/tree-bench.sh bench/check-images-time.sh
 
 # ----- cs-hash-bench: chunk hashing on this CPU (SSE2 vs AVX2 XXH3) against a plain read -----
 noinst_PROGRAMS += bench/cs-hash-bench

@@ -8,7 +8,16 @@
 #include "placement.h"
 #include "cudastore/cuda_ops.h"
 
-#define GIB(b) ((double)(b) / 1073741824.0)
+/* "141.0 GiB", "512.0 MiB": a size as a person reads it (b: a buffer of SIZE_TEXT) */
+#define SIZE_TEXT 24
+static const char *size_text(uint64_t bytes, char *b)
+{
+	if (bytes >= (1ull << 30))
+		snprintf(b, SIZE_TEXT, "%.1f GiB", (double)bytes / 1073741824.0);
+	else
+		snprintf(b, SIZE_TEXT, "%.1f MiB", (double)bytes / 1048576.0);
+	return b;
+}
 
 static int fail(int err, char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static int fail(int err, char *why, size_t len, const char *fmt, ...)
@@ -30,6 +39,7 @@ static bool same_uuid(const CUuuid *a, const CUuuid *b)
 static bool fits(const struct cs_place_want *w, const struct cs_gpu_facts *h, char *why, size_t len)
 {
 	const struct cs_gpu_facts *f = &w->facts;
+	char a[SIZE_TEXT], b[SIZE_TEXT];
 
 	if (!w->has_facts)
 		return true;
@@ -38,26 +48,25 @@ static bool fits(const struct cs_place_want *w, const struct cs_gpu_facts *h, ch
 	if (f->cc_major != h->cc_major || f->cc_minor != h->cc_minor)
 		return fail(0, why, len, "compute capability %u.%u", h->cc_major, h->cc_minor), false;
 	if (f->total_memory != h->total_memory)
-		return fail(0, why, len, "%.1f GiB of memory", GIB(h->total_memory)), false;
+		return fail(0, why, len, "%s of memory", size_text(h->total_memory, a)), false;
 	if (h->mig)
 		return fail(0, why, len, "MIG mode on"), false;
 	if (f->used_bytes > h->free_memory)
-		return fail(0, why, len, "%.1f GiB free, %.1f GiB needed", GIB(h->free_memory),
-			    GIB(f->used_bytes)),
+		return fail(0, why, len, "%s free, %s needed", size_text(h->free_memory, a),
+			    size_text(f->used_bytes, b)),
 		       false;
 	return true;
 }
 
 static void name_want(const struct cs_place_want *w, char *out, size_t len)
 {
-	char u[CS_UUID_STRLEN];
+	char u[CS_UUID_STRLEN], a[SIZE_TEXT], b[SIZE_TEXT];
 
 	cs_uuid_format(&w->facts.uuid, u);
 	if (w->has_facts)
-		snprintf(out, len,
-			 "checkpointed GPU %s (%s, compute capability %u.%u, %.1f GiB, %.1f GiB used)", u,
-			 w->facts.name, w->facts.cc_major, w->facts.cc_minor, GIB(w->facts.total_memory),
-			 GIB(w->facts.used_bytes));
+		snprintf(out, len, "checkpointed GPU %s (%s, compute capability %u.%u, %s, %s used)", u,
+			 w->facts.name, w->facts.cc_major, w->facts.cc_minor,
+			 size_text(w->facts.total_memory, a), size_text(w->facts.used_bytes, b));
 	else
 		snprintf(out, len, "checkpointed GPU %s", u);
 }
@@ -252,6 +261,8 @@ static int no_place(const struct search *s, char *why, size_t len)
 
 static void say_how(const struct search *s, char (*how)[CS_PLACE_HOW_MAX])
 {
+	char a[SIZE_TEXT];
+
 	for (unsigned i = 0; i < s->nwant; i++) {
 		const struct cs_gpu_facts *h = &s->host[s->dest[i]];
 		const struct cs_place_want *w = &s->want[i];
@@ -263,9 +274,9 @@ static void say_how(const struct search *s, char (*how)[CS_PLACE_HOW_MAX])
 				 "the same ordinal, same product, compute capability and memory");
 		else
 			snprintf(how[i], CS_PLACE_HOW_MAX,
-				 "the same product, compute capability and memory, %.1f GiB free (the most "
-				 "of those left)",
-				 GIB(h->free_memory));
+				 "the same product, compute capability and memory, %s free (the most of "
+				 "those left)",
+				 size_text(h->free_memory, a));
 	}
 }
 

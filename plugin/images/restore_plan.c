@@ -152,17 +152,18 @@ int cs_restore_plan(const struct cs_manifest *const *m, unsigned nm, const struc
 		if (gather(m[i], p))
 			reason(p, "the images' processes used more than %d GPUs", CS_MAX_DEVICES);
 	}
-	if (p->nreason)
-		return h->cuda_version ? -EPROTONOSUPPORT : -ENODEV;
-	if (!p->n) {
-		if (nm)
-			note(p, "the images record no GPUs (driver-managed, format before 1.4): the driver "
-				"restores onto the GPUs with their UUIDs");
-		return 0;
-	}
-	ret = cs_place(p->want, p->n, h->gpu, h->ngpu, map, nmap, p->dest, p->how, why, sizeof(why));
+	if (!h->cuda_version)
+		return -ENODEV; /* no GPU to place on: that is the reason */
+	ret = 0;
+	if (p->n) /* placed even when a host rule failed: every reason is listed */
+		ret = cs_place(p->want, p->n, h->gpu, h->ngpu, map, nmap, p->dest, p->how, why, sizeof(why));
+	else if (nm)
+		note(p, "the images record no GPUs (driver-managed, format before 1.4): the driver "
+			"restores onto the GPUs with their UUIDs");
 	if (ret)
 		reason(p, "%s", why);
+	if (p->nreason > (ret ? 1u : 0u))
+		return -EPROTONOSUPPORT; /* a host rule failed */
 	return ret;
 }
 

@@ -147,6 +147,10 @@ static void host_rules(void)
 	r = plan1(&m, &h, &p);
 	tap_ok(r == -EPROTONOSUPPORT && p.nreason == 4,
 	       "every reason at once: %u of 4 (arch, CustomStorage, CUDA, branch)", p.nreason);
+	h.gpu[0].mig = h.gpu[1].mig = true;
+	r = plan1(&m, &h, &p);
+	tap_ok(r == -EPROTONOSUPPORT && p.nreason == 5 && has(&p, "MIG mode on"),
+	       "... and the GPUs' own: %u of 5, the placement's too", p.nreason);
 	host(&h, 2, 100 * GiB, "580.159.04", 13040);
 	snprintf(h.host.libcuda_id, sizeof(h.host.libcuda_id), "build-id:00bb");
 	r = plan1(&m, &h, &p);
@@ -208,7 +212,7 @@ static void gpus(void)
 
 int main(void)
 {
-	tap_plan(17);
+	tap_plan(18);
 	host_rules();
 	gpus();
 	return tap_done();

@@ -554,18 +554,21 @@ robust_scenarios() {
 # travel-refused: a device map naming a GPU this host lacks: check says no, the restore refuses
 # before any process runs and leaves the images as they were; then they restore.
 travel_scenarios() {
-	local img=$IMGBASE/travel C=$ART/bin/cudastore t0 t1 tc rc sum0 sum1 v j
+	local img=$IMGBASE/travel C=$ART/bin/cudastore t0 t1 tc td rc sum0 sum1 v j
 	rm -rf "$img"; mkdir -p "$img"
 	start travel --size "${TRAVEL_SIZE:-1g}" || { row travel-facts - - - - - - "FAIL: workload did not start"; return; }
 	t0=$(now)
 	timeout -k 5 "$CRIU_LIMIT" "$CRIU" dump -t "$WPID" -D "$img" -o dump.log -v4 -L "$PLUGINS" >/dev/null 2>&1
 	rc=$?; t1=$(now)
-	[ $rc = 0 ] || { row travel-facts - - "$(dt $t0 $t1)" - - - "FAIL: dump: $(grep -m1 Error "$img/dump.log")"; kill -9 "$WPID"; return; }
+	td=$(dt $t0 $t1)
+	[ $rc = 0 ] || { row travel-facts - - "$td" - - - "FAIL: dump: $(grep -a -m1 "Error: cudastore" "$img/dump.log")"; kill -9 "$WPID"; return; }
 	wait_gone "$WPID"
+	# the workload's files as the dump saw them: each later restore needs them so (criu checks sizes)
+	mkdir -p "$TMP/travel-files"; cp -a "$TMP"/travel.* "$TMP/travel-files/"
 	"$C" inspect "$img" >&2
 	j=$("$C" inspect --json "$img")
 	v=$(echo "$j" | python3 -c 'import json,sys; p=json.load(sys.stdin)["processes"][0]; h=p["host"]; g=p["gpus"][0]
-print("ok" if h["driver_version"] and h["arch"] and g["name"] and g["cc_major"] > 0 and g["total_memory"] > 0 and g["pci_bus_id"] and g["used_bytes"] >= (1 << 30) else "bad", h["driver_version"], g["name"], g["pci_bus_id"], g["used_bytes"])' 2>&1)
+print("ok" if h["driver_version"] and h["arch"] and g["name"] and g["cc_major"] > 0 and g["total_memory"] > 0 and g["pci_bus_id"] and g["used_bytes"] >= int(sys.argv[1]) else "bad", h["driver_version"], g["name"], g["pci_bus_id"], g["used_bytes"])' "$(bytes_of "${TRAVEL_SIZE:-1g}")" 2>&1)
 	log "travel-facts: the images record: $v"
 	sum0=$(cd "$img" && sha256sum cudastore-* | sort)
 	t0=$(now); "$C" check --images "$img" >&2; rc=$?; tc=$(dt $t0 "$(now)")
@@ -574,11 +577,14 @@ print("ok" if h["driver_version"] and h["arch"] and g["name"] and g["cc_major"] 
 	timeout -k 5 "$CRIU_LIMIT" "$CRIU" restore -d -D "$img" -o restore.log -v4 -L "$PLUGINS" >/dev/null 2>&1
 	t1=$(now)
 	grep -a 'placement:' "$img/restore.log" | cut -c1-220 >&2
-	if [[ "$v" != ok* ]]; then row travel-facts - driver - "$(dt $t0 $t1)" - - "FAIL: facts: $v"
-	elif [ "$rc" != 0 ]; then row travel-facts - driver - "$(dt $t0 $t1)" - - "FAIL: check --images said no ($rc)"
-	elif ! grep -aq 'placement: .*the same GPU (UUID)' "$img/restore.log"; then row travel-facts - driver - "$(dt $t0 $t1)" - - "FAIL: no placement line"
-	else row travel-facts - driver - "$(dt $t0 $t1)" - - "$(verdict travel "$WPID"), check ${tc} s"; fi
+	local vd
+	vd=$(verdict travel "$WPID") # also ends the restored process before the next restore
+	if [[ "$v" != ok* ]]; then row travel-facts "${TRAVEL_SIZE:-1g}" driver "$td" "$(dt $t0 $t1)" - - "FAIL: facts: $v"
+	elif [ "$rc" != 0 ]; then row travel-facts "${TRAVEL_SIZE:-1g}" driver "$td" "$(dt $t0 $t1)" - - "FAIL: check --images said no ($rc)"
+	elif ! grep -aq 'placement: .*the same GPU (UUID)' "$img/restore.log"; then row travel-facts "${TRAVEL_SIZE:-1g}" driver "$td" "$(dt $t0 $t1)" - - "FAIL: no placement line"
+	else row travel-facts "${TRAVEL_SIZE:-1g}" driver "$td" "$(dt $t0 $t1)" - - "$vd, check ${tc} s"; fi
 	wait_gone "$WPID"
+	cp -a "$TMP/travel-files/." "$TMP/"
 	t0=$(now); CUDASTORE_DEVICE_MAP=0=7 "$C" check --images "$img" >&2; rc=$?; tc=$(dt $t0 "$(now)")
 	CUDASTORE_DEVICE_MAP=0=7 timeout -k 5 "$CRIU_LIMIT" "$CRIU" restore -d -D "$img" -o refused.log -v4 -L "$PLUGINS" >/dev/null 2>&1
 	local rr=$?
@@ -590,6 +596,7 @@ print("ok" if h["driver_version"] and h["arch"] and g["name"] and g["cc_major"] 
 	elif [ "$sum0" != "$sum1" ]; then row travel-refused - driver - - - - "FAIL: the images changed"
 	else
 		wait_gone "$WPID"
+		cp -a "$TMP/travel-files/." "$TMP/"
 		timeout -k 5 "$CRIU_LIMIT" "$CRIU" restore -d -D "$img" -o restore2.log -v4 -L "$PLUGINS" >/dev/null 2>&1
 		row travel-refused - driver - - - - "$(verdict travel "$WPID") after the refusal, check ${tc} s"
 	fi

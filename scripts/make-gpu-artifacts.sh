@@ -21,8 +21,9 @@ for lib in $(ldd cudastore-helper | awk '/=> \//{print $3}' | grep -Ev '/lib(c|m
 	cp -L "$lib" "$OUTDIR/plugins/lib/"
 done
 patchelf --set-rpath '$ORIGIN/lib' "$OUTDIR/plugins/cudastore-helper"
-# the cudastore command (inspect, verify, check --images) with its libraries (libarchive's too)
-for lib in $(ldd cudastore | awk '/=> \//{print $3}' | grep -Ev '/lib(c|m|dl|pthread|rt)\.so'); do
+# the cudastore command (inspect, verify, check --images) with its libraries (libarchive's too;
+# not libxml2 and the 30 MB of ICU data it pulls in: the GPU host's own libxml2.so.2 serves)
+for lib in $(ldd cudastore | awk '/=> \//{print $3}' | grep -Ev '/lib(c|m|dl|pthread|rt|xml2|icu[a-z]*|stdc\+\+|gcc_s)\.so'); do
 	cp -Ln "$lib" "$OUTDIR/plugins/lib/" 2>/dev/null || true
 done
 cp cudastore "$OUTDIR/bin/"

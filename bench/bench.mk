@@ -10,7 +10,7 @@ EXTRA_DIST += bench/run-gpu-bench.sh bench/bench-setup.sh bench/cpu-dump-cost.sh
 # ----- cs-hash-bench: chunk hashing on this CPU (SSE2 vs AVX2 XXH3) against a plain read -----
 noinst_PROGRAMS += bench/cs-hash-bench
 bench_cs_hash_bench_SOURCES = bench/cs-hash-bench.c
-bench_cs_hash_bench_LDADD = -lpthread
+bench_cs_hash_bench_LDADD = libcsengine.a libcsbase.a -lpthread
 
 # ----- cs-wire-bench: cost of one plugin <-> cudastore-helper request (design.md, "Two processes") -----
 noinst_PROGRAMS += bench/cs-wire-bench

@@ -22,7 +22,7 @@
 #include "log.h"
 #include "pool.h"
 #include "procfs.h"
-#include "relay.h"
+#include "criu_door.h"
 #include "test_hooks.h"
 #include "restore.h"
 #include "summary.h"
@@ -831,10 +831,10 @@ void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd)
 		else
 			cs_info("pid %d: resumed with its GPU memory in %.3f s (%s)", p->pid,
 				p->batch.t_end - p->batch.t_begin,
-				ret		  ? (cs_relay_criu_gone() ? "criu is gone" : "dump failed")
+				ret		  ? (cs_criu_gone() ? "criu is gone" : "dump failed")
 				: p->dump.watched ? "criu let it run"
-				: cs_relay_criu_gone() ? "criu is gone"
-						       : "--leave-running");
+				: cs_criu_gone()  ? "criu is gone"
+						  : "--leave-running");
 		if (!p->batch.result)
 			p->dump.phase = CS_PHASE_RESUMED;
 		/* a failed dump's images are useless once every process runs again or was ended */

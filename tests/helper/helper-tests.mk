@@ -17,9 +17,10 @@ tests_helper_test_progress_tells_work_from_a_wait_SOURCES = tests/helper/test-pr
 tests_helper_test_progress_tells_work_from_a_wait_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_helper_test_progress_tells_work_from_a_wait_LDADD = $(UNIT_TEST_LIBS)
 
-# the same helper with the test hooks (plugin/helper/test_hooks.c), for make check only
-# (tests/e2e/lib.sh installs it as cudastore-helper beside the test's plugin); never installed
+# the same helper, installing the test hooks of plugin/helper/test_hooks_env.c at start-up, for
+# make check only (tests/e2e/lib.sh installs it as cudastore-helper beside the test's plugin);
+# never installed
 check_PROGRAMS += cudastore-helper-test
-cudastore_helper_test_SOURCES = $(HELPER_SOURCES) plugin/helper/test_hooks.c
-cudastore_helper_test_CPPFLAGS = $(cudastore_helper_CPPFLAGS)
+cudastore_helper_test_SOURCES = $(HELPER_SOURCES) plugin/helper/test_hooks_env.c plugin/helper/test_hooks_env.h
+cudastore_helper_test_CPPFLAGS = $(cudastore_helper_CPPFLAGS) -DCS_HELPER_TEST_HOOKS
 cudastore_helper_test_LDADD = $(cudastore_helper_LDADD)

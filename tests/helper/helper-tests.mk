@@ -3,9 +3,22 @@
 # restore device planning (devices.c); the helper's memory cgroup read from /proc (isolate.c);
 # work told from a wait in the processes it watches (progress.c)
 HELPER_UNIT_TESTS = tests/helper/test-device-plan-restore tests/helper/test-isolate-cgroup-lines \
-	tests/helper/test-progress-tells-work-from-a-wait
+	tests/helper/test-progress-tells-work-from-a-wait \
+	$(HELPER_FAKE_TESTS)
 check_PROGRAMS += $(HELPER_UNIT_TESTS)
 TESTS += $(HELPER_UNIT_TESTS)
+
+# The helper's library on the fake driver (tests/engine/fake-cuda.h), linked without the
+# program's own files (helper_main.c, criu_link.c, test_hooks_env.c): helper-unit.h gives each a
+# context, child processes for targets, and a log sink and criu door that record.
+HELPER_FAKE_TESTS = tests/helper/test-helper-library-links-without-its-program
+HELPER_FAKE_SOURCES = tests/helper/helper-unit.c tests/helper/helper-unit.h tests/tap.h
+HELPER_FAKE_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/tests/engine
+HELPER_FAKE_LDADD = tests/engine/libenginetest.a $(CS_HELPER_LIBS) $(PROTOBUF_C_LIBS) $(JSON_C_LIBS) -lpthread -ldl
+tests_helper_test_helper_library_links_without_its_program_SOURCES = \
+	tests/helper/test-helper-library-links-without-its-program.c $(HELPER_FAKE_SOURCES)
+tests_helper_test_helper_library_links_without_its_program_CPPFLAGS = $(HELPER_FAKE_CPPFLAGS)
+tests_helper_test_helper_library_links_without_its_program_LDADD = $(HELPER_FAKE_LDADD)
 tests_helper_test_device_plan_restore_SOURCES = tests/helper/test-device-plan-restore.c tests/log-stderr.c
 tests_helper_test_device_plan_restore_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_helper_test_device_plan_restore_LDADD = $(UNIT_TEST_LIBS)

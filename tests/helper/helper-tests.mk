@@ -11,7 +11,8 @@ TESTS += $(HELPER_UNIT_TESTS)
 # The helper's library on the fake driver (tests/engine/fake-cuda.h), linked without the
 # program's own files (helper_main.c, criu_link.c, test_hooks_env.c): helper-unit.h gives each a
 # context, child processes for targets, and a log sink and criu door that record.
-HELPER_FAKE_TESTS = tests/helper/test-helper-library-links-without-its-program
+HELPER_FAKE_TESTS = tests/helper/test-helper-library-links-without-its-program \
+	tests/helper/test-batch-split-by-bytes
 HELPER_FAKE_SOURCES = tests/helper/helper-unit.c tests/helper/helper-unit.h tests/tap.h
 HELPER_FAKE_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/tests/engine
 HELPER_FAKE_LDADD = tests/engine/libenginetest.a $(CS_HELPER_LIBS) $(PROTOBUF_C_LIBS) $(JSON_C_LIBS) -lpthread -ldl
@@ -37,3 +38,6 @@ check_PROGRAMS += cudastore-helper-test
 cudastore_helper_test_SOURCES = $(HELPER_SOURCES) plugin/helper/test_hooks_env.c plugin/helper/test_hooks_env.h
 cudastore_helper_test_CPPFLAGS = $(cudastore_helper_CPPFLAGS) -DCS_HELPER_TEST_HOOKS
 cudastore_helper_test_LDADD = $(cudastore_helper_LDADD)
+tests_helper_test_batch_split_by_bytes_SOURCES = tests/helper/test-batch-split-by-bytes.c $(HELPER_FAKE_SOURCES)
+tests_helper_test_batch_split_by_bytes_CPPFLAGS = $(HELPER_FAKE_CPPFLAGS)
+tests_helper_test_batch_split_by_bytes_LDADD = $(HELPER_FAKE_LDADD)

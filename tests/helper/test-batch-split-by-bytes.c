@@ -171,7 +171,10 @@ int main(void)
 
 	hu_log_capture();
 	tap_plan((int)n);
-	for (i = 0; i < n; i++)
-		tap_ok(check_case(&cases[i], why, sizeof(why)), "%s (%s)", cases[i].name, why);
+	for (i = 0; i < n; i++) {
+		bool ok = check_case(&cases[i], why, sizeof(why));
+
+		tap_ok(ok, "%s (%s)", cases[i].name, why);
+	}
 	return tap_done();
 }

@@ -3,7 +3,7 @@
 # restore device planning (devices.c); the helper's memory cgroup read from /proc (isolate.c);
 # work told from a wait in the processes it watches (progress.c)
 HELPER_UNIT_TESTS = tests/helper/test-device-plan-restore tests/helper/test-device-plan-table \
-	tests/helper/test-isolate-cgroup-lines \
+	tests/helper/test-imgset-rules tests/helper/test-isolate-cgroup-lines \
 	tests/helper/test-progress-tells-work-from-a-wait \
 	$(HELPER_FAKE_TESTS)
 check_PROGRAMS += $(HELPER_UNIT_TESTS)
@@ -27,6 +27,10 @@ tests_helper_test_device_plan_restore_LDADD = $(UNIT_TEST_LIBS)
 tests_helper_test_device_plan_table_SOURCES = tests/helper/test-device-plan-table.c tests/log-stderr.c tests/tap.h
 tests_helper_test_device_plan_table_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_helper_test_device_plan_table_LDADD = $(UNIT_TEST_LIBS)
+tests_helper_test_imgset_rules_SOURCES = tests/helper/test-imgset-rules.c tests/images/unit.c tests/images/unit.h \
+	tests/log-stderr.c tests/tap.h
+tests_helper_test_imgset_rules_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/tests/images
+tests_helper_test_imgset_rules_LDADD = $(UNIT_TEST_LIBS) $(JSON_C_LIBS)
 tests_helper_test_isolate_cgroup_lines_SOURCES = tests/helper/test-isolate-cgroup-lines.c tests/log-stderr.c
 tests_helper_test_isolate_cgroup_lines_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_helper_test_isolate_cgroup_lines_LDADD = $(UNIT_TEST_LIBS)

@@ -13,7 +13,8 @@ TESTS += $(HELPER_UNIT_TESTS)
 # program's own files (helper_main.c, criu_link.c, test_hooks_env.c): helper-unit.h gives each a
 # context, child processes for targets, and a log sink and criu door that record.
 HELPER_FAKE_TESTS = tests/helper/test-helper-library-links-without-its-program \
-	tests/helper/test-batch-split-by-bytes tests/helper/test-rollback-decisions
+	tests/helper/test-batch-split-by-bytes tests/helper/test-rollback-decisions \
+	tests/helper/test-recovery-decisions
 HELPER_FAKE_SOURCES = tests/helper/helper-unit.c tests/helper/helper-unit.h tests/tap.h
 HELPER_FAKE_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/tests/engine
 HELPER_FAKE_LDADD = tests/engine/libenginetest.a $(CS_HELPER_LIBS) $(PROTOBUF_C_LIBS) $(JSON_C_LIBS) -lpthread -ldl
@@ -52,3 +53,7 @@ tests_helper_test_batch_split_by_bytes_LDADD = $(HELPER_FAKE_LDADD)
 tests_helper_test_rollback_decisions_SOURCES = tests/helper/test-rollback-decisions.c $(HELPER_FAKE_SOURCES)
 tests_helper_test_rollback_decisions_CPPFLAGS = $(HELPER_FAKE_CPPFLAGS)
 tests_helper_test_rollback_decisions_LDADD = $(HELPER_FAKE_LDADD)
+tests_helper_test_recovery_decisions_SOURCES = tests/helper/test-recovery-decisions.c tests/images/unit.c \
+	tests/images/unit.h $(HELPER_FAKE_SOURCES)
+tests_helper_test_recovery_decisions_CPPFLAGS = $(HELPER_FAKE_CPPFLAGS) -I$(top_srcdir)/tests/images
+tests_helper_test_recovery_decisions_LDADD = $(HELPER_FAKE_LDADD)

@@ -6,7 +6,7 @@
  * tree, one call after another and nothing in between. The driver checkpoints and restores
  * different processes concurrently, so the first call does the work of all of them
  * (dump.c, restore.c) through cs_batch_run() and every call answers with its own process's
- * result (cs_proc.result). The exit(DUMP) rollback runs the same way.
+ * result (cs_proc.result). The exit(DUMP) rollback (rollback.c) runs the same way.
  *
  * cs_batch_run(), on the helper's main thread:
  *  1. asks criu to let the restore thread of every process run (only criu, the tracer, can;

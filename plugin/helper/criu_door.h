@@ -3,7 +3,7 @@
  * criu_door.h - what the helper's library asks of criu, through three calls the program
  * registers at start-up.
  *
- * dump.c, restore.c, batch.c and recover.c need criu, the target's tracer, to let the driver's
+ * batch.c, restore.c, rollback.c and recover.c need criu, the target's tracer, to let the driver's
  * restore thread run and stop it again (criu does it with ptrace: plugin/criu/rthread.h), to
  * hear how a recovery went, and to know whether criu is still there. They reach it through
  * struct cs_criu_door, which cudastore-helper fills in from its socket to criu (criu_link.c).

@@ -51,6 +51,7 @@
 #endif
 #include "restore.h"
 #include "restore_place.h"
+#include "rollback.h"
 #include "watch.h"
 #include "wire.h"
 

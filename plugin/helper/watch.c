@@ -15,11 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dump.h"
 #include "log.h"
 #include "procfs.h"
 #include "criu_link.h"
 #include "phase_timer.h"
+#include "rollback.h"
 #include "watch.h"
 
 #define CS_WATCH_STOP_MS 100

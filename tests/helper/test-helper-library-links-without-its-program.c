@@ -19,6 +19,7 @@
 #include "prefetch.h"
 #include "recover.h"
 #include "restore.h"
+#include "rollback.h"
 #include "tap.h"
 #include "test_hooks.h"
 #include "warmup.h"

@@ -12,9 +12,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "dump.h"
 #include "fake-cuda.h"
 #include "helper-unit.h"
+#include "rollback.h"
 #include "tap.h"
 
 #define MAXP	3

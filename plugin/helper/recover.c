@@ -91,10 +91,14 @@ static int recover_state(struct cs_ctx *ctx, pid_t pid, int dirfd)
 				 "cannot be got back");
 		return -EPROTO;
 	}
-	if (!ret)
-		ret = cs_restore_unlock(ctx, pid);
-	else
+	if (ret) {
 		end_process(pid, "its GPU memory could not be put back after cudastore-helper died");
+		return ret;
+	}
+	ret = cs_restore_unlock(ctx, pid);
+	if (ret) /* as the rollback and the restore do: a locked process hangs in its next CUDA call */
+		end_process(pid, "it stays locked: cuCheckpointProcessUnlock did not take after "
+				 "cudastore-helper died");
 	return ret;
 }
 

@@ -1,7 +1,8 @@
 # fragment: see Makefile.am
 # ===== tests/helper: cudastore-helper's modules, without CRIU or a GPU (also under ASan + UBSan) ==
-# restore device planning (devices.c); the helper's memory cgroup read from /proc (isolate.c);
-# work told from a wait in the processes it watches (progress.c)
+# restore device planning (devices.c, also as a table of cases); the image-set rules (imgset.c);
+# the helper's memory cgroup read from /proc (isolate.c); work told from a wait in the processes
+# it watches (progress.c)
 HELPER_UNIT_TESTS = tests/helper/test-device-plan-restore tests/helper/test-device-plan-table \
 	tests/helper/test-imgset-rules tests/helper/test-isolate-cgroup-lines \
 	tests/helper/test-progress-tells-work-from-a-wait \

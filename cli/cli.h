@@ -34,7 +34,7 @@
 #include <json-c/json.h>
 
 #include "criu_run.h"
-#include "cudastore/cuda_ops.h"
+#include "cuda_ops.h"
 #include "imgindex.h"
 
 #define CLI_OK		0

@@ -1,5 +1,5 @@
 # fragment: see Makefile.am
-# ===== tests/base: the shared layer (plugin/*.c, include/cudastore/): no CRIU, no GPU ==========
+# ===== tests/base: the shared layer (plugin/base/*.c, plugin/base/): no CRIU, no GPU ==========
 # options from defaults, file and environment; a full LOG record on the wire (also under ASan +
 # UBSan: checks.mk)
 BASE_UNIT_TESTS = tests/base/test-options-env-and-file tests/base/test-wire-full-log-record-terminated
@@ -46,7 +46,7 @@ tests_base_test_trust_path_and_option_paths_SOURCES = tests/base/test-trust-path
 tests_base_test_trust_path_and_option_paths_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_base_test_trust_path_and_option_paths_LDADD = $(UNIT_TEST_LIBS)
 
-# our CUDA declarations (include/cudastore/cuda_api.h) against NVIDIA's cuda.h, when configure found one
+# our CUDA declarations (plugin/base/cuda_api.h) against NVIDIA's cuda.h, when configure found one
 if HAVE_CUDA_H
 check_PROGRAMS += tests/base/test-cuda-abi-matches-cuda-h
 TESTS += tests/base/test-cuda-abi-matches-cuda-h

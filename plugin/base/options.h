@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "cudastore/cuda_api.h"
+#include "cuda_api.h"
 #include "imglimits.h"
 
 /* the copy engine's defaults (cs_engine_opts_default), and the options' */

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "errmsg.h"
-#include "cudastore/cuda_ops.h"
+#include "cuda_ops.h"
 #include "log.h"
 #include "options.h"
 

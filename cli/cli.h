@@ -252,8 +252,10 @@ void cli_summary_free(struct cli_summary *s);
 bool cli_criu_find(const char *given, char *path, size_t len);
 /*
  * "criu ARG" with its stdout and stderr read into out, whose end is kept when it says more than
- * fits; its exit status, or -1 when it could not run.
+ * fits (run_capture.h); its exit status, or -1 when it could not run, a signal ended it or it
+ * ran past CLI_CRIU_RUN_TIMEOUT_MS (it is killed).
  */
+#define CLI_CRIU_RUN_TIMEOUT_MS 60000u
 int cli_criu_run(const char *criu, const char *arg, char *out, size_t len);
 /* Where a criu run finds its plugin directory (criu.c says how criu picks it). */
 enum cli_plugindir_source { CLI_PD_DEFAULT, CLI_PD_GIVEN, CLI_PD_CONFIG, CLI_PD_ENV };

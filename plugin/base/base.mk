@@ -1,5 +1,5 @@
 # fragment: see Makefile.am
-# ===== libcsbase.a: plugin/base/*.c, shared by both processes and the command (sees only plugin/, include/) =====
+# ===== libcsbase.a: plugin/base/, shared by both processes and the command (sees only plugin/base/) ==
 noinst_LIBRARIES += libcsbase.a
 libcsbase_a_CPPFLAGS = $(CS_DEFS) $(CS_BASE_INC)
 libcsbase_a_SOURCES = \
@@ -17,6 +17,7 @@ libcsbase_a_SOURCES = \
 	plugin/base/log.h \
 	plugin/base/options.c plugin/base/options.h \
 	plugin/base/procfs.c plugin/base/procfs.h \
+	plugin/base/run_capture.c plugin/base/run_capture.h \
 	plugin/base/strsafe.c plugin/base/strsafe.h \
 	plugin/base/trust.c plugin/base/trust.h \
 	plugin/base/uuid.c \

@@ -5,11 +5,15 @@
 
 #include <stddef.h>
 
+/* how long `criu --version` may take before it is killed */
+#define CS_CRIU_VERSION_TIMEOUT_MS 10000u
+
 /*
- * Runs `exe --version` (argv[0] "criu", stderr to /dev/null) and copies the word after its
- * "Version: " ("4.2.1") into ver. 0; -ENOENT when it printed no version (not criu, or it could
- * not run); -errno when no pipe or child could be made. The child is waited for; a caller that
- * reaps every child itself (criu) may have taken it first, which is harmless.
+ * Runs `exe --version` (argv[0] "criu", stderr to /dev/null; run_capture.h) and copies the word
+ * after its "Version: " ("4.2.1") into ver. 0; -ENOENT when it printed no version (not criu, or
+ * it could not be run: no such file, no pipe or child); -ETIMEDOUT when it ran past
+ * CS_CRIU_VERSION_TIMEOUT_MS (it is killed). The child is waited for; a caller that reaps every
+ * child itself (criu) may have taken it first, which is harmless.
  */
 int cs_criu_version(const char *exe, char *ver, size_t len);
 

@@ -20,6 +20,12 @@ tests_base_test_base_clock_state_criu_version_SOURCES = tests/base/test-base-clo
 tests_base_test_base_clock_state_criu_version_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_base_test_base_clock_state_criu_version_LDADD = $(UNIT_TEST_LIBS)
 
+# a program run with its output kept, bounded in bytes and time (run_capture.h; under ASan + UBSan too)
+BASE_UNIT_TESTS += tests/base/test-run-capture
+tests_base_test_run_capture_SOURCES = tests/base/test-run-capture.c tests/log-stderr.c tests/tap.h
+tests_base_test_run_capture_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+tests_base_test_run_capture_LDADD = $(UNIT_TEST_LIBS)
+
 # /proc: a SIGSTOP queued for a process that has not stopped yet (criu's -s seen by the helper)
 check_PROGRAMS += tests/base/test-procfs-key-numbers
 TESTS += tests/base/test-procfs-key-numbers

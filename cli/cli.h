@@ -68,6 +68,8 @@ void cli_forget_output(void);
  * with cli_utf8 valid UTF-8 is kept (cs_str_escape_utf8), else every byte above 0x7e is \xNN.
  */
 void cli_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* a cs_options_notes callback: the options' warnings and notes logged (on stderr with -v) */
+void cli_log_option_note(void *arg, bool warn, const char *text);
 /* "cudastore SUB: message" on stderr (escaped as cli_line); SUB NULL: the command line itself */
 void cli_err(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* usage error: message, then "try 'cudastore SUB --help'"; returns CLI_USAGE */

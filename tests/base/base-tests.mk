@@ -1,11 +1,11 @@
 # fragment: see Makefile.am
 # ===== tests/base: the shared layer (plugin/base/*.c, plugin/base/): no CRIU, no GPU ==========
-# options from defaults, file and environment; a full LOG record on the wire (also under ASan +
+# options from defaults, file and environment (with a log of its own: the options never log); a full LOG record on the wire (also under ASan +
 # UBSan: checks.mk)
 BASE_UNIT_TESTS = tests/base/test-options-env-and-file tests/base/test-wire-full-log-record-terminated
 check_PROGRAMS += $(BASE_UNIT_TESTS)
 TESTS += $(BASE_UNIT_TESTS)
-tests_base_test_options_env_and_file_SOURCES = tests/base/test-options-env-and-file.c tests/log-stderr.c tests/tap.h
+tests_base_test_options_env_and_file_SOURCES = tests/base/test-options-env-and-file.c tests/tap.h
 tests_base_test_options_env_and_file_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_base_test_options_env_and_file_LDADD = $(UNIT_TEST_LIBS)
 tests_base_test_wire_full_log_record_terminated_SOURCES = tests/base/test-wire-full-log-record-terminated.c \

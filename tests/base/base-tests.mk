@@ -1,5 +1,5 @@
 # fragment: see Makefile.am
-# ===== tests/base: the shared layer (plugin/base/*.c, plugin/base/): no CRIU, no GPU ==========
+# ===== tests/base: the shared layer (plugin/base/): no CRIU, no GPU ==============================
 # options from defaults, file and environment (with a log of its own: the options never log); a full LOG record on the wire (also under ASan +
 # UBSan: checks.mk)
 BASE_UNIT_TESTS = tests/base/test-options-env-and-file tests/base/test-wire-full-log-record-terminated

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "clock.h"
-#include "cudastore/cuda_ops.h"
+#include "cuda_ops.h"
 #include "engine.h"
 
 enum bench_kind { BENCH_DENSE, BENCH_ZERO75 };

@@ -65,7 +65,10 @@ static void unknown_env(struct cli_check_report *r)
 
 static void check_options(struct cli_check_report *r)
 {
-	if (cs_options_load_traced(&r->o, on_option, r, r->opt_err, sizeof(r->opt_err)))
+	int ret = cs_options_load_traced(&r->o, on_option, r, r->opt_err, sizeof(r->opt_err));
+
+	cs_options_notes(&r->o, cli_log_option_note, NULL);
+	if (ret)
 		cli_check_problem(
 		    r, "the plugin would refuse its configuration: %s. Fix it (see cudastore.conf(5))",
 		    r->opt_err);

@@ -34,7 +34,7 @@
 #include <json-c/json.h>
 
 #include "criu_run.h"
-#include "cudastore/cuda_ops.h"
+#include "cuda_ops.h"
 #include "imgindex.h"
 
 #define CLI_OK		0
@@ -70,6 +70,8 @@ void cli_forget_output(void);
 void cli_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The sink of the plugin modules' log lines (log.h): stderr, only with -v (-vv: debug lines too). */
 void cli_log_sink(unsigned int loglevel, const char *line);
+/* a cs_options_notes callback: the options' warnings and notes logged (on stderr with -v) */
+void cli_log_option_note(void *arg, bool warn, const char *text);
 /* "cudastore SUB: message" on stderr (escaped as cli_line); SUB NULL: the command line itself */
 void cli_err(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* usage error: message, then "try 'cudastore SUB --help'"; returns CLI_USAGE */
@@ -254,8 +256,10 @@ void cli_summary_free(struct cli_summary *s);
 bool cli_criu_find(const char *given, char *path, size_t len);
 /*
  * "criu ARG" with its stdout and stderr read into out, whose end is kept when it says more than
- * fits; its exit status, or -1 when it could not run.
+ * fits (run_capture.h); its exit status, or -1 when it could not run, a signal ended it or it
+ * ran past CLI_CRIU_RUN_TIMEOUT_MS (it is killed).
  */
+#define CLI_CRIU_RUN_TIMEOUT_MS 60000u
 int cli_criu_run(const char *criu, const char *arg, char *out, size_t len);
 /* Where a criu run finds its plugin directory (criu.c says how criu picks it). */
 enum cli_plugindir_source { CLI_PD_DEFAULT, CLI_PD_GIVEN, CLI_PD_CONFIG, CLI_PD_ENV };

@@ -14,14 +14,12 @@
  * A directory named by 1 to 3 that cannot be opened fails every criu run.
  */
 #include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "run_capture.h"
 
 /* CRIU's CR_PLUGIN_DEFAULT (criu/include/plugin.h) when its build names no PLUGINDIR */
 #define CRIU_PLUGIN_DEFAULT "/usr/lib/criu"
@@ -54,34 +52,12 @@ bool cli_criu_find(const char *given, char *path, size_t len)
 
 int cli_criu_run(const char *criu, const char *arg, char *out, size_t len)
 {
-	ssize_t n, got = 0;
-	int p[2], status;
-	pid_t pid;
+	char *const argv[] = { "criu", (char *)arg, NULL };
+	struct cs_run r;
 
-	out[0] = '\0';
-	if (pipe2(p, O_CLOEXEC))
+	if (cs_run_capture(criu, argv, CS_RUN_STDERR | CS_RUN_TAIL, CLI_CRIU_RUN_TIMEOUT_MS, out, len, &r))
 		return -1;
-	pid = fork();
-	if (pid < 0) {
-		close(p[0]);
-		close(p[1]);
-		return -1;
-	}
-	if (!pid) {
-		dup2(p[1], STDOUT_FILENO);
-		dup2(p[1], STDERR_FILENO);
-		execl(criu, "criu", arg, (char *)NULL);
-		_exit(127);
-	}
-	close(p[1]);
-	while ((n = read(p[0], out + got, len - 1 - (size_t)got)) > 0)
-		if ((got += n) == (ssize_t)len - 1)
-			got = 0; /* keep reading; only the end matters */
-	close(p[0]);
-	out[got] = '\0';
-	if (waitpid(pid, &status, 0) < 0)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return r.exit_code;
 }
 
 /* dir without its trailing slashes ("/" stays), into out */

@@ -22,6 +22,12 @@ void cli_log_sink(unsigned int loglevel, const char *line)
 	fputs(line, stderr);
 }
 
+/* cs_options_notes' lines (options.h) through cs_log_line, as the plugin logs them into criu's */
+void cli_log_option_note(void *arg, bool warn, const char *text)
+{
+	cs_log_text(warn ? CS_LOG_WARN : CS_LOG_INFO, text);
+}
+
 /* fmt with ap, escaped (strsafe.h; UTF-8 kept in a UTF-8 locale), on f: one line without its newline */
 static void put_escaped(FILE *f, const char *fmt, va_list ap)
 {

@@ -384,6 +384,7 @@ int cli_verify(int argc, char **argv)
 	if (a.help)
 		return cli_help(SUB, usage);
 	ret = cs_options_load(&o, err, sizeof(err));
+	cs_options_notes(&o, cli_log_option_note, NULL);
 	if (ret) {
 		cli_err(SUB,
 			"the configuration a restore would use is invalid: %s; fix it (or point "

@@ -33,9 +33,12 @@ dist_check_SCRIPTS += tests/test-plugin-exports-one-symbol.sh
 # no module includes a header from a layer above its own (docs/design.md, "Module map")
 TESTS += tests/test-layers-include-only-below.sh
 dist_check_SCRIPTS += tests/test-layers-include-only-below.sh
-# the images and engine layers return errors and never log (docs/design.md, "Module map")
-TESTS += tests/test-images-and-engine-never-log.sh
-dist_check_SCRIPTS += tests/test-images-and-engine-never-log.sh
+# each library's own include path lets it compile its layer and those below, nothing else
+TESTS += tests/test-layers-compile-probe.sh
+dist_check_SCRIPTS += tests/test-layers-compile-probe.sh
+# the base, images and engine layers return errors and never log (docs/design.md, "Module map")
+TESTS += tests/test-base-images-and-engine-never-log.sh
+dist_check_SCRIPTS += tests/test-base-images-and-engine-never-log.sh
 # the set-up scripts (scripts/): the demo's set-up installs only what the build needs, no package
 # mirror is named in the tree (the machine's own apt sources are read), and two set-ups at once
 # take turns on the cache

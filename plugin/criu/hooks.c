@@ -154,6 +154,12 @@ static void pick_seizing(struct cs_plugin *p, bool keep_freezer)
 		set_compel_interrupt_only_mode();
 }
 
+/* cs_options_notes' lines into criu's log (the options never log) */
+static void log_option_note(void *arg, bool warn, const char *text)
+{
+	cs_log_text(warn ? CS_LOG_WARN : CS_LOG_INFO, text);
+}
+
 static int cudastore_init(int stage)
 {
 	bool keep_freezer = false;
@@ -167,7 +173,9 @@ static int cudastore_init(int stage)
 	pl->stage = stage;
 	pl->link.sock = -1;
 	log_criu_thread_count("init");
-	if (cs_options_load(&pl->opt, err, sizeof(err))) {
+	ret = cs_options_load(&pl->opt, err, sizeof(err));
+	cs_options_notes(&pl->opt, log_option_note, NULL);
+	if (ret) {
 		cs_err("bad configuration: %s", err);
 		goto err_free;
 	}

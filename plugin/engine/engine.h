@@ -27,7 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "cudastore/cuda_ops.h"
+#include "cuda_ops.h"
 #include "imgdir.h"
 #include "imglimits.h"
 #include "manifest.h"

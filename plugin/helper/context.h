@@ -23,7 +23,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "cudastore/cuda_ops.h"
+#include "cuda_ops.h"
 #include "devices.h"
 #include "imgindex.h"
 #include "manifest.h"

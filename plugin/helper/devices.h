@@ -14,7 +14,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
-#include "cudastore/cuda_ops.h"
+#include "cuda_ops.h"
 #include "manifest.h"
 #include "options.h"
 

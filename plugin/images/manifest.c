@@ -19,7 +19,7 @@
 
 #include "errmsg.h"
 #include "cudastore.pb-c.h"
-#include "cudastore/cuda_ops.h"
+#include "cuda_ops.h"
 #include "imgframe.h"
 #include "manifest_facts.h"
 #include "manifest.h"

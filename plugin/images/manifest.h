@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "cudastore/cuda_api.h"
+#include "cuda_api.h"
 #include "facts.h"
 #include "imgdir.h"
 #include "imglimits.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "placement.h"
-#include "cudastore/cuda_ops.h"
+#include "cuda_ops.h"
 
 /* "141.0 GiB", "512.0 MiB": a size as a person reads it (b: a buffer of SIZE_TEXT) */
 #define SIZE_TEXT 24

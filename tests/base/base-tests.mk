@@ -1,12 +1,13 @@
 # fragment: see Makefile.am
-# ===== tests/base: the shared layer (plugin/*.c, include/cudastore/): no CRIU, no GPU ==========
-# options from defaults, file and environment; a full LOG record on the wire; log lines through
-# the sink registered at run time (also under ASan + UBSan: checks.mk)
+# ===== tests/base: the shared layer (plugin/base/): no CRIU, no GPU ==============================
+# options from defaults, file and environment (with a log of its own: the options never log); a
+# full LOG record on the wire; log lines through the sink registered at run time (also under
+# ASan + UBSan: checks.mk)
 BASE_UNIT_TESTS = tests/base/test-options-env-and-file tests/base/test-wire-full-log-record-terminated \
 	tests/base/test-log-sink-registered-at-run-time
 check_PROGRAMS += $(BASE_UNIT_TESTS)
 TESTS += $(BASE_UNIT_TESTS)
-tests_base_test_options_env_and_file_SOURCES = tests/base/test-options-env-and-file.c tests/log-stderr.c tests/tap.h
+tests_base_test_options_env_and_file_SOURCES = tests/base/test-options-env-and-file.c tests/tap.h
 tests_base_test_options_env_and_file_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_base_test_options_env_and_file_LDADD = $(UNIT_TEST_LIBS)
 tests_base_test_wire_full_log_record_terminated_SOURCES = tests/base/test-wire-full-log-record-terminated.c \
@@ -26,6 +27,12 @@ tests_base_test_base_clock_state_criu_version_SOURCES = tests/base/test-base-clo
 	tests/log-stderr.c tests/tap.h
 tests_base_test_base_clock_state_criu_version_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_base_test_base_clock_state_criu_version_LDADD = $(UNIT_TEST_LIBS)
+
+# a program run with its output kept, bounded in bytes and time (run_capture.h; under ASan + UBSan too)
+BASE_UNIT_TESTS += tests/base/test-run-capture
+tests_base_test_run_capture_SOURCES = tests/base/test-run-capture.c tests/log-stderr.c tests/tap.h
+tests_base_test_run_capture_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+tests_base_test_run_capture_LDADD = $(UNIT_TEST_LIBS)
 
 # /proc: a SIGSTOP queued for a process that has not stopped yet (criu's -s seen by the helper)
 check_PROGRAMS += tests/base/test-procfs-key-numbers
@@ -53,7 +60,7 @@ tests_base_test_trust_path_and_option_paths_SOURCES = tests/base/test-trust-path
 tests_base_test_trust_path_and_option_paths_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_base_test_trust_path_and_option_paths_LDADD = $(UNIT_TEST_LIBS)
 
-# our CUDA declarations (include/cudastore/cuda_api.h) against NVIDIA's cuda.h, when configure found one
+# our CUDA declarations (plugin/base/cuda_api.h) against NVIDIA's cuda.h, when configure found one
 if HAVE_CUDA_H
 check_PROGRAMS += tests/base/test-cuda-abi-matches-cuda-h
 TESTS += tests/base/test-cuda-abi-matches-cuda-h

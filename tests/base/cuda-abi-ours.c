@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* the ABI facts as our own declarations state them */
-#include "cudastore/cuda_api.h"
+#include "cuda_api.h"
 #include "cuda-abi.h"
 
 #define FACT(n, e) { n, (long)(e) },

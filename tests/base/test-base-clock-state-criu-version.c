@@ -13,7 +13,7 @@
 
 #include "clock.h"
 #include "criu_version.h"
-#include "cudastore/cuda_ops.h"
+#include "cuda_ops.h"
 #include "tap.h"
 
 static char dir[64];

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Our own CUDA declarations (include/cudastore/cuda_api.h) agree with NVIDIA's cuda.h on every
+/* Our own CUDA declarations (plugin/base/cuda_api.h) agree with NVIDIA's cuda.h on every
  * size, offset and constant both define: types, checkpoint argument layouts, states, errors. */
 #include <string.h>
 

@@ -10,8 +10,36 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "options.h"
 #include "tap.h"
+
+/* the options never log: this test's log counts every line that reaches it (none may) */
+static int logged;
+
+void cs_log_line(unsigned int loglevel, const char *format, ...)
+{
+	logged++;
+}
+
+/* what cs_options_notes hands its caller */
+struct notes {
+	int n, nwarn;
+	char text[16][640];
+	bool warn[16];
+};
+
+static void collect(void *arg, bool warn, const char *text)
+{
+	struct notes *g = arg;
+
+	if (g->n < 16) {
+		snprintf(g->text[g->n], sizeof(g->text[0]), "%s", text);
+		g->warn[g->n] = warn;
+	}
+	g->n++;
+	g->nwarn += warn;
+}
 
 static void write_file(const char *path, const char *text)
 {
@@ -239,6 +267,63 @@ static void formatting(const char *path)
 	tap_ok(cs_option_format(&o, "threds", v, sizeof(v)) == -ENOENT, "an unknown key does not format");
 }
 
+/*
+ * A duplicate key and a pinned bound that caps the copy threads: cs_options_load logs neither,
+ * and hands both to its caller through cs_options_notes, in the words the plugin logs them.
+ */
+static void notes(const char *path)
+{
+	char err[512], want[640], big[4096];
+	struct cs_options o;
+	struct notes g = { 0 };
+	int i, ret;
+
+	unsetenv("CUDASTORE_THREADS");
+	unsetenv("CUDASTORE_MODE");
+	unsetenv("CUDASTORE_CHUNK_MB");
+	unsetenv("CUDASTORE_PINNED_MB");
+	setenv("CUDASTORE_CONFIG", path, 1);
+	logged = 0;
+	ret =
+	    load_with("threads = 8\nchunk_mb = 4\nthreads = 16\npinned_mb = 8\n", path, &o, err, sizeof(err));
+	tap_ok(ret == 0 && logged == 0,
+	       "a duplicate key and a capped thread count: loaded, nothing logged (%d, %d)", ret, logged);
+	cs_options_notes(&o, collect, &g);
+	snprintf(want, sizeof(want),
+		 "config file %s:3: 'threads' set again (first at line 1); the last value wins: keep one",
+		 path);
+	tap_ok(g.n == 2 && g.warn[0] && !strcmp(g.text[0], want) && !g.warn[1] &&
+		   !strcmp(g.text[1],
+			   "pinned_mb 8 holds 2 chunk buffer(s) of 4 MiB: dumps run 2 copy thread(s) "
+			   "per GPU, not threads = 16 (pinned_mb >= 2 x CPUs x chunk_mb uses them all)"),
+	       "cs_options_notes: the duplicate as a warning, then the capped threads as a note (%d: %s)",
+	       g.n, g.n ? g.text[0] : "");
+	snprintf(want, sizeof(want), "%s:3: 'threads' set again (first at line 1); the last value wins",
+		 path);
+	tap_ok(!strcmp(o.warnings, want), "o.warnings keeps the line cudastore check shows (%s)", o.warnings);
+
+	big[0] = '\0';
+	for (i = 0; i < 20; i++)
+		strcat(big, "threads = 4\n");
+	memset(&g, 0, sizeof(g));
+	logged = 0;
+	ret = load_with(big, path, &o, err, sizeof(err));
+	cs_options_notes(&o, collect, &g);
+	tap_ok(ret == 0 && logged == 0 && o.warnings_dropped > 0 &&
+		   g.nwarn == 19 - (int)o.warnings_dropped + 1 &&
+		   strstr(g.text[g.n - 1], "more key(s) set again") && strstr(g.text[g.n - 1], path),
+	       "19 duplicates: those past the bound counted (%u) and told in one more warning, none logged",
+	       o.warnings_dropped);
+
+	memset(&g, 0, sizeof(g));
+	logged = 0;
+	ret = load_with("threads = 2\nthreads = 3\nbogus = 1\n", path, &o, err, sizeof(err));
+	cs_options_notes(&o, collect, &g);
+	tap_ok(ret == -EINVAL && logged == 0 && g.n == 1 && strstr(g.text[0], ":2: 'threads' set again"),
+	       "a file refused after a duplicate: the duplicate still handed back, for the log before the "
+	       "error");
+}
+
 int main(void)
 {
 	char path[] = "/tmp/cs-opt-XXXXXX", err[512], fmt[256];
@@ -248,7 +333,7 @@ int main(void)
 	if (fd < 0)
 		tap_bail("mkstemp");
 	close(fd);
-	tap_plan(57);
+	tap_plan(62);
 
 	setenv("CUDASTORE_CONFIG", "/nonexistent/cudastore.conf", 1);
 	tap_ok(cs_options_load(&o, err, sizeof(err)) == -EINVAL && strstr(err, "/nonexistent/cudastore.conf"),
@@ -329,6 +414,7 @@ int main(void)
 	combinations(path);
 	environment(path);
 	file_checks(path);
+	notes(path);
 	unlink(path);
 	return tap_done();
 }

@@ -6,6 +6,7 @@ CLI_TESTS = \
 	tests/cli/test-cli-json-errors-and-options-anywhere.sh \
 	tests/cli/test-cli-config-file-mistakes.sh \
 	tests/cli/test-cli-check-plugin-dir-as-criu-finds-it.sh \
+	tests/cli/test-cli-check-keeps-the-end-of-criu-check-output.sh \
 	tests/cli/test-cli-unreadable-images-not-judged.sh \
 	tests/cli/test-cli-text-keeps-utf8-in-a-utf8-locale.sh \
 	tests/cli/test-cli-json-help-typed-values-and-instants.sh \

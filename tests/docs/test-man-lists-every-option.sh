@@ -1,6 +1,6 @@
 #!/bin/bash
 # cudastore.conf(5) and the example configuration list exactly the keys of the plugin's option
-# table (plugin/options.c): every key is documented there, and every key they document exists.
+# table (plugin/base/options.c): every key is documented there, and every key they document exists.
 . "$top_srcdir/tests/e2e/lib.sh"
 MAN=$top_srcdir/man/cudastore.conf.5.in
 EXAMPLE=$top_srcdir/docs/cudastore.conf.example

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cudastore/cuda_ops.h"
+#include "cuda_ops.h"
 
 int main(int argc, char **argv)
 {

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cudastore/cuda_api.h"
+#include "cuda_api.h"
 
 struct cs_op;
 

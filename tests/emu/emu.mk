@@ -3,10 +3,10 @@
 # tree; tests and CRIU runs load them with CUDASTORE_LIBCUDA / CUDASTORE_LIBNVML or
 # LD_LIBRARY_PATH. See docs/testing.md.
 EMU_LIB_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
-EMU_COMMON = tests/emu/emu.h tests/emu/emu_config.c tests/emu/emu_host.c plugin/cuda_ops.c plugin/trust.c plugin/uuid.c
+EMU_COMMON = tests/emu/emu.h tests/emu/emu_config.c tests/emu/emu_host.c plugin/base/cuda_ops.c plugin/base/trust.c plugin/base/uuid.c
 
 check_PROGRAMS += tests/emu/lib/libcuda.so.1 tests/emu/lib/libnvidia-ml.so.1
-tests_emu_lib_libcuda_so_1_SOURCES = $(EMU_COMMON) plugin/procfs.c \
+tests_emu_lib_libcuda_so_1_SOURCES = $(EMU_COMMON) plugin/base/procfs.c \
 	tests/emu/emu_api.h \
 	tests/emu/emu_call.c \
 	tests/emu/emu_init.c \

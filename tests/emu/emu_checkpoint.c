@@ -33,7 +33,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "cudastore/cuda_ops.h"
+#include "cuda_ops.h"
 #include "emu_api.h"
 
 struct cs_op_ent {

@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cudastore/cuda_ops.h"
+#include "cuda_ops.h"
 #include "emu.h"
 
 static struct emu_config cfg;

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cudastore/cuda_ops.h"
+#include "cuda_ops.h"
 #include "emu.h"
 
 /* the configuration being loaded (emu_host_load runs once, inside emu_config's one parse) */

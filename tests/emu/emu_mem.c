@@ -25,7 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cudastore/cuda_ops.h"
+#include "cuda_ops.h"
 #include "emu.h"
 
 struct dev_mem {

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cudastore/cuda_ops.h"
+#include "cuda_ops.h"
 #include "emu_nvml.h"
 
 struct nvmlDevice_st {

@@ -94,7 +94,7 @@ static int socket_in_netns_of(int pid)
 
 /*
  * The target names its socket after getpid(), its pid in its own pid namespace; the caller knows
- * it by the pid of the caller's namespace: map through the last NSpid entry (plugin/procfs.c).
+ * it by the pid of the caller's namespace: map through the last NSpid entry (plugin/base/procfs.c).
  */
 int emu_sock_connect(int pid)
 {

@@ -19,7 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "cudastore/cuda_ops.h"
+#include "cuda_ops.h"
 
 enum fake_call {
 	FAKE_DTOH,	   /* cuMemcpyDtoHAsync */

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cudastore/cuda_ops.h"
+#include "cuda_ops.h"
 
 #define STANDIN_NAME "cuda-checkpoint"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cudastore/cuda_ops.h"
+#include "cuda_ops.h"
 
 static double now(void)
 {

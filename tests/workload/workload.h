@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "cudastore/cuda_ops.h"
+#include "cuda_ops.h"
 
 #define WL_MAXDEV     8
 #define WL_MAXBUF     64

@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "cudastore/cuda_api.h"
+#include "cuda_api.h"
 #include "imglimits.h"
 
 /* the copy engine's defaults (cs_engine_opts_default), and the options' */
@@ -64,7 +64,9 @@ struct cs_options {
 	char source[320]; /* where the options came from, for the log */
 	char config_path[256]; /* the config file read, or empty */
 	unsigned from_file;    /* CS_OPT_FROM_FILE_*: which of those keys the file set (messages) */
-	char warnings[512];    /* the config file's duplicate keys, one a line ("" none), also logged */
+	char warnings[512];    /* the config file's duplicate keys, one a line ("" none) */
+	unsigned warnings_dropped; /* duplicates past what warnings holds */
+	char notes[320];	   /* what is worth knowing but not wrong ("" none) */
 };
 
 #define CS_OP_TIMEOUT_DEF 30  /* seconds without progress (progress.h): a stuck request, not a long one */
@@ -93,6 +95,14 @@ int cs_options_set(struct cs_options *o, const char *key, const char *value, cha
  */
 typedef void (*cs_options_trace_fn)(void *arg, const char *key, const char *value, const char *where);
 int cs_options_load_traced(struct cs_options *o, cs_options_trace_fn fn, void *arg, char *err, size_t errlen);
+/*
+ * What cs_options_load noticed that is not an error, for the caller to log (the options never
+ * log): each duplicate key of the config file as a warning, "config file PATH:LINE: 'KEY' set
+ * again (first at line N); the last value wins: keep one", then (warn false) a pinned bound that
+ * caps the copy threads. fn(arg, warn, text) once per line, in that order.
+ */
+typedef void (*cs_options_note_fn)(void *arg, bool warn, const char *text);
+void cs_options_notes(const struct cs_options *o, cs_options_note_fn fn, void *arg);
 /* The config file cs_options_load reads: $CUDASTORE_CONFIG, else the default under /etc. */
 const char *cs_options_config_path(void);
 const char *cs_opt_mode_name(enum cs_opt_mode m);

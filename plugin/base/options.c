@@ -18,8 +18,7 @@
 #include <unistd.h>
 
 #include "errmsg.h"
-#include "cudastore/cuda_ops.h"
-#include "log.h"
+#include "cuda_ops.h"
 #include "options.h"
 
 #ifndef CS_DEFAULT_CONFIG
@@ -360,17 +359,26 @@ static void note_file_key(struct cs_options *o, const char *key)
 static bool key_known(const char *key);
 static const char *key_guess(const char *key);
 
-/* "threads" again at a later line: the last value wins, and the operator is told */
+/* text as one more line of buf (size bytes); false when it does not fit whole (nothing added) */
+static bool add_line(char *buf, size_t size, const char *text)
+{
+	size_t off = strlen(buf), n = strlen(text) + (off ? 1 : 0);
+
+	if (off + n >= size)
+		return false;
+	snprintf(buf + off, size - off, "%s%s", off ? "\n" : "", text);
+	return true;
+}
+
+/* "threads" again at a later line: the last value wins, and the caller tells the operator */
 static void note_duplicate(struct cs_options *o, const char *path, const char *key, int lineno, int first)
 {
-	size_t off = strlen(o->warnings);
+	char line[sizeof(o->warnings)];
 
-	cs_warn("config file %s:%d: '%s' set again (first at line %d); the last value wins: keep one", path,
-		lineno, key, first);
-	if (off + 1 < sizeof(o->warnings))
-		snprintf(o->warnings + off, sizeof(o->warnings) - off,
-			 "%s%s:%d: '%s' set again (first at line %d); the last value wins", off ? "\n" : "",
-			 path, lineno, key, first);
+	snprintf(line, sizeof(line), "%s:%d: '%s' set again (first at line %d); the last value wins", path,
+		 lineno, key, first);
+	if (!add_line(o->warnings, sizeof(o->warnings), line))
+		o->warnings_dropped++;
 }
 
 /*
@@ -783,16 +791,37 @@ int cs_options_check(const struct cs_options *o, char *err, size_t len)
 }
 
 /* Not an error: the engine runs as many copy threads as the pinned bound has chunk buffers. */
-static void note_copy_threads_capped(const struct cs_options *o)
+static void note_copy_threads_capped(struct cs_options *o)
 {
 	uint64_t bufs = o->pinned_max / o->chunk_size;
 
 	if (bufs < o->threads)
-		cs_info(
-		    "pinned_mb %llu holds %llu chunk buffer(s) of %u MiB: dumps run %llu copy thread(s) per "
-		    "GPU, not threads = %u (pinned_mb >= 2 x CPUs x chunk_mb uses them all)",
-		    (unsigned long long)(o->pinned_max >> 20), (unsigned long long)bufs, o->chunk_size >> 20,
-		    (unsigned long long)bufs, o->threads);
+		snprintf(o->notes, sizeof(o->notes),
+			 "pinned_mb %llu holds %llu chunk buffer(s) of %u MiB: dumps run %llu copy thread(s) "
+			 "per GPU, not threads = %u (pinned_mb >= 2 x CPUs x chunk_mb uses them all)",
+			 (unsigned long long)(o->pinned_max >> 20), (unsigned long long)bufs,
+			 o->chunk_size >> 20, (unsigned long long)bufs, o->threads);
+}
+
+void cs_options_notes(const struct cs_options *o, cs_options_note_fn fn, void *arg)
+{
+	char text[sizeof(o->warnings) + 64];
+	const char *w;
+	size_t n;
+
+	for (w = o->warnings; *w; w += n + (w[n] == '\n')) {
+		n = strcspn(w, "\n");
+		snprintf(text, sizeof(text), "config file %.*s: keep one", (int)n, w);
+		fn(arg, true, text);
+	}
+	if (o->warnings_dropped) {
+		snprintf(text, sizeof(text),
+			 "config file %s: %u more key(s) set again; the last value wins: keep one",
+			 o->config_path, o->warnings_dropped);
+		fn(arg, true, text);
+	}
+	if (o->notes[0])
+		fn(arg, false, o->notes);
 }
 
 int cs_options_load(struct cs_options *o, char *err, size_t len)

@@ -15,7 +15,7 @@
 #define CUDASTORE_CUDA_OPS_H
 
 #include <stdbool.h>
-#include "cudastore/cuda_api.h"
+#include "cuda_api.h"
 
 struct cs_cuda_ops {
 	void *lib;		 /* dlopen handle */

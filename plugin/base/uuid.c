@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cudastore/cuda_ops.h"
+#include "cuda_ops.h"
 
 void cs_uuid_format(const CUuuid *uuid, char out[CS_UUID_STRLEN])
 {

@@ -9,7 +9,7 @@
 #ifndef CUDASTORE_GPU_PROBE_H
 #define CUDASTORE_GPU_PROBE_H
 
-#include "cudastore/cuda_ops.h"
+#include "cuda_ops.h"
 #include "facts.h"
 
 /* GPU ordinal's facts into g; 0 or -ENODEV when the driver does not answer for it */

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cudastore/cuda_api.h"
+#include "cuda_api.h"
 #include "imglimits.h"
 
 #define CS_FACT_NAME_MAX    96	/* a product name, NUL included */

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "errmsg.h"
-#include "cudastore/cuda_ops.h"
+#include "cuda_ops.h"
 #include "trust.h"
 
 typedef CUresult (*get_proc_fn)(const char *sym, void **pfn, int version, cuuint64_t flags,

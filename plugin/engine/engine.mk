@@ -14,4 +14,5 @@ libcsengine_a_SOURCES = \
 	plugin/engine/engine_pool.c \
 	plugin/engine/engine_dump.c \
 	plugin/engine/engine_restore.c \
-	plugin/engine/engine_prefetch.c
+	plugin/engine/engine_prefetch.c \
+	plugin/engine/gpu_hash.c plugin/engine/gpu_hash.h

@@ -118,3 +118,6 @@ tests_engine_test_engine_thread_times_LDADD = $(ENGINE_TEST_LDADD)
 tests_engine_test_engine_plan_SOURCES = tests/engine/test-engine-plan.c
 tests_engine_test_engine_plan_CFLAGS = $(ENGINE_TEST_CFLAGS)
 tests_engine_test_engine_plan_LDADD = $(ENGINE_TEST_LDADD)
+# the PTX in the tree is the one made from gpu_hash.cu (scripts/gpu-hash-ptx-check.sh)
+TESTS += tests/engine/test-gpu-hash-ptx-is-the-cu-s.sh
+dist_check_SCRIPTS += tests/engine/test-gpu-hash-ptx-is-the-cu-s.sh

@@ -121,3 +121,6 @@ tests_engine_test_engine_plan_LDADD = $(ENGINE_TEST_LDADD)
 # the PTX in the tree is the one made from gpu_hash.cu (scripts/gpu-hash-ptx-check.sh)
 TESTS += tests/engine/test-gpu-hash-ptx-is-the-cu-s.sh
 dist_check_SCRIPTS += tests/engine/test-gpu-hash-ptx-is-the-cu-s.sh
+# cs-bench --hash end to end on the driver emulator (its kernels run on the CPU)
+TESTS += tests/engine/test-bench-hash-on-emulator.sh
+dist_check_SCRIPTS += tests/engine/test-bench-hash-on-emulator.sh

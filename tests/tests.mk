@@ -158,7 +158,7 @@ tests_gpu_cs_driver_timing_LDADD = $(CS_ALL_LIBS) -ldl -lpthread
 check_PROGRAMS += tests/gpu/cuda-checkpoint-standin
 tests_gpu_cuda_checkpoint_standin_SOURCES = tests/gpu/cuda-checkpoint-standin.c
 tests_gpu_cuda_checkpoint_standin_LDADD = $(CS_ALL_LIBS) -ldl -lpthread
-EXTRA_DIST += tests/gpu/run-gpu-suite.sh tests/gpu/run-runc-gpu.sh tests/gpu/run-ipc-probe.sh tests/gpu/cuda-ipc-pair.cu
+EXTRA_DIST += tests/gpu/run-gpu-suite.sh tests/gpu/run-hash-bench.sh tests/gpu/run-runc-gpu.sh tests/gpu/run-ipc-probe.sh tests/gpu/cuda-ipc-pair.cu
 
 # the documentation against the code: the man pages and the example list exactly the option table,
 # every line of the example parses when uncommented, and every repository path that a document

@@ -2,8 +2,9 @@
 /*
  * test-emu-gpu-hash-equals-cpu-ids: the GPU hasher (engine/gpu_hash.h) through the driver
  * emulator, which runs the kernels of gpu_hash.cu on the CPU as their contract gives them: the
- * ids equal cs_chunk_id() of each chunk's bytes for lengths that are not multiples of the leaf
- * or of the chunk, for a chunk that is not a multiple of the leaf and for an unaligned start;
+ * ids equal cs_chunk_id() of each chunk's bytes, the roots hashed on the GPU or (chunks over
+ * 16 MiB) on the host, for lengths that are not multiples of the leaf or of the chunk, for a
+ * chunk that is not a multiple of the leaf and for an unaligned start;
  * the grid bounds the threads that run; a driver without the kernel entry points or refusing
  * the module gives -ENOTSUP (the caller hashes on the CPU), a failed launch -EIO, memory outside
  * the allocations -EIO; unknown modules and kernels are refused by the emulator.
@@ -17,7 +18,7 @@
 #include "gpu_hash.h"
 
 #define MiB (1ul << 20)
-#define BUF (4 * MiB + 12345)
+#define BUF (72 * MiB + 12345)
 
 extern const char cs_gpu_hash_ptx[];
 
@@ -81,14 +82,18 @@ static void ids_equal_cpu(struct eng_gpu_hasher *h)
 		uint64_t len, chunk;
 		const char *what;
 	} cases[] = {
-		{ 0, BUF, MiB, "4 MiB + 12345 in 1 MiB chunks (the last 12345 bytes)" },
-		{ 0, BUF, 64 << 10, "4 MiB + 12345 in 64 KiB chunks" },
+		{ 0, BUF, MiB, "72 MiB + 12345 in 1 MiB chunks (the last 12345 bytes)" },
+		{ 0, BUF, 64 << 10, "72 MiB + 12345 in 64 KiB chunks" },
 		{ 0, 1, 64 << 10, "1 byte" },
 		{ 0, 4095, 4096, "4095 bytes, 4 KiB chunk" },
 		{ 0, 4097, 4096, "4097 bytes, 4 KiB chunks (the last 1 byte)" },
 		{ 0, 3 * MiB + 1, 10000, "3 MiB + 1 in 10000-byte chunks (not a multiple of the leaf)" },
 		{ 1, MiB + 7, MiB, "1 MiB + 7 from an odd address" },
 		{ 4, 200003, 65536, "200003 bytes from a 4-byte-aligned address" },
+		{ 0, BUF, 32 * MiB, "72 MiB + 12345 in 32 MiB chunks (roots on the host)" },
+		{ 3, 40 * MiB + 1, 16 * MiB + 4096,
+		  "40 MiB + 1 in 16 MiB + 4 KiB chunks (roots on the host)" },
+		{ 0, 33 * MiB, 16 * MiB, "33 MiB in 16 MiB chunks (the largest with roots on the GPU)" },
 	};
 	bool same;
 
@@ -155,7 +160,7 @@ static void grid_and_modules(void)
 /* own process: the emulator reads its faults once, before the first call */
 static void faults(void *arg)
 {
-	const char *env[] = { "CUDASTORE_EMU_DEVICES=1", "CUDASTORE_EMU_MEM_MB=64",
+	const char *env[] = { "CUDASTORE_EMU_DEVICES=1", "CUDASTORE_EMU_MEM_MB=256",
 			      "CUDASTORE_EMU_FAULTS=cuModuleLoadData:1:218,cuLaunchKernel:2:719", NULL };
 	struct eng_gpu_hasher *h = NULL;
 	bool same;
@@ -170,7 +175,7 @@ static void faults(void *arg)
 
 int main(void)
 {
-	const char *env[] = { "CUDASTORE_EMU_DEVICES=1", "CUDASTORE_EMU_MEM_MB=64", NULL };
+	const char *env[] = { "CUDASTORE_EMU_DEVICES=1", "CUDASTORE_EMU_MEM_MB=256", NULL };
 	struct eng_gpu_hasher *h = NULL;
 
 	emu_test_fork(faults, NULL);

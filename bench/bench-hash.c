@@ -168,7 +168,7 @@ static int cpu_side(const struct bench *b, CUdeviceptr dev, uint64_t size, uint6
 		    const uint8_t *ids, double *one, double *all, bool *same)
 {
 	uint64_t nbytes = size < cpu_bytes ? size : cpu_bytes, n = (size + b->chunk - 1) / b->chunk;
-	uint64_t ncpu = (nbytes + b->chunk - 1) / b->chunk, checked = 0;
+	uint64_t ncpu = (nbytes + b->chunk - 1) / b->chunk, checked = 0, last = ncpu - 1;
 	uint8_t *buf = malloc(nbytes > b->chunk ? nbytes : b->chunk),
 		*cpu_ids = malloc(CS_CHUNK_ID_LEN * ncpu);
 	int ret = -1;
@@ -191,19 +191,23 @@ static int cpu_side(const struct bench *b, CUdeviceptr dev, uint64_t size, uint6
 			*same = false;
 		}
 	/* a sample of the chunks after those: spread evenly, the last one included */
-	for (uint64_t k = 1; ncpu < n && k <= SAMPLE_CHUNKS; k++, checked++) {
+	for (uint64_t k = 1; ncpu < n && k <= SAMPLE_CHUNKS; k++) {
 		uint64_t c = ncpu + (n - ncpu) * k / SAMPLE_CHUNKS - 1;
-		int r = sample_one(b, dev, size, c, ids, buf);
+		int r;
 
+		if (c == last) /* fewer chunks left than the sample: each once */
+			continue;
+		r = sample_one(b, dev, size, c, ids, buf);
 		if (r < 0)
 			goto out;
 		*same = *same && r;
+		last = c;
+		checked++;
 	}
-	printf("# ids checked against cs_chunk_id on the host: %llu of %llu chunks (the first %llu, and %u "
-	       "spread "
-	       "over the rest)\n",
+	printf("# ids checked against cs_chunk_id on the host: %llu of %llu chunks (the first %llu, and %llu "
+	       "spread over the rest)\n",
 	       (unsigned long long)checked, (unsigned long long)n, (unsigned long long)ncpu,
-	       ncpu < n ? SAMPLE_CHUNKS : 0);
+	       (unsigned long long)(checked - ncpu));
 	ret = 0;
 out:
 	free(buf);

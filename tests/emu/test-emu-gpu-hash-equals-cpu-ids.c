@@ -3,7 +3,7 @@
  * test-emu-gpu-hash-equals-cpu-ids: the GPU hasher (engine/gpu_hash.h) through the driver
  * emulator, which runs the kernels of gpu_hash.cu on the CPU as their contract gives them: the
  * ids equal cs_chunk_id() of each chunk's bytes, the roots hashed on the GPU or (chunks over
- * 16 MiB) on the host, for lengths that are not multiples of the leaf or of the chunk, for a
+ * 64 MiB) on the host, for lengths that are not multiples of the leaf or of the chunk, for a
  * chunk that is not a multiple of the leaf and for an unaligned start;
  * the grid bounds the threads that run; a driver without the kernel entry points or refusing
  * the module gives -ENOTSUP (the caller hashes on the CPU), a failed launch -EIO, memory outside
@@ -90,10 +90,11 @@ static void ids_equal_cpu(struct eng_gpu_hasher *h)
 		{ 0, 3 * MiB + 1, 10000, "3 MiB + 1 in 10000-byte chunks (not a multiple of the leaf)" },
 		{ 1, MiB + 7, MiB, "1 MiB + 7 from an odd address" },
 		{ 4, 200003, 65536, "200003 bytes from a 4-byte-aligned address" },
-		{ 0, BUF, 32 * MiB, "72 MiB + 12345 in 32 MiB chunks (roots on the host)" },
-		{ 3, 40 * MiB + 1, 16 * MiB + 4096,
-		  "40 MiB + 1 in 16 MiB + 4 KiB chunks (roots on the host)" },
-		{ 0, 33 * MiB, 16 * MiB, "33 MiB in 16 MiB chunks (the largest with roots on the GPU)" },
+		{ 0, BUF, 32 * MiB, "72 MiB + 12345 in 32 MiB chunks (roots on the GPU)" },
+		{ 0, BUF, 64 * MiB + 4096, "72 MiB + 12345 in 64 MiB + 4 KiB chunks (roots on the host)" },
+		{ 3, 70 * MiB + 1, 68 * MiB,
+		  "70 MiB + 1 from an odd address in 68 MiB chunks (roots on the host)" },
+		{ 0, 65 * MiB, 64 * MiB, "65 MiB in 64 MiB chunks (the largest with roots on the GPU)" },
 	};
 	bool same;
 

@@ -22,7 +22,10 @@ int eng_gpu_hasher_open(const struct cs_cuda_ops *ops, struct eng_gpu_hasher **o
 
 /*
  * One id per chunk of chunk bytes of the len bytes at dptr (the last chunk may be short) into
- * ids (CS_CHUNK_ID_LEN * ceil(len / chunk) bytes). Returns when the ids are on the host.
+ * ids (CS_CHUNK_ID_LEN * ceil(len / chunk) bytes). Returns when the ids are on the host. The
+ * kernels run on the legacy default stream: writes to the region queued on non-blocking streams
+ * must be complete before the call. A hasher serves one call at a time (its scratch memory is
+ * its own); callers hashing from several threads open one each.
  * 0, or -EINVAL (chunk 0), -ENOMEM (no device memory for the leaves' digests), -EIO (a launch
  * or copy failed).
  */

@@ -5,7 +5,7 @@
  *   main.c     command dispatch, usage, exit codes
  *   args.c     option parsing shared by the subcommands (options anywhere on the line)
  *   said.c     what a run has said: its first error message, whether its JSON object is out
- *   out.c      messages, sizes, the progress bar, cs_log_line for the plugin's modules
+ *   out.c      messages, sizes, the progress bar, the log sink of the plugin's modules
  *   json.c     JSON output through json-c (schema in cudastore(1))
  *   archive.c  a checkpoint archive (podman, kubelet) unpacked into a private directory
  *   sumread.c  the helper's summary file (cudastore-<nspid>.json) read back
@@ -68,6 +68,8 @@ void cli_forget_output(void);
  * with cli_utf8 valid UTF-8 is kept (cs_str_escape_utf8), else every byte above 0x7e is \xNN.
  */
 void cli_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The sink of the plugin modules' log lines (log.h): stderr, only with -v (-vv: debug lines too). */
+void cli_log_sink(unsigned int loglevel, const char *line);
 /* "cudastore SUB: message" on stderr (escaped as cli_line); SUB NULL: the command line itself */
 void cli_err(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* usage error: message, then "try 'cudastore SUB --help'"; returns CLI_USAGE */

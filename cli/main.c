@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "log.h"
 
 static int help(int argc, char **argv);
 
@@ -187,6 +188,7 @@ int main(int argc, char **argv)
 	const char *name;
 	int rc, first = 1;
 
+	cs_log_set_sink(cli_log_sink);
 	cli_utf8 = locale_utf8();
 	cli_json = wants_json(argc, argv);
 	while (first < argc && !strcmp(argv[first], "--json")) /* cudastore --json COMMAND ... */

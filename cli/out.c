@@ -14,16 +14,12 @@
 int cli_verbose;
 bool cli_utf8;
 
-/* The plugin's modules log through cs_log_line (log.h); here they go to stderr with -v. */
-void cs_log_line(unsigned int loglevel, const char *format, ...)
+/* The plugin's modules log through cs_log_line (log.h); main() makes this its sink: stderr with -v. */
+void cli_log_sink(unsigned int loglevel, const char *line)
 {
-	va_list ap;
-
 	if (!cli_verbose || (int)loglevel > 2 + cli_verbose)
 		return;
-	va_start(ap, format);
-	vfprintf(stderr, format, ap);
-	va_end(ap);
+	fputs(line, stderr);
 }
 
 /* fmt with ap, escaped (strsafe.h; UTF-8 kept in a UTF-8 locale), on f: one line without its newline */

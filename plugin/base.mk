@@ -14,7 +14,7 @@ libcsbase_a_SOURCES = \
 	plugin/gpu_probe.c plugin/gpu_probe.h \
 	plugin/helper_path.c plugin/helper_path.h \
 	plugin/imglimits.h \
-	plugin/log.h \
+	plugin/log.c plugin/log.h \
 	plugin/options.c plugin/options.h \
 	plugin/procfs.c plugin/procfs.h \
 	plugin/strsafe.c plugin/strsafe.h \

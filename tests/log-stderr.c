@@ -1,23 +1,27 @@
 // SPDX-License-Identifier: MIT
-/* log-stderr.c - cs_log_line (log.h) for programs that run outside criu (tests, benchmark). */
-#include <stdarg.h>
+/*
+ * log-stderr.c - the log sink (log.h) of programs that run outside criu (tests, benchmark):
+ * stderr, up to the level CUDASTORE_TEST_LOGLEVEL names (3, information, when unset). Linking
+ * this file registers it before main() runs.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "log.h"
 
-void cs_log_line(unsigned int loglevel, const char *format, ...)
-{
-	static int max = -1;
-	va_list ap;
+static int max_level = 3;
 
-	if (max < 0) {
-		const char *e = getenv("CUDASTORE_TEST_LOGLEVEL");
-		max = e ? atoi(e) : 3;
-	}
-	if ((int)loglevel > max)
-		return;
-	va_start(ap, format);
-	vfprintf(stderr, format, ap);
-	va_end(ap);
+static void stderr_sink(unsigned int loglevel, const char *line)
+{
+	if ((int)loglevel <= max_level)
+		fputs(line, stderr);
+}
+
+__attribute__((constructor)) static void log_stderr_register(void)
+{
+	const char *e = getenv("CUDASTORE_TEST_LOGLEVEL");
+
+	if (e)
+		max_level = atoi(e);
+	cs_log_set_sink(stderr_sink);
 }

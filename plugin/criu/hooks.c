@@ -33,6 +33,7 @@
 #include "helper_link.h"
 #include "helper_path.h"
 #include "log.h"
+#include "log_criu.h"
 #include "procfs.h"
 #include "wire.h"
 
@@ -159,6 +160,7 @@ static int cudastore_init(int stage)
 	char err[512];
 	int ret;
 
+	cs_log_to_criu(); /* first: every line of the plugin goes to criu's log */
 	pl = calloc(1, sizeof(*pl));
 	if (!pl)
 		return -1;

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* log_criu.c - cs_log_line (log.h) inside criu: every line goes to criu's own log. */
-#include <stdarg.h>
-#include <stdio.h>
-
+/* log_criu.c - the log sink inside criu (log.h): every line goes to criu's own log. */
 #include "log.h"
+#include "log_criu.h"
 
 /*
  * criu's logging function, which the plugin imports from the criu binary. The installed
@@ -12,16 +10,13 @@
 extern void print_on_level(unsigned int loglevel, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* criu's line buffer: a longer line is cut there by criu itself */
-#define CRIU_LOG_LINE_MAX (8 * 1024)
-
-void cs_log_line(unsigned int loglevel, const char *format, ...)
+/* criu cuts a line longer than its own buffer (8 KiB) itself, as CS_LOG_LINE_MAX does */
+static void criu_sink(unsigned int loglevel, const char *line)
 {
-	char line[CRIU_LOG_LINE_MAX];
-	va_list ap;
-
-	va_start(ap, format);
-	vsnprintf(line, sizeof(line), format, ap);
-	va_end(ap);
 	print_on_level(loglevel, "%s", line);
+}
+
+void cs_log_to_criu(void)
+{
+	cs_log_set_sink(criu_sink);
 }

@@ -12,7 +12,7 @@
 #include "log.h"
 #include "phase_timer.h"
 #include "progress.h"
-#include "relay.h"
+#include "criu_door.h"
 
 struct worker_pool {
 	struct cs_ctx *ctx;
@@ -64,7 +64,7 @@ static unsigned start_workers(struct worker_pool *wp, pthread_t *tids, unsigned 
 }
 
 /* Let the restore thread of every process run; ready[i] says which run. */
-static void run_threads(struct cs_batch *b, struct cs_relay_rt *rt, bool *ready)
+static void run_threads(struct cs_batch *b, struct cs_criu_rt *rt, bool *ready)
 {
 	unsigned i;
 
@@ -72,7 +72,7 @@ static void run_threads(struct cs_batch *b, struct cs_relay_rt *rt, bool *ready)
 		struct cs_proc *p = b->procs[i];
 
 		p->batch.done = true;
-		p->batch.result = cs_relay_rt_run(&rt[i], p->restore_tid);
+		p->batch.result = cs_criu_rt_run(&rt[i], p->restore_tid);
 		ready[i] = !p->batch.result;
 		if (ready[i]) /* its driver thread's work counts as progress (progress.h) */
 			cs_progress_watch(p->pid, p->restore_tid);
@@ -83,7 +83,7 @@ static void run_threads(struct cs_batch *b, struct cs_relay_rt *rt, bool *ready)
 	}
 }
 
-static void stop_threads(struct cs_batch *b, struct cs_relay_rt *rt, const bool *ready)
+static void stop_threads(struct cs_batch *b, struct cs_criu_rt *rt, const bool *ready)
 {
 	unsigned i;
 	int ret;
@@ -92,7 +92,7 @@ static void stop_threads(struct cs_batch *b, struct cs_relay_rt *rt, const bool 
 		if (!ready[i])
 			continue;
 		cs_progress_unwatch(b->procs[i]->pid);
-		ret = cs_relay_rt_stop(&rt[i]);
+		ret = cs_criu_rt_stop(&rt[i]);
 		if (ret && !b->procs[i]->batch.result)
 			b->procs[i]->batch.result = ret;
 	}
@@ -206,7 +206,7 @@ static void run_workers(struct cs_ctx *ctx, struct cs_batch *b, const bool *read
 
 int cs_batch_run(struct cs_ctx *ctx, struct cs_batch *b)
 {
-	struct cs_relay_rt *rt;
+	struct cs_criu_rt *rt;
 	bool *ready;
 	unsigned i;
 	int ret = 0;

@@ -6,11 +6,11 @@
  * tree, one call after another and nothing in between. The driver checkpoints and restores
  * different processes concurrently, so the first call does the work of all of them
  * (dump.c, restore.c) through cs_batch_run() and every call answers with its own process's
- * result (cs_proc.result). The exit(DUMP) rollback runs the same way.
+ * result (cs_proc.result). The exit(DUMP) rollback (rollback.c) runs the same way.
  *
  * cs_batch_run(), on the helper's main thread:
  *  1. asks criu to let the restore thread of every process run (only criu, the tracer, can;
- *     the relay's requests are made from the main thread only);
+ *     the restore-thread calls to criu are made from the main thread only);
  *  2. runs fn for each process on worker threads, at most `width` at once (the parallel option),
  *     every signal blocked in them; a process whose restore thread could not be let run gets
  *     that error as its result and no fn;
@@ -19,7 +19,7 @@
  * engine opts.sharers, cs_copy_engine_opts; when every process runs at once and the caller gave
  * every copy's size, cs_proc.copy_bytes, each copy's part is in proportion to it, so that the
  * copies end together: opts.part) and what ctx->mu guards (devices.c, the pool,
- * the dump's index); it must not ask criu for anything (no cs_relay_rt_* calls).
+ * the dump's index); it must not ask criu for anything (no cs_criu_rt_* calls).
  */
 #ifndef CUDASTORE_BATCH_H
 #define CUDASTORE_BATCH_H

@@ -6,7 +6,8 @@
  *   CHECKPOINT_DEVICES  cs_dump_checkpoint(): checkpoint, copy out, manifest, complete
  *   exit(DUMP, ret)     cs_dump_finish():     on failure or --leave-running, put every
  *                                             process back to RUNNING with its GPU memory
- * All three return -ENOTSUP for a pid that is not a CUDA process (CRIU: "not mine").
+ *                                             (rollback.h)
+ * The first two return -ENOTSUP for a pid that is not a CUDA process (CRIU: "not mine").
  */
 #ifndef CUDASTORE_DUMP_H
 #define CUDASTORE_DUMP_H
@@ -20,10 +21,6 @@
  */
 int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd, unsigned alarm_cap_ms, bool *inventory);
 int cs_dump_checkpoint(struct cs_ctx *ctx, pid_t pid, int dirfd);
-/* leave_running: criu's decision (hooks.c); the guardian passes true to resume everything */
-void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd);
-/* p holds GPU state of ours that a rollback or leave-running would resume */
-bool cs_dump_needs_resume(const struct cs_proc *p);
 
 /* The manifests the dump kept for a rollback (a watched leave-running one may come after
  * FINISH, at BYE): freed when the helper ends. */

@@ -7,6 +7,7 @@ libcshelper_a_SOURCES = \
 	plugin/helper/batch.c plugin/helper/batch.h \
 	plugin/helper/context.c plugin/helper/context.h \
 	plugin/helper/copy_opts.c plugin/helper/copy_opts.h \
+	plugin/helper/criu_door.c plugin/helper/criu_door.h \
 	plugin/helper/custom_view.c plugin/helper/custom_view.h \
 	plugin/helper/devices.c plugin/helper/devices.h \
 	plugin/helper/driver_state.c plugin/helper/driver_state.h \
@@ -14,6 +15,7 @@ libcshelper_a_SOURCES = \
 	plugin/helper/dump_plan.c plugin/helper/dump_plan.h \
 	plugin/helper/dump_facts.c plugin/helper/dump_facts.h \
 	plugin/helper/restore_place.c plugin/helper/restore_place.h \
+	plugin/helper/rollback.c plugin/helper/rollback.h \
 	plugin/helper/imgset.c plugin/helper/imgset.h \
 	plugin/helper/isolate.c plugin/helper/isolate.h \
 	plugin/helper/phase_timer.c plugin/helper/phase_timer.h \
@@ -21,16 +23,17 @@ libcshelper_a_SOURCES = \
 	plugin/helper/prefetch.c plugin/helper/prefetch.h \
 	plugin/helper/progress.c plugin/helper/progress.h \
 	plugin/helper/recover.c plugin/helper/recover.h \
-	plugin/helper/relay.h \
 	plugin/helper/restore.c plugin/helper/restore.h \
 	plugin/helper/summary.c plugin/helper/summary.h \
+	plugin/helper/test_hooks.c plugin/helper/test_hooks.h \
 	plugin/helper/warmup.c plugin/helper/warmup.h
 CS_HELPER_LIBS = libcshelper.a libcsengine.a libcsimages.a libcsbase.a
 
 pkglibexec_PROGRAMS = cudastore-helper
-HELPER_SOURCES = plugin/helper/helper_main.c plugin/helper/relay.c plugin/helper/relay.h \
-	plugin/helper/watch.c plugin/helper/watch.h plugin/helper/test_hooks.h
-cudastore_helper_SOURCES = $(HELPER_SOURCES) plugin/helper/test_hooks_none.c
+HELPER_SOURCES = plugin/helper/helper_main.c plugin/helper/criu_link.c plugin/helper/criu_link.h \
+	plugin/helper/watch.c plugin/helper/watch.h
+cudastore_helper_SOURCES = $(HELPER_SOURCES)
 cudastore_helper_CPPFLAGS = $(CS_DEFS) $(CS_HELPER_INC)
 cudastore_helper_LDADD = $(CS_HELPER_LIBS) $(PROTOBUF_C_LIBS) $(JSON_C_LIBS) $(LIBCRYPTO_LIBS) -lpthread -ldl
-# its test build with the test hooks, cudastore-helper-test: tests/helper/helper-tests.mk
+# its test build, which installs the test hooks (test_hooks.h), cudastore-helper-test:
+# tests/helper/helper-tests.mk

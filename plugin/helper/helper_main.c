@@ -30,6 +30,8 @@
 #include <unistd.h>
 
 #include "context.h"
+#include "criu_door.h"
+#include "criu_link.h"
 #include "criu_run.h"
 #include "devices.h"
 #include "dump.h"
@@ -43,10 +45,13 @@
 #include "progress.h"
 #include "recover.h"
 #include "warmup.h"
-#include "relay.h"
 #include "test_hooks.h"
+#ifdef CS_HELPER_TEST_HOOKS
+#include "test_hooks_env.h"
+#endif
 #include "restore.h"
 #include "restore_place.h"
+#include "rollback.h"
 #include "watch.h"
 #include "wire.h"
 
@@ -91,7 +96,7 @@ static void *ticker(void *arg)
 	for (;;) {
 		nanosleep(&tick, NULL);
 		if (cs_progress_tick(others_cpu_ns()) && atomic_load(&in_flight))
-			cs_relay_progress();
+			cs_criu_link_progress();
 	}
 	return NULL;
 }
@@ -296,13 +301,13 @@ static void guardian(struct helper *h)
 	int log_fd = -1;
 
 	if (!ctx || ctx->disabled || ctx->stage != CS_STAGE_DUMP || !touched_any(ctx)) {
-		cs_relay_guardian(-1);
+		cs_criu_link_guardian(-1);
 		return;
 	}
 	/* a FIFO or device planted under the log's name is not opened: the guardian must not block */
 	if (h->dirfd >= 0)
 		log_fd = cs_imgdir_open_append(h->dirfd, GUARDIAN_LOG);
-	cs_relay_guardian(log_fd >= 0 ? log_fd : -1);
+	cs_criu_link_guardian(log_fd >= 0 ? log_fd : -1);
 	cs_warn("criu is gone in the middle of the dump; bringing its CUDA processes back to running");
 	if (log_fd < 0 && h->dirfd >= 0)
 		cs_warn("cannot open %s in the images directory (%s): it must be a regular file or absent; "
@@ -374,7 +379,7 @@ static int serve(struct helper *h)
 		atomic_store(&in_flight, false);
 		if (cs_wire_send_simple(h->sock, CS_W_DONE, (int32_t)getpid(), 0, ret, flags, -1))
 			break;
-		if (cs_relay_criu_gone())
+		if (cs_criu_gone())
 			break;
 	}
 	free(m);
@@ -400,7 +405,10 @@ int main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	prctl(PR_SET_NAME, "cudastore-hlp", 0, 0, 0);
-	cs_relay_init(h.sock);
+	cs_criu_link_init(h.sock);
+#ifdef CS_HELPER_TEST_HOOKS /* cudastore-helper-test only (test_hooks.h) */
+	cs_test_hooks_install(&cs_test_hooks_env);
+#endif
 	start_ticker();
 	ret = serve(&h);
 	release(&h);

@@ -63,6 +63,26 @@ int cs_imgset_dump_note(struct cs_dump_session *ds, pid_t ns_pid)
 	return 0;
 }
 
+void cs_imgset_dump_remove(int dirfd, pid_t ns_pid, unsigned ndev)
+{
+	char name[CS_NAME_MAX];
+	unsigned i;
+
+	cs_name_manifest(name, ns_pid);
+	cs_imgdir_remove(dirfd, name);
+	cs_name_summary(name, ns_pid);
+	cs_imgdir_remove(dirfd, name);
+	for (i = 0; i < ndev; i++) {
+		char base[CS_NAME_MAX];
+		unsigned k;
+
+		cs_name_extent(base, ns_pid, i);
+		for (k = 0; k < CS_MAX_STRIPES; k++)
+			if (!cs_name_stripe(name, base, k))
+				cs_imgdir_remove(dirfd, name);
+	}
+}
+
 int cs_imgset_dump_flush(const struct cs_dump_session *ds, int dirfd)
 {
 	int ret = cs_index_write(dirfd, &ds->index);

@@ -46,6 +46,8 @@ int cs_imgset_dump_begin(struct cs_dump_session *ds, int dirfd);
 int cs_imgset_dump_own(struct cs_dump_session *ds, int dirfd);
 /* Dump: the manifest of ns_pid is written: list it in the index (memory; callers serialise). */
 int cs_imgset_dump_note(struct cs_dump_session *ds, pid_t ns_pid);
+/* Dump: remove ns_pid's manifest, summary and the extent stripes of its first ndev GPUs. */
+void cs_imgset_dump_remove(int dirfd, pid_t ns_pid, unsigned ndev);
 /* Dump: write cudastore-index.img with every manifest noted so far (atomic rewrite). */
 int cs_imgset_dump_flush(const struct cs_dump_session *ds, int dirfd);
 

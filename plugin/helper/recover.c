@@ -14,7 +14,7 @@
 #include "progress.h"
 #include "recover.h"
 #include "restore.h"
-#include "relay.h"
+#include "criu_door.h"
 #include "test_hooks.h"
 
 /* ended with its descendants, never left behind as orphans */
@@ -91,10 +91,14 @@ static int recover_state(struct cs_ctx *ctx, pid_t pid, int dirfd)
 				 "cannot be got back");
 		return -EPROTO;
 	}
-	if (!ret)
-		ret = cs_restore_unlock(ctx, pid);
-	else
+	if (ret) {
 		end_process(pid, "its GPU memory could not be put back after cudastore-helper died");
+		return ret;
+	}
+	ret = cs_restore_unlock(ctx, pid);
+	if (ret) /* as the rollback and the restore do: a locked process hangs in its next CUDA call */
+		end_process(pid, "it stays locked: cuCheckpointProcessUnlock did not take after "
+				 "cudastore-helper died");
 	return ret;
 }
 
@@ -110,12 +114,12 @@ static int back_to_running(struct cs_ctx *ctx, pid_t pid, int dirfd)
 
 static int recover_process(struct cs_ctx *ctx, pid_t pid, int dirfd)
 {
-	struct cs_relay_rt rt = { 0 };
+	struct cs_criu_rt rt = { 0 };
 	int tid, ret;
 
 	if (ctx->cuda.CheckpointProcessGetRestoreThreadId(pid, &tid) != CUDA_SUCCESS)
 		return 0; /* gone, or no CUDA process: nothing of ours to undo */
-	ret = cs_relay_rt_run(&rt, tid);
+	ret = cs_criu_rt_run(&rt, tid);
 	if (ret) {
 		end_process(pid, "its CUDA restore thread cannot be let run");
 		return ret;
@@ -124,7 +128,7 @@ static int recover_process(struct cs_ctx *ctx, pid_t pid, int dirfd)
 	cs_test_stall("recover");
 	ret = back_to_running(ctx, pid, dirfd);
 	cs_progress_unwatch(pid);
-	cs_relay_rt_stop(&rt);
+	cs_criu_rt_stop(&rt);
 	return ret;
 }
 
@@ -137,9 +141,9 @@ static int recover_one(struct cs_ctx *ctx, struct cs_proc *p, void *arg)
 {
 	int dirfd = *(int *)arg, ret;
 
-	cs_relay_recovered(p->pid, -EINPROGRESS);
+	cs_criu_recovered(p->pid, -EINPROGRESS);
 	ret = back_to_running(ctx, p->pid, dirfd);
-	cs_relay_recovered(p->pid, ret ? ret : 0);
+	cs_criu_recovered(p->pid, ret ? ret : 0);
 	return ret;
 }
 

@@ -9,7 +9,8 @@
  * with pid 0 (helper_link.c, hooks.c). Each process is brought back to RUNNING with its GPU
  * memory where that can be done:
  *   RUNNING                      nothing to do;
- *   LOCKED                       unlocked;
+ *   LOCKED                       unlocked (one the unlock leaves locked is killed, with the
+ *                                reason: it would hang in its next CUDA call);
  *   CHECKPOINTED, driver-managed restored from the driver's host copy, then unlocked;
  *   CHECKPOINTED, CustomStorage  restored from the extents the dead helper wrote, through a
  *                                manifest it completed (fully validated, every chunk checked),

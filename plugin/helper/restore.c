@@ -20,7 +20,7 @@
 #include "prefetch.h"
 #include "restore.h"
 #include "restore_place.h"
-#include "relay.h"
+#include "criu_door.h"
 #include "strsafe.h"
 
 void cs_rescue_free(struct cs_rescue *rs)
@@ -310,7 +310,7 @@ int cs_restore_unlock(struct cs_ctx *ctx, pid_t pid)
  */
 static int no_manifest(struct cs_ctx *ctx, pid_t pid, const char *name)
 {
-	struct cs_relay_rt rt = { 0 };
+	struct cs_criu_rt rt = { 0 };
 	CUprocessState st = CU_PROCESS_STATE_FAILED;
 	CUresult res;
 	int tid, ret;
@@ -318,11 +318,11 @@ static int no_manifest(struct cs_ctx *ctx, pid_t pid, const char *name)
 	if (ctx->cuda.CheckpointProcessGetRestoreThreadId(pid, &tid) != CUDA_SUCCESS)
 		return -ENOTSUP; /* not a CUDA process: CRIU's alone */
 	/* the driver answers through the restore thread: let it run */
-	ret = cs_relay_rt_run(&rt, tid);
+	ret = cs_criu_rt_run(&rt, tid);
 	if (ret)
 		return ret;
 	res = ctx->cuda.CheckpointProcessGetState(pid, &st);
-	ret = cs_relay_rt_stop(&rt);
+	ret = cs_criu_rt_stop(&rt);
 	if (res == CUDA_SUCCESS && st == CU_PROCESS_STATE_RUNNING && !ret)
 		return -ENOTSUP;
 	if (res != CUDA_SUCCESS)

@@ -15,11 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dump.h"
 #include "log.h"
 #include "procfs.h"
-#include "relay.h"
+#include "criu_link.h"
 #include "phase_timer.h"
+#include "rollback.h"
 #include "watch.h"
 
 #define CS_WATCH_STOP_MS 100
@@ -138,7 +138,7 @@ void cs_watch_leave_running(struct cs_ctx *ctx, int sock, int dirfd, const char 
 	unsigned i, n = snapshot(ctx, w), resume = 0;
 	int log_fd = -1;
 
-	cs_relay_guardian(-1); /* criu's log is about to close: log lines go to stderr */
+	cs_criu_link_guardian(-1); /* criu's log is about to close: log lines go to stderr */
 	close(sock);	       /* criu goes on and decides the tree's fate */
 	watch_all(w, n);
 	for (i = 0; i < n; i++) {
@@ -149,7 +149,7 @@ void cs_watch_leave_running(struct cs_ctx *ctx, int sock, int dirfd, const char 
 	if (resume && dirfd >= 0)
 		log_fd =
 		    openat(dirfd, log_name, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
-	cs_relay_guardian(log_fd);
+	cs_criu_link_guardian(log_fd);
 	for (i = 0; i < n; i++)
 		report(&w[i]);
 	if (resume)

@@ -1,8 +1,9 @@
 # fragment: see Makefile.am
 # ===== tests/base: the shared layer (plugin/*.c, include/cudastore/): no CRIU, no GPU ==========
-# options from defaults, file and environment; a full LOG record on the wire (also under ASan +
-# UBSan: checks.mk)
-BASE_UNIT_TESTS = tests/base/test-options-env-and-file tests/base/test-wire-full-log-record-terminated
+# options from defaults, file and environment; a full LOG record on the wire; log lines through
+# the sink registered at run time (also under ASan + UBSan: checks.mk)
+BASE_UNIT_TESTS = tests/base/test-options-env-and-file tests/base/test-wire-full-log-record-terminated \
+	tests/base/test-log-sink-registered-at-run-time
 check_PROGRAMS += $(BASE_UNIT_TESTS)
 TESTS += $(BASE_UNIT_TESTS)
 tests_base_test_options_env_and_file_SOURCES = tests/base/test-options-env-and-file.c tests/log-stderr.c tests/tap.h
@@ -11,6 +12,12 @@ tests_base_test_options_env_and_file_LDADD = $(UNIT_TEST_LIBS)
 tests_base_test_wire_full_log_record_terminated_SOURCES = tests/base/test-wire-full-log-record-terminated.c \
 	tests/tap.h tests/log-stderr.c
 tests_base_test_wire_full_log_record_terminated_LDADD = $(UNIT_TEST_LIBS)
+
+# log.c's sinks: the test registers its own, so it links no tests/log-stderr.c
+tests_base_test_log_sink_registered_at_run_time_SOURCES = tests/base/test-log-sink-registered-at-run-time.c \
+	tests/tap.h
+tests_base_test_log_sink_registered_at_run_time_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+tests_base_test_log_sink_registered_at_run_time_LDADD = libcsbase.a
 
 # the base layer's small shared pieces: the clock, CUDA state names, criu's version
 check_PROGRAMS += tests/base/test-base-clock-state-criu-version

@@ -232,9 +232,14 @@ flip_byte() {
 	printf "$(printf '\\%03o' $(( (b ^ 0x5a) & 255 )))" | dd of="$f" bs=1 seek="$off" conv=notrunc 2>/dev/null
 }
 
-# gone PID...: none of them runs any more (dead, or a zombie waiting to be reaped)
+# gone PID...: none of them runs any more (dead, or a zombie waiting to be reaped). A process
+# killed a moment ago may still be exiting on a loaded machine (a parallel make check on 2 CPUs
+# ran at a load of 13): each gets up to 10 s to end, polled every 50 ms.
 gone() {
-	local p
-	for p in "$@"; do alive "$p" && return 1; done
+	local p i
+	for p in "$@"; do
+		for i in $(seq 200); do alive "$p" || break; sleep 0.05; done
+		alive "$p" && return 1
+	done
 	return 0
 }

@@ -10,6 +10,7 @@
 
 #include "fake-cuda.h"
 
+#define FAKE_MAX_PROCS 32
 #define MAX_ALLOCS 256
 #define MAX_CTX	   8
 
@@ -48,7 +49,13 @@ static struct {
 	char ctxs[MAX_CTX];
 	struct fake_stats st;
 	unsigned long fail_at[FAKE_NCALLS];
+	bool fail_on[FAKE_NCALLS]; /* every call from fail_at on fails */
 	CUresult fail_res[FAKE_NCALLS];
+	struct fake_proc {
+		int pid;
+		CUprocessState state;
+	} procs[FAKE_MAX_PROCS];
+	unsigned nprocs;
 	size_t misalign;
 	unsigned copy_delay_us;
 	char violation[256];
@@ -75,7 +82,8 @@ static CUresult count_call(enum fake_call kind)
 
 	pthread_mutex_lock(&F.lock);
 	F.st.calls[kind]++;
-	if (F.fail_at[kind] && F.st.calls[kind] == F.fail_at[kind])
+	if (F.fail_at[kind] &&
+	    (F.st.calls[kind] == F.fail_at[kind] || (F.fail_on[kind] && F.st.calls[kind] > F.fail_at[kind])))
 		res = F.fail_res[kind];
 	pthread_mutex_unlock(&F.lock);
 	return res;
@@ -484,6 +492,8 @@ void fake_cuda_init(struct cs_cuda_ops *ops)
 	pthread_mutex_lock(&F.lock);
 	memset(&F.st, 0, sizeof(F.st));
 	memset(F.fail_at, 0, sizeof(F.fail_at));
+	memset(F.fail_on, 0, sizeof(F.fail_on));
+	F.nprocs = 0;
 	F.misalign = 0;
 	F.copy_delay_us = 0;
 	F.violation[0] = 0;
@@ -497,7 +507,16 @@ void fake_fail_at(enum fake_call kind, unsigned long n, CUresult res)
 {
 	pthread_mutex_lock(&F.lock);
 	F.fail_at[kind] = n ? F.st.calls[kind] + n : 0;
+	F.fail_on[kind] = false;
 	F.fail_res[kind] = res;
+	pthread_mutex_unlock(&F.lock);
+}
+
+void fake_fail_from(enum fake_call kind, unsigned long n, CUresult res)
+{
+	fake_fail_at(kind, n, res);
+	pthread_mutex_lock(&F.lock);
+	F.fail_on[kind] = n != 0;
 	pthread_mutex_unlock(&F.lock);
 }
 
@@ -521,4 +540,153 @@ void fake_get_stats(struct fake_stats *st)
 const char *fake_last_violation(void)
 {
 	return F.violation;
+}
+
+/* ---- the checkpoint API over a table of fake processes, and the GPUs it names ---- */
+
+static struct fake_proc *proc_locked(int pid)
+{
+	for (unsigned i = 0; i < F.nprocs; i++)
+		if (F.procs[i].pid == pid)
+			return &F.procs[i];
+	return NULL;
+}
+
+void fake_proc_set(int pid, CUprocessState state)
+{
+	struct fake_proc *p;
+
+	pthread_mutex_lock(&F.lock);
+	p = proc_locked(pid);
+	if (!p && F.nprocs < FAKE_MAX_PROCS)
+		p = &F.procs[F.nprocs++];
+	if (p)
+		*p = (struct fake_proc){ .pid = pid, .state = state };
+	pthread_mutex_unlock(&F.lock);
+}
+
+CUprocessState fake_proc_state(int pid)
+{
+	CUprocessState st = CU_PROCESS_STATE_FAILED;
+	struct fake_proc *p;
+
+	pthread_mutex_lock(&F.lock);
+	p = proc_locked(pid);
+	if (p)
+		st = p->state;
+	pthread_mutex_unlock(&F.lock);
+	return st;
+}
+
+/* one call of kind on pid: from state from to state to, unless injected or refused */
+static CUresult proc_step(enum fake_call kind, int pid, CUprocessState from, CUprocessState to)
+{
+	CUresult res = count_call(kind);
+	struct fake_proc *p;
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	pthread_mutex_lock(&F.lock);
+	p = proc_locked(pid);
+	if (!p)
+		res = CUDA_ERROR_NOT_FOUND;
+	else if (p->state != from)
+		res = CUDA_ERROR_ILLEGAL_STATE;
+	else
+		p->state = to;
+	pthread_mutex_unlock(&F.lock);
+	return res;
+}
+
+static CUresult f_GetState(int pid, CUprocessState *state)
+{
+	CUresult res = count_call(FAKE_CKPT_STATE);
+	struct fake_proc *p;
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	pthread_mutex_lock(&F.lock);
+	p = proc_locked(pid);
+	if (p)
+		*state = p->state;
+	pthread_mutex_unlock(&F.lock);
+	return p ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+}
+
+static CUresult f_Lock(int pid, CUcheckpointLockArgs *args)
+{
+	(void)args;
+	return proc_step(FAKE_CKPT_LOCK, pid, CU_PROCESS_STATE_RUNNING, CU_PROCESS_STATE_LOCKED);
+}
+
+static CUresult f_Checkpoint(int pid, CUcheckpointCheckpointArgs *args)
+{
+	(void)args;
+	return proc_step(FAKE_CKPT_CKPT, pid, CU_PROCESS_STATE_LOCKED, CU_PROCESS_STATE_CHECKPOINTED);
+}
+
+static CUresult f_Restore(int pid, CUcheckpointRestoreArgs *args)
+{
+	(void)args;
+	return proc_step(FAKE_CKPT_RESTORE, pid, CU_PROCESS_STATE_CHECKPOINTED, CU_PROCESS_STATE_LOCKED);
+}
+
+static CUresult f_Unlock(int pid, CUcheckpointUnlockArgs *args)
+{
+	(void)args;
+	return proc_step(FAKE_CKPT_UNLOCK, pid, CU_PROCESS_STATE_LOCKED, CU_PROCESS_STATE_RUNNING);
+}
+
+/* a fake process's restore thread is the process itself */
+static CUresult f_RestoreThreadId(int pid, int *tid)
+{
+	bool known;
+
+	pthread_mutex_lock(&F.lock);
+	known = proc_locked(pid) != NULL;
+	pthread_mutex_unlock(&F.lock);
+	*tid = pid;
+	return known ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+}
+
+static CUresult f_Init(unsigned int flags)
+{
+	(void)flags;
+	return CUDA_SUCCESS;
+}
+
+static CUresult f_DeviceGetCount(int *n)
+{
+	*n = FAKE_NGPU;
+	return CUDA_SUCCESS;
+}
+
+static CUresult f_DeviceGet(CUdevice *dev, int ordinal)
+{
+	if (ordinal < 0 || ordinal >= FAKE_NGPU)
+		return CUDA_ERROR_INVALID_DEVICE;
+	*dev = ordinal;
+	return CUDA_SUCCESS;
+}
+
+static CUresult f_DeviceGetUuid(CUuuid *uuid, CUdevice dev)
+{
+	memset(uuid, 0, sizeof(*uuid));
+	uuid->bytes[0] = (char)(0xf0 + dev);
+	return CUDA_SUCCESS;
+}
+
+void fake_cuda_ckpt_init(struct cs_cuda_ops *ops)
+{
+	ops->has_checkpoint = true;
+	ops->Init = f_Init;
+	ops->DeviceGetCount = f_DeviceGetCount;
+	ops->DeviceGet = f_DeviceGet;
+	ops->DeviceGetUuid = f_DeviceGetUuid;
+	ops->CheckpointProcessGetRestoreThreadId = f_RestoreThreadId;
+	ops->CheckpointProcessGetState = f_GetState;
+	ops->CheckpointProcessLock = f_Lock;
+	ops->CheckpointProcessCheckpoint = f_Checkpoint;
+	ops->CheckpointProcessRestore = f_Restore;
+	ops->CheckpointProcessUnlock = f_Unlock;
 }

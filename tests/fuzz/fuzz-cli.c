@@ -25,6 +25,7 @@
 #include <xxhash.h>
 
 #include "../../cli/cli.h"
+#include "log.h"
 #include "fuzz.h"
 
 #define SEP	  "@@F@"
@@ -73,6 +74,7 @@ static void setup(void)
 	if (mkdir(dir, 0700) || close(open(conf, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)))
 		cs_fuzz_fail("cannot set up the work directory", work);
 	setenv("CUDASTORE_CONFIG", conf, 1); /* the defaults: nothing in /etc decides */
+	cs_log_set_sink(cli_log_sink);	     /* as cudastore's main does: module lines only with -v */
 }
 
 /* one part as a file; a "CSMF"/"CSIX" part framed anew */

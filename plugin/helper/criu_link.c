@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: MIT
-/* relay.c - log lines and restore-thread calls from cudastore-helper to criu (see relay.h) */
+/* criu_link.c - log lines and restore-thread calls from cudastore-helper to criu (criu_link.h) */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "criu_door.h"
+#include "criu_link.h"
 #include "log.h"
-#include "relay.h"
 #include "wire.h"
 
 static int sock = -1;
@@ -20,22 +20,17 @@ static bool guardian; /* the guardian runs: restore-thread calls are no-ops */
 static int guard_log = -1;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER; /* one sender and log line at a time */
 
-void cs_relay_init(int fd)
-{
-	sock = fd;
-}
-
-int cs_relay_sock(void)
+int cs_criu_link_sock(void)
 {
 	return sock;
 }
 
-bool cs_relay_criu_gone(void)
+static bool link_gone(void)
 {
 	return gone;
 }
 
-void cs_relay_guardian(int log_fd)
+void cs_criu_link_guardian(int log_fd)
 {
 	pthread_mutex_lock(&mu);
 	gone = true;
@@ -61,18 +56,13 @@ static void local_line(unsigned level, const char *line)
 }
 
 /* Every log line of the helper, engine threads included, goes through here. */
-void cs_log_line(unsigned int loglevel, const char *format, ...)
+static void link_sink(unsigned int loglevel, const char *line)
 {
 	struct cs_wire_msg m;
-	va_list ap;
-	int n;
 
-	va_start(ap, format);
-	n = vsnprintf(m.data, sizeof(m.data), format, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	m.len = (uint32_t)strnlen(m.data, sizeof(m.data) - 1);
+	m.len = (uint32_t)strnlen(line, sizeof(m.data) - 1);
+	memcpy(m.data, line, m.len);
+	m.data[m.len] = '\0';
 	m.type = CS_W_LOG;
 	m.pid = 0;
 	m.arg = (int32_t)loglevel;
@@ -95,12 +85,12 @@ static void tell(uint32_t type, pid_t pid, int ret)
 	pthread_mutex_unlock(&mu);
 }
 
-void cs_relay_progress(void)
+void cs_criu_link_progress(void)
 {
 	tell(CS_W_PROGRESS, 0, 0);
 }
 
-void cs_relay_recovered(pid_t pid, int ret)
+static void link_recovered(pid_t pid, int ret)
 {
 	tell(CS_W_RECOVERED, pid, ret);
 }
@@ -152,32 +142,23 @@ static int rt_call(uint32_t type, pid_t tid, uint32_t flags)
 	return ret;
 }
 
-int cs_relay_rt_run(struct cs_relay_rt *rt, pid_t tid)
+/* criu_door.h's rt_set: 0 without asking once the guardian runs */
+static int link_rt_set(pid_t tid, bool run)
 {
-	int ret;
-
-	memset(rt, 0, sizeof(*rt));
-	rt->tid = tid;
 	if (guardian)
 		return 0;
-	ret = rt_call(CS_W_RT_RUN, tid, 0);
-	if (ret == -EPIPE)
-		cs_err("restore thread %d: criu is gone; it cannot be let run", tid);
-	rt->running = !ret;
-	return ret;
+	return rt_call(run ? CS_W_RT_RUN : CS_W_RT_STOP, tid, 0);
 }
 
-int cs_relay_rt_stop(struct cs_relay_rt *rt)
-{
-	int ret;
+static const struct cs_criu_door door = {
+	.rt_set = link_rt_set,
+	.recovered = link_recovered,
+	.gone = link_gone,
+};
 
-	if (!rt->running)
-		return 0;
-	rt->running = false;
-	if (guardian)
-		return 0;
-	ret = rt_call(CS_W_RT_STOP, rt->tid, 0);
-	if (ret == -EPIPE)
-		cs_err("restore thread %d: criu is gone before it could stop the thread", rt->tid);
-	return ret;
+void cs_criu_link_init(int fd)
+{
+	sock = fd;
+	cs_log_set_sink(link_sink);
+	cs_criu_door_install(&door);
 }

@@ -42,6 +42,10 @@ int bench_pcie(const struct bench *b, CUdeviceptr dev, uint64_t size, bool d2h, 
 int bench_naive(const struct bench *b, CUdeviceptr dev, uint64_t size, bool drop, double *dump_gbps,
 		double *restore_gbps);
 
+/* bench-hash.c: cs-bench --hash over size bytes (b->chunk chunks), the CPUs hashing the first
+ * cpu_bytes; 0, or -1 with a message */
+int bench_hash(const struct bench *b, uint64_t size, uint64_t cpu_bytes);
+
 /* bench-io.c */
 /* parallel write (then fdatasync) and read of size bytes of scratch files (b->files of them, chunk i
  * in file i % files as the engine's stripes) with b->threads writers and b->read_threads readers;

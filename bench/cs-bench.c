@@ -7,6 +7,7 @@
  * parallel write+fdatasync / read of the target directory with the engine's thread count),
  * then for every data kind: fill, naive baseline, engine dump, drop caches, scramble the
  * device, engine restore, verify every byte. One human table row and one JSON line per row.
+ * --hash measures chunk ids computed on the GPU instead (bench-hash.c).
  * Exit: 0 all verified, 1 a failure, 2 usage, 77 no libcuda / no device.
  */
 #include <errno.h>
@@ -41,6 +42,8 @@ struct cli {
 	struct cs_pinned_pool *pinned_pool;
 	uint64_t prefetch_max; /* the prefetch's memory bound */
 	unsigned procs;	       /* > 1: also N engine calls at once per row (bench-procs.c) */
+	bool hash;	       /* --hash: chunk ids on the GPU instead of the copy rows (bench-hash.c) */
+	uint64_t hash_cpu;     /* --hash-cpu: the bytes the CPUs hash (every id of theirs checked) */
 	unsigned nweights;     /* --procs-weights given: into bp.weight; --procs-split: bp.by_size */
 	struct bench_procs bp;
 };
@@ -137,6 +140,8 @@ static void usage(FILE *f)
 	    "                [--tmpfs-readback] [--tmpfs-restore-map auto|yes|no] [--pool] [--procs N]\n"
 	    "                [--limits-after] [--procs-weights W1,W2,...] [--procs-split size|even]\n"
 	    "                [--device N] [--keep]\n"
+	    "       cs-bench --hash [--size SIZE | --sizes 1G,8G,32G] [--chunk SIZE] [--hash-cpu SIZE]\n"
+	    "                [--device N]\n"
 	    "Sizes are binary (K, M, G = KiB, MiB, GiB); rates are GB/s (1e9 bytes/s).\n"
 	    "--procs N (2..%u): after each size's rows, N concurrent engine calls (one thread each, as the\n"
 	    "  helper copies N processes) of SIZE/N bytes each (rounded down to 4 KiB: the row's size is\n"
@@ -144,11 +149,18 @@ static void usage(FILE *f)
 	    "  limit of N copies with each call's writers/readers/files (cs_engine_plan), target >= 0.8.\n"
 	    "--procs-weights W1,..,WN (1..1000 each, N = --procs): copy i moves SIZE * Wi / (W1 + .. + WN)\n"
 	    "  bytes instead of SIZE/N; each copy's bytes, threads and time are printed.\n"
-	    "--procs-split size (default, as the plugin shares a tree's copies) or even: each copy's part of\n"
+	    "--procs-split size (default, as the plugin shares a tree's copies) or even: each copy's part "
+	    "of\n"
 	    "  the threads, pinned memory and CPUs in proportion to its bytes, or 1/N.\n"
 	    "--pool: each row also dumps and restores with buffers pinned once ahead, as the plugin does.\n"
 	    "--limits-after: the storage limits are measured again after each row's engine runs, and the\n"
 	    "  row's ratios are also given against them (the limit moves with other work on the host).\n"
+	    "--hash: chunk ids (sha256-tree-4k) computed on the GPU over SIZE bytes of device memory, in "
+	    "GB/s,\n"
+	    "  beside the device-to-device copy rate and the CPU's cs_chunk_id rate of the same bytes; the\n"
+	    "  ids are checked against the CPU's (exit 1 on a difference). --size SIZE: one size.\n"
+	    "  --hash-cpu SIZE (default 4G): the CPUs hash the first SIZE bytes, all their ids are\n"
+	    "  checked, and 32 chunks spread over the rest.\n"
 	    "libcuda: $CUDASTORE_LIBCUDA, else libcuda.so.1 (exit 77 if it cannot be loaded).\n",
 	    PROCS_MAX);
 }
@@ -196,6 +208,9 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		{ "procs", 1, 0, 'n' },
 		{ "procs-weights", 1, 0, 'w' },
 		{ "procs-split", 1, 0, 'x' },
+		{ "hash", 0, 0, 'H' },
+		{ "size", 1, 0, 'z' },
+		{ "hash-cpu", 1, 0, 'C' },
 		{ "help", 0, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -208,6 +223,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 	c->kinds[0] = c->kinds[1] = true;
 	c->naive = c->limits = true;
 	c->prefetch_max = CS_PREFETCH_MAX_DEF;
+	c->hash_cpu = 4ull << 30;
 	c->bp.by_size = true;
 	cs_engine_opts_default(&c->eo);
 	c->eo.note = cs_log_text;
@@ -294,6 +310,18 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 			if (strcmp(optarg, "even") && strcmp(optarg, "size"))
 				goto bad;
 			c->bp.by_size = !strcmp(optarg, "size");
+			break;
+		case 'H':
+			c->hash = true;
+			break;
+		case 'C':
+			if (parse_size(optarg, &c->hash_cpu) || !c->hash_cpu)
+				goto bad;
+			break;
+		case 'z':
+			if (parse_size(optarg, &c->sizes[0]) || !c->sizes[0])
+				goto bad;
+			c->nsizes = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -755,6 +783,12 @@ int main(int argc, char **argv)
 	b.chunk = c.eo.chunk_size;
 	b.direct = c.eo.direct_io;
 	b.map_tmpfs = c.eo.map_tmpfs;
+	if (c.hash) {
+		for (i = 0; i < c.nsizes; i++)
+			if (bench_hash(&b, c.sizes[i], c.hash_cpu))
+				ret = 1;
+		return ret;
+	}
 	if (make_dir(c.dir))
 		return 1;
 	b.dirfd = open(c.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -29,6 +29,11 @@ done
 cp cudastore "$OUTDIR/bin/"
 patchelf --set-rpath '$ORIGIN/../plugins/lib' "$OUTDIR/bin/cudastore"
 cp tests/workload/cuda-workload tests/gpu/cs-driver-timing tests/e2e/cs-manifest-tool bench/cs-bench bench/cs-hash-bench bench/cs-wire-bench "$OUTDIR/bin/"
+# cs-bench's libraries beyond glibc (libcrypto, for --hash's chunk ids on the CPU) travel with it
+for lib in $(ldd bench/cs-bench | awk '/=> \//{print $3}' | grep -Ev '/lib(c|m|dl|pthread|rt)\.so'); do
+	cp -Ln "$lib" "$OUTDIR/plugins/lib/" 2>/dev/null || true
+done
+patchelf --set-rpath '$ORIGIN/../plugins/lib' "$OUTDIR/bin/cs-bench"
 # the cuda-checkpoint stand-in CRIU's plugin runs (the suite puts it on PATH as cuda-checkpoint)
 cp tests/gpu/cuda-checkpoint-standin "$OUTDIR/bin/"
 # the CUDA IPC pair run-ipc-probe.sh checkpoints is a runtime-API program: nvcc, with cudart linked
@@ -42,7 +47,7 @@ else
 	echo "make-gpu-artifacts: $NVCC failed: the IPC pair (bin/cuda-ipc-pair) was not built" >&2
 fi
 cp tests/gpu/run-ipc-probe.sh "$OUTDIR/"
-cp tests/gpu/run-gpu-suite.sh bench/run-gpu-bench.sh bench/run-gpu-perf.sh bench/criu-overlap.sh bench/tree-bench.sh \
+cp tests/gpu/run-gpu-suite.sh tests/gpu/run-hash-bench.sh bench/run-gpu-bench.sh bench/run-gpu-perf.sh bench/criu-overlap.sh bench/tree-bench.sh \
 	bench/bench-setup.sh "$OUTDIR/"
 # the driver emulator: criu-overlap.sh measures whole criu restores with it (run-gpu-perf.sh)
 mkdir -p "$OUTDIR/emu" && cp tests/emu/lib/libcuda.so.1 tests/emu/lib/libnvidia-ml.so.1 "$OUTDIR/emu/"

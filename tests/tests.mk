@@ -3,7 +3,7 @@
 # module's own tests are in the fragment of its folder (tests/MODULE/MODULE-tests.mk).
 
 # what a test program that reaches every layer links
-UNIT_TEST_LIBS = $(CS_ALL_LIBS) $(PROTOBUF_C_LIBS) -ldl -lpthread
+UNIT_TEST_LIBS = $(CS_ALL_LIBS) $(PROTOBUF_C_LIBS) $(LIBCRYPTO_LIBS) -ldl -lpthread
 
 # the config file every test reads unless it names its own (AM_TESTS_ENVIRONMENT; e2e tests write
 # one per test in lib.sh): a stray /etc/cudastore/cudastore.conf never changes what the suite does
@@ -161,7 +161,7 @@ tests_gpu_cs_driver_timing_LDADD = $(CS_ALL_LIBS) -ldl -lpthread
 check_PROGRAMS += tests/gpu/cuda-checkpoint-standin
 tests_gpu_cuda_checkpoint_standin_SOURCES = tests/gpu/cuda-checkpoint-standin.c
 tests_gpu_cuda_checkpoint_standin_LDADD = $(CS_ALL_LIBS) -ldl -lpthread
-EXTRA_DIST += tests/gpu/run-gpu-suite.sh tests/gpu/run-runc-gpu.sh tests/gpu/run-ipc-probe.sh tests/gpu/cuda-ipc-pair.cu
+EXTRA_DIST += tests/gpu/run-gpu-suite.sh tests/gpu/run-hash-bench.sh tests/gpu/run-runc-gpu.sh tests/gpu/run-ipc-probe.sh tests/gpu/cuda-ipc-pair.cu
 
 # the documentation against the code: the man pages and the example list exactly the option table,
 # every line of the example parses when uncommented, and every repository path that a document

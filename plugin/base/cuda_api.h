@@ -24,7 +24,9 @@ enum {
 	CUDA_ERROR_DEINITIALIZED = 4,
 	CUDA_ERROR_NO_DEVICE = 100,
 	CUDA_ERROR_INVALID_DEVICE = 101,
+	CUDA_ERROR_INVALID_IMAGE = 200,
 	CUDA_ERROR_INVALID_CONTEXT = 201,
+	CUDA_ERROR_INVALID_PTX = 218,
 	CUDA_ERROR_OPERATING_SYSTEM = 304,
 	CUDA_ERROR_INVALID_HANDLE = 400,
 	CUDA_ERROR_ILLEGAL_STATE = 401,
@@ -43,6 +45,8 @@ typedef unsigned long long CUdeviceptr;
 typedef struct CUctx_st *CUcontext;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
 typedef struct CUuuid_st {
 	char bytes[16];
 } CUuuid;

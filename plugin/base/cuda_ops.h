@@ -69,6 +69,14 @@ struct cs_cuda_ops {
 	CUresult (*MemsetD8)(CUdeviceptr dst, unsigned char value, size_t bytes);
 	CUresult (*MemsetD8Async)(CUdeviceptr dst, unsigned char value, size_t bytes, CUstream s);
 
+	/* optional: kernels from PTX (engine/gpu_hash.h); without them chunks are hashed on the CPU */
+	CUresult (*ModuleLoadData)(CUmodule *module, const void *image);
+	CUresult (*ModuleUnload)(CUmodule module);
+	CUresult (*ModuleGetFunction)(CUfunction *fn, CUmodule module, const char *name);
+	CUresult (*LaunchKernel)(CUfunction fn, unsigned int gx, unsigned int gy, unsigned int gz,
+				 unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared_bytes,
+				 CUstream stream, void **params, void **extra);
+
 	/* checkpoint API (12.8+); all NULL when has_checkpoint is false */
 	CUresult (*CheckpointProcessGetRestoreThreadId)(int pid, int *tid);
 	CUresult (*CheckpointProcessGetState)(int pid, CUprocessState *state);

@@ -34,6 +34,6 @@ HELPER_SOURCES = plugin/helper/helper_main.c plugin/helper/criu_link.c plugin/he
 	plugin/helper/watch.c plugin/helper/watch.h
 cudastore_helper_SOURCES = $(HELPER_SOURCES)
 cudastore_helper_CPPFLAGS = $(CS_DEFS) $(CS_HELPER_INC)
-cudastore_helper_LDADD = $(CS_HELPER_LIBS) $(PROTOBUF_C_LIBS) $(JSON_C_LIBS) -lpthread -ldl
+cudastore_helper_LDADD = $(CS_HELPER_LIBS) $(PROTOBUF_C_LIBS) $(JSON_C_LIBS) $(LIBCRYPTO_LIBS) -lpthread -ldl
 # its test build, which installs the test hooks (test_hooks.h), cudastore-helper-test:
 # tests/helper/helper-tests.mk

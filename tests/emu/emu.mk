@@ -16,10 +16,11 @@ tests_emu_lib_libcuda_so_1_SOURCES = $(EMU_COMMON) plugin/base/procfs.c \
 	tests/emu/emu_memapi.c \
 	tests/emu/emu_proto.c \
 	tests/emu/emu_driver.c \
-	tests/emu/emu_checkpoint.c
-tests_emu_lib_libcuda_so_1_CFLAGS = $(EMU_LIB_CFLAGS)
+	tests/emu/emu_checkpoint.c \
+	tests/emu/emu_kernel.c plugin/images/chunk_id.c
+tests_emu_lib_libcuda_so_1_CFLAGS = $(EMU_LIB_CFLAGS) $(LIBCRYPTO_CFLAGS)
 tests_emu_lib_libcuda_so_1_LDFLAGS = -shared -Wl,-soname,libcuda.so.1 -Wl,-z,defs
-tests_emu_lib_libcuda_so_1_LDADD = -ldl -lpthread
+tests_emu_lib_libcuda_so_1_LDADD = $(LIBCRYPTO_LIBS) -ldl -lpthread
 
 tests_emu_lib_libnvidia_ml_so_1_SOURCES = $(EMU_COMMON) tests/emu/emu_nvml.h tests/emu/emu_nvml.c
 tests_emu_lib_libnvidia_ml_so_1_CFLAGS = $(EMU_LIB_CFLAGS)
@@ -30,7 +31,7 @@ include $(top_srcdir)/tests/workload/workload.mk
 
 # ----- emulator tests (TAP) -----
 EMU_TEST_SOURCES = tests/tap.h tests/emu/emu-test.h tests/emu/emu-test.c
-EMU_TEST_LDADD = $(CS_ALL_LIBS) -ldl -lpthread
+EMU_TEST_LDADD = $(CS_ALL_LIBS) $(LIBCRYPTO_LIBS) -ldl -lpthread
 EMU_TESTS = \
 	tests/emu/test-emu-state-machine
 
@@ -81,6 +82,10 @@ tests_emu_test_emu_malformed_facts_abort_LDADD = $(EMU_TEST_LDADD)
 EMU_TESTS += tests/emu/test-emu-visible-devices
 tests_emu_test_emu_visible_devices_SOURCES = tests/emu/test-emu-visible-devices.c $(EMU_TEST_SOURCES)
 tests_emu_test_emu_visible_devices_LDADD = $(EMU_TEST_LDADD)
+# the GPU hasher's ids (engine/gpu_hash.h) through the emulated kernels equal the CPU's
+EMU_TESTS += tests/emu/test-emu-gpu-hash-equals-cpu-ids
+tests_emu_test_emu_gpu_hash_equals_cpu_ids_SOURCES = tests/emu/test-emu-gpu-hash-equals-cpu-ids.c $(EMU_TEST_SOURCES)
+tests_emu_test_emu_gpu_hash_equals_cpu_ids_LDADD = $(EMU_TEST_LDADD)
 
 # emu-ctl: a tiny cuda-checkpoint for shell tests and debugging (not a test itself)
 check_PROGRAMS += tests/emu/emu-ctl

@@ -71,6 +71,14 @@ EMU_API CUresult cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *ar
 EMU_API CUresult cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args);
 EMU_API CUresult cuCheckpointOperationComplete(CUcheckpointOperationHandle handle);
 
+/* the GPU hasher's module only (emu_kernel.c) */
+EMU_API CUresult cuModuleLoadData(CUmodule *module, const void *image);
+EMU_API CUresult cuModuleUnload(CUmodule module);
+EMU_API CUresult cuModuleGetFunction(CUfunction *fn, CUmodule module, const char *name);
+EMU_API CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
+				unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared_bytes,
+				CUstream stream, void **params, void **extra);
+
 /* stream validation shared by the copy functions (emu_device.c) */
 CUresult emu_stream_check(CUstream stream);
 

@@ -12,7 +12,7 @@ tests_engine_libenginetest_a_SOURCES = tests/log-stderr.c \
 tests_engine_libenginetest_a_CPPFLAGS = $(CS_DEFS) $(CS_ENGINE_INC)
 tests_engine_libenginetest_a_CFLAGS = $(AM_CFLAGS) $(ENGINE_TEST_SAN)
 ENGINE_TEST_LDADD = tests/engine/libenginetest.a libcsengine.a libcsimages.a libcsbase.a $(PROTOBUF_C_LIBS) \
-	-lpthread -ldl
+	$(LIBCRYPTO_LIBS) -lpthread -ldl
 ENGINE_TEST_CFLAGS = $(AM_CFLAGS) $(ENGINE_TEST_SAN) -I$(top_srcdir)/tests -I$(top_srcdir)/tests/engine
 
 ENGINE_TESTS = \
@@ -118,3 +118,9 @@ tests_engine_test_engine_thread_times_LDADD = $(ENGINE_TEST_LDADD)
 tests_engine_test_engine_plan_SOURCES = tests/engine/test-engine-plan.c
 tests_engine_test_engine_plan_CFLAGS = $(ENGINE_TEST_CFLAGS)
 tests_engine_test_engine_plan_LDADD = $(ENGINE_TEST_LDADD)
+# the PTX in the tree is the one made from gpu_hash.cu (scripts/gpu-hash-ptx-check.sh)
+TESTS += tests/engine/test-gpu-hash-ptx-is-the-cu-s.sh
+dist_check_SCRIPTS += tests/engine/test-gpu-hash-ptx-is-the-cu-s.sh
+# cs-bench --hash end to end on the driver emulator (its kernels run on the CPU)
+TESTS += tests/engine/test-bench-hash-on-emulator.sh
+dist_check_SCRIPTS += tests/engine/test-bench-hash-on-emulator.sh

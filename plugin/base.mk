@@ -9,6 +9,7 @@ libcsbase_a_SOURCES = \
 	plugin/criu_run.h \
 	plugin/criu_version.c plugin/criu_version.h \
 	plugin/cuda_ops.c \
+	plugin/devview.c plugin/devview.h \
 	plugin/errmsg.h \
 	plugin/facts.c plugin/facts.h \
 	plugin/gpu_probe.c plugin/gpu_probe.h \

@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device_view.h"
 #include "gpu_probe.h"
 #include "imgset.h"
 #include "log.h"
 #include "restore_place.h"
+#include "restore_view.h"
 
 /* this host: the driver, every visible GPU with its free memory now (NVML, when there is one) */
 static void probe_host(struct cs_ctx *ctx, struct cs_restore_host *h)
@@ -29,6 +31,25 @@ static void probe_host(struct cs_ctx *ctx, struct cs_restore_host *h)
 		nvp->Shutdown();
 		cs_nvml_unload(nvp);
 	}
+}
+
+/* only the GPUs the restored processes can open: those whose device node their /dev holds */
+static void restrict_to_view(struct cs_ctx *ctx, struct cs_proc *const *procs, unsigned n,
+			     struct cs_restore_host *h)
+{
+	struct cs_device_view *v = calloc(1, sizeof(*v));
+	char note[CS_VIEW_NOTE_MAX];
+
+	if (!v) {
+		cs_warn("placement: no memory to read the restored processes' /dev: every GPU is a "
+			"candidate");
+		return;
+	}
+	if (!cs_restore_view(ctx->criu_pid, n ? procs[0]->pid : 0, v)) {
+		cs_view_restrict(h, v, note, sizeof(note));
+		cs_info("placement: %s", note);
+	}
+	free(v);
 }
 
 /* the manifests to place: every one the index lists, else the tree's */
@@ -97,6 +118,7 @@ int cs_place_restore(struct cs_ctx *ctx, int dirfd, struct cs_proc *const *procs
 		return -ENOMEM;
 	}
 	probe_host(ctx, &pl->host);
+	restrict_to_view(ctx, procs, n, &pl->host);
 	k = gather(ctx, dirfd, procs, n, own, ms);
 	pl->result = cs_restore_plan(ms, k, &pl->host, ctx->opt.device_map, ctx->opt.ndevice_map, &pl->plan);
 	ctx->restore.place = pl;

@@ -6,10 +6,12 @@
  *
  * The first caller decides: the warm-up thread (from the images' index, before CRIU's GPU phase)
  * or else the first RESTORE (index, or the tree's manifests without one). It probes this host
- * (cuInit, every visible GPU, NVML's free memory and MIG mode, the driver's version), reads every
- * manifest, and logs where each GPU goes and why, or every reason the host cannot restore them.
- * Later calls answer the same. The decision lives in ctx->restore.place, written once by that
- * caller and only read after (the warm-up is joined before the first RESTORE reads it).
+ * (cuInit, every visible GPU, NVML's free memory, MIG mode and minor number, the driver's
+ * version), keeps only the GPUs whose device node the restored processes' /dev holds
+ * (restore_view.h, device_view.h), reads every manifest, and logs where each GPU goes and why,
+ * or every reason the host cannot restore them. Later calls answer the same. The decision lives
+ * in ctx->restore.place, written once by that caller and only read after (the warm-up is joined
+ * before the first RESTORE reads it).
  */
 #ifndef CUDASTORE_RESTORE_PLACE_H
 #define CUDASTORE_RESTORE_PLACE_H

@@ -14,7 +14,6 @@ libcshelper_a_SOURCES = \
 	plugin/helper/dump_plan.c plugin/helper/dump_plan.h \
 	plugin/helper/dump_facts.c plugin/helper/dump_facts.h \
 	plugin/helper/restore_place.c plugin/helper/restore_place.h \
-	plugin/helper/restore_view.c plugin/helper/restore_view.h \
 	plugin/helper/imgset.c plugin/helper/imgset.h \
 	plugin/helper/isolate.c plugin/helper/isolate.h \
 	plugin/helper/phase_timer.c plugin/helper/phase_timer.h \

@@ -3,7 +3,9 @@
 # device nodes (/dev/nvidia0 and /dev/nvidia1, bind mounts of char nodes 195:N as a device
 # plugin gives them) name other physical GPUs at restore, and the restore places the
 # checkpointed GPUs onto those, never onto the GPUs of their own UUIDs that the container cannot
-# open; every byte verified. A 4-GPU emulated host, a workload on 2 GPUs, both modes:
+# open (the emulated driver, like the real one, fails a restore onto a GPU whose node the
+# process's /dev lacks); every byte verified. A 4-GPU emulated host, a workload on 2 GPUs, both
+# modes:
 #   1. dump with the nodes of minors 0,1 (GPUs U0,U1); restore with the nodes of minors 2,3:
 #      U0 -> U2, U1 -> U3 (the same UUIDs are there, but closed to the container);
 #   2. the host's GPUs renumbered (CUDASTORE_EMU_MINORS=3,2,1,0: U3 is /dev/nvidia0 now) and the

@@ -30,6 +30,7 @@ struct check_args {
 	bool help;
 	const char *images_dir, *plugindir, *criu;
 	const char *images; /* --images: the restore's question */
+	const char *dev;    /* --dev: the /dev of the container the images will be restored into */
 };
 
 /* ---- options ---- */
@@ -113,7 +114,7 @@ static int usage(FILE *f, int rc)
 {
 	fprintf(f,
 		"Usage: cudastore check [--json] [--images-dir DIR] [--plugin-dir DIR] [--criu PATH]\n"
-		"       cudastore check [--json] --images DIR|ARCHIVE\n"
+		"       cudastore check [--json] --images DIR|ARCHIVE [--dev DIR]\n"
 		"\n"
 		"Show what a dump on this machine would do and why: libcuda (path, driver version,\n"
 		"checkpoint API, CustomStorage and the mode auto picks), the GPUs and their memory in\n"
@@ -134,6 +135,10 @@ static int usage(FILE *f, int rc)
 		"                    capability, memory, MIG mode and free memory, the device map);\n"
 		"                    every GPU counts, as for the restore (CUDA_VISIBLE_DEVICES is\n"
 		"                    ignored). Exit 0: yes, 1: no (every reason listed)\n"
+		"  --dev DIR         with --images: only the GPUs whose device node (/dev/nvidiaN,\n"
+		"                    by minor number) DIR holds, as the restore does with the\n"
+		"                    restored container's /dev (e.g. /proc/PID/root/dev of a\n"
+		"                    container given the same GPUs)\n"
 		"  --json            print the result as JSON on stdout (schema in cudastore(1))\n"
 		"  -v                show the plugin modules' log lines on stderr\n"
 		"  -h, --help        this text\n"
@@ -152,6 +157,7 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 	static const struct option lopts[] = { { "json", no_argument, NULL, 'j' },
 					       { "images-dir", required_argument, NULL, 'D' },
 					       { "images", required_argument, NULL, 'I' },
+					       { "dev", required_argument, NULL, 'V' },
 					       { "plugin-dir", required_argument, NULL, 'L' },
 					       { "criu", required_argument, NULL, 'c' },
 					       { "help", no_argument, NULL, 'h' },
@@ -171,6 +177,9 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 		case 'I':
 			a->images = optarg;
 			break;
+		case 'V':
+			a->dev = optarg;
+			break;
 		case 'L':
 			a->plugindir = optarg;
 			break;
@@ -189,6 +198,9 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 	}
 	if (optind != argc)
 		return cli_usage_err(SUB, "unexpected argument '%s'", argv[optind]);
+	if (a->dev && !a->images)
+		return cli_usage_err(SUB, "--dev DIR names the /dev the restored processes will have: it "
+					  "goes with --images");
 	if (a->images && (a->images_dir || a->plugindir || a->criu))
 		return cli_usage_err(SUB, "--images asks whether this host can restore the images: "
 					  "--images-dir, --plugin-dir and --criu are for a dump's check; "
@@ -207,6 +219,7 @@ static int run_images(struct cli_check_report *r, const struct check_args *a)
 
 	unsetenv("CUDA_VISIBLE_DEVICES");
 	r->img.path = a->images;
+	r->img.devdir = a->dev;
 	check_options(r);
 	rc = cli_check_images(r);
 	if (rc != CLI_OK)

@@ -57,7 +57,8 @@ struct cli_check_proc {
 #define CLI_CHECK_IMG_REASONS (CLI_CHECK_MAX_LISTED + CS_PLAN_REASONS)
 #define CLI_CHECK_IMG_NOTES   (CLI_CHECK_MAX_LISTED + CS_PLAN_NOTES)
 struct cli_check_images {
-	const char *path; /* DIR or ARCHIVE as given */
+	const char *path;   /* DIR or ARCHIVE as given */
+	const char *devdir; /* --dev: the /dev the restored processes will have; NULL: not known */
 	char shown[4200]; /* what to call it: DIR, or ARCHIVE:checkpoint */
 	bool archive;	  /* path is an archive, unpacked into a private directory */
 	bool gpu_state;	  /* false: CRIU images without cudastore files */

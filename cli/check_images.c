@@ -14,6 +14,9 @@
  *
  * The helper that restores sees every GPU (the plugin starts it with a clean environment), so
  * check.c removes CUDA_VISIBLE_DEVICES from this process's environment before libcuda is loaded.
+ * It runs outside the container the images will be restored into, so it cannot know which GPUs
+ * that container will be given: with --dev DIR it keeps only the GPUs whose device node DIR
+ * holds, as the restore keeps those of the restored processes' /dev; without, every GPU counts.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -21,6 +24,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "device_view.h"
 #include "manifest.h"
 
 #define SUB "check"
@@ -167,6 +171,36 @@ static void take_plan(struct cli_check_images *ci)
 		cli_check_img_note(ci, "%s", p->note[i]);
 }
 
+/*
+ * --dev DIR: only the GPUs whose device node DIR holds, as the restore keeps only those of the
+ * restored processes' /dev (device_view.h). CLI_OK, or CLI_USAGE when DIR cannot be read.
+ */
+static int restrict_to_dev(struct cli_check_images *ci)
+{
+	struct cs_device_view *v;
+	char note[CS_VIEW_NOTE_MAX];
+	int ret;
+
+	if (!ci->devdir)
+		return CLI_OK;
+	v = calloc(1, sizeof(*v));
+	if (!v) {
+		cli_err(SUB, "out of memory to read --dev %s", ci->devdir);
+		return CLI_USAGE;
+	}
+	ret = cs_devview_read(ci->devdir, v);
+	if (ret) {
+		cli_err(SUB, "cannot read --dev %s: %s; name the /dev the restored container will have",
+			ci->devdir, strerror(-ret));
+		free(v);
+		return CLI_USAGE;
+	}
+	cs_view_restrict(&ci->host, v, note, sizeof(note));
+	cli_check_img_note(ci, "%s", note);
+	free(v);
+	return CLI_OK;
+}
+
 /* the judgement proper, on opened images */
 static int judge(struct cli_check_report *r, const struct cli_images *im)
 {
@@ -190,6 +224,9 @@ static int judge(struct cli_check_report *r, const struct cli_images *im)
 	rc = load_all(ci, im, own, ms, order, n);
 	if (rc == CLI_OK) {
 		cli_check_restore_host(r, &ci->host);
+		rc = restrict_to_dev(ci);
+	}
+	if (rc == CLI_OK) {
 		api_reason(r, ci);
 		ci->plan_ret =
 		    cs_restore_plan(ms, ci->nproc, &ci->host, r->o.device_map, r->o.ndevice_map, &ci->plan);

@@ -136,7 +136,9 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-runc-leave-running.sh \
 	tests/e2e/test-runc-restore-helper-killed-fails-in-bounded-time.sh \
 	tests/e2e/test-runc-tree-cuda-and-cpu-children.sh \
+	tests/e2e/test-runc-restore-into-another-device-set.sh \
 	tests/e2e/test-podman-checkpoint-export-import.sh \
+	tests/e2e/test-podman-export-import-across-emulated-hosts.sh \
 	tests/e2e/test-crun-checkpoint-restore.sh \
 	tests/e2e/test-crun-leave-running.sh \
 	tests/e2e/test-containerd-ctr-checkpoint-restore.sh \

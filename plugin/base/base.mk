@@ -9,6 +9,7 @@ libcsbase_a_SOURCES = \
 	plugin/base/criu_run.h \
 	plugin/base/criu_version.c plugin/base/criu_version.h \
 	plugin/base/cuda_ops.c \
+	plugin/base/devview.c plugin/base/devview.h \
 	plugin/base/errmsg.h \
 	plugin/base/facts.c plugin/base/facts.h \
 	plugin/base/gpu_probe.c plugin/base/gpu_probe.h \

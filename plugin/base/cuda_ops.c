@@ -260,6 +260,7 @@ static const struct {
 	NVML_SYM(SystemGetDriverVersion, "nvmlSystemGetDriverVersion"),
 	{ "nvmlDeviceGetMemoryInfo", offsetof(struct cs_nvml_ops, DeviceGetMemoryInfo), true },
 	{ "nvmlDeviceGetMigMode", offsetof(struct cs_nvml_ops, DeviceGetMigMode), true },
+	{ "nvmlDeviceGetMinorNumber", offsetof(struct cs_nvml_ops, DeviceGetMinorNumber), true },
 };
 #undef NVML_SYM
 

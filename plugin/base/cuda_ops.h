@@ -131,6 +131,7 @@ struct cs_nvml_ops {
 	/* optional: NULL when this NVML lacks them */
 	nvmlReturn_t (*DeviceGetMemoryInfo)(nvmlDevice_t dev, nvmlMemory_t *memory);
 	nvmlReturn_t (*DeviceGetMigMode)(nvmlDevice_t dev, unsigned int *current, unsigned int *pending);
+	nvmlReturn_t (*DeviceGetMinorNumber)(nvmlDevice_t dev, unsigned int *minor); /* N of /dev/nvidiaN */
 };
 
 /* path NULL: $CUDASTORE_LIBNVML, else "libnvidia-ml.so.1". 0 or -errno (err filled). */

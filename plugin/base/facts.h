@@ -37,6 +37,8 @@ struct cs_gpu_facts {
 	int32_t process_ordinal; /* the ordinal the process saw it as; -1: unknown */
 	uint64_t used_bytes;	 /* the process's memory on it at dump; 0: unknown */
 	uint64_t free_memory;	 /* a restore host's: free now (not in images) */
+	int32_t minor;		 /* a restore host's: the N of its /dev/nvidiaN (NVML); -1: unknown */
+	bool closed;		 /* a restore host's: no device node in the restored process's /dev */
 };
 
 struct cs_host_facts {

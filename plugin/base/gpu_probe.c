@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@
 static void nvml_facts(const struct cs_nvml_ops *nv, struct cs_gpu_facts *g)
 {
 	char uuid[CS_UUID_STRLEN];
-	unsigned int cur = 0, pend = 0;
+	unsigned int cur = 0, pend = 0, minor = 0;
 	nvmlDevice_t dev;
 	nvmlMemory_t mem;
 
@@ -29,6 +30,9 @@ static void nvml_facts(const struct cs_nvml_ops *nv, struct cs_gpu_facts *g)
 		g->free_memory = mem.free;
 	if (nv->DeviceGetMigMode && nv->DeviceGetMigMode(dev, &cur, &pend) == NVML_SUCCESS)
 		g->mig = cur == NVML_DEVICE_MIG_ENABLE;
+	if (nv->DeviceGetMinorNumber && nv->DeviceGetMinorNumber(dev, &minor) == NVML_SUCCESS &&
+	    minor <= INT32_MAX)
+		g->minor = (int32_t)minor;
 }
 
 int cs_probe_gpu(const struct cs_cuda_ops *cu, const struct cs_nvml_ops *nv, int ordinal,
@@ -41,6 +45,7 @@ int cs_probe_gpu(const struct cs_cuda_ops *cu, const struct cs_nvml_ops *nv, int
 	memset(g, 0, sizeof(*g));
 	g->ordinal = ordinal;
 	g->process_ordinal = -1;
+	g->minor = -1;
 	if (cu->DeviceGet(&dev, ordinal) != CUDA_SUCCESS ||
 	    cu->DeviceGetUuid(&g->uuid, dev) != CUDA_SUCCESS ||
 	    cu->DeviceGetName(g->name, sizeof(g->name), dev) != CUDA_SUCCESS ||

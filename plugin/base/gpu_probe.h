@@ -3,8 +3,9 @@
  * gpu_probe.h - this host's GPUs and driver as facts (facts.h): what a dump records of the
  * host it runs on, and what a restore host is judged by (placement.h). No context is made:
  * the CUDA facts (name, compute capability, memory, bus id) need only cuInit, free memory and
- * MIG mode come from NVML (nv may be NULL: free memory then reads as the whole memory, MIG as
- * off, and the driver's version string from /proc/driver/nvidia/version).
+ * MIG mode and the device node's minor number come from NVML (nv may be NULL: free memory then
+ * reads as the whole memory, MIG as off, the minor as unknown (-1), and the driver's version
+ * string comes from /proc/driver/nvidia/version).
  */
 #ifndef CUDASTORE_GPU_PROBE_H
 #define CUDASTORE_GPU_PROBE_H

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device_view.h"
 #include "gpu_probe.h"
 #include "imgset.h"
 #include "log.h"
@@ -29,6 +30,34 @@ static void probe_host(struct cs_ctx *ctx, struct cs_restore_host *h)
 		nvp->Shutdown();
 		cs_nvml_unload(nvp);
 	}
+}
+
+/*
+ * Only the GPUs the restored processes can open: those whose device node the /dev of pid (a
+ * restored process, its root in place) holds. Nothing read (pid's /dev unreadable): false, every
+ * GPU stays a candidate. true: h's GPUs marked.
+ */
+static bool restrict_to_view(pid_t pid, struct cs_restore_host *h)
+{
+	struct cs_device_view *v = calloc(1, sizeof(*v));
+	char note[CS_VIEW_NOTE_MAX];
+	int ret;
+
+	if (!v) {
+		cs_warn("placement: no memory to read pid %d's /dev: every GPU is a candidate", pid);
+		return false;
+	}
+	ret = cs_devview_of_pid(pid, v);
+	if (ret)
+		cs_warn("placement: cannot read pid %d's /dev (%s): the GPUs are placed without knowing "
+			"which ones the restored processes can open",
+			pid, strerror(-ret));
+	else
+		cs_view_restrict(h, v, note, sizeof(note));
+	if (!ret)
+		cs_info("placement: %s", note);
+	free(v);
+	return !ret;
 }
 
 /* the manifests to place: every one the index lists, else the tree's */
@@ -77,35 +106,73 @@ static void say(const struct cs_placement *pl)
 	}
 }
 
-int cs_place_restore(struct cs_ctx *ctx, int dirfd, struct cs_proc *const *procs, unsigned n)
+/* the plan for the manifests of dirfd (or of procs) on pl->host, said in the log */
+static int plan(struct cs_ctx *ctx, struct cs_placement *pl, int dirfd, struct cs_proc *const *procs,
+		unsigned n)
 {
-	const struct cs_manifest **ms = NULL;
-	struct cs_manifest *own = NULL;
-	struct cs_placement *pl;
-	unsigned k = 0;
+	const struct cs_manifest **ms = calloc(CS_MAX_PROCS, sizeof(*ms));
+	struct cs_manifest *own = calloc(CS_MAX_PROCS, sizeof(*own));
+	unsigned k;
 
-	if (ctx->restore.place)
-		return ctx->restore.place->result;
-	pl = calloc(1, sizeof(*pl));
-	ms = calloc(CS_MAX_PROCS, sizeof(*ms));
-	own = calloc(CS_MAX_PROCS, sizeof(*own));
-	if (!pl || !ms || !own) {
-		free(pl);
+	if (!ms || !own) {
 		free(ms);
 		free(own);
 		cs_err("no memory to place the restore's GPUs");
 		return -ENOMEM;
 	}
-	probe_host(ctx, &pl->host);
 	k = gather(ctx, dirfd, procs, n, own, ms);
 	pl->result = cs_restore_plan(ms, k, &pl->host, ctx->opt.device_map, ctx->opt.ndevice_map, &pl->plan);
-	ctx->restore.place = pl;
 	say(pl);
 	for (unsigned i = 0; i < CS_MAX_PROCS; i++)
 		cs_manifest_free(&own[i]);
 	free(own);
 	free(ms);
 	return pl->result;
+}
+
+/* a GPU the accepted plan sends something to is closed to the restored processes */
+static bool plan_uses_closed(const struct cs_placement *pl)
+{
+	for (unsigned i = 0; !pl->result && i < pl->plan.n; i++)
+		if (pl->host.gpu[pl->plan.dest[i]].closed)
+			return true;
+	return false;
+}
+
+/*
+ * The warm-up placed before any restored process had its root (criu sets it up later than
+ * POST_FORKING): now that one has, read its /dev, and place again when the plan uses a GPU it
+ * cannot open. A plan that failed stays failed (fewer GPUs cannot help).
+ */
+static int review(struct cs_ctx *ctx, struct cs_placement *pl, int dirfd, struct cs_proc *const *procs,
+		  unsigned n)
+{
+	pl->viewed = true;
+	if (!restrict_to_view(procs[0]->pid, &pl->host) || !plan_uses_closed(pl))
+		return pl->result;
+	cs_info("placement: the warm-up's placement uses GPUs the restored processes cannot open; "
+		"placed again");
+	return plan(ctx, pl, dirfd, procs, n);
+}
+
+int cs_place_restore(struct cs_ctx *ctx, int dirfd, struct cs_proc *const *procs, unsigned n)
+{
+	struct cs_placement *pl = ctx->restore.place;
+
+	if (pl)
+		return pl->viewed || !n ? pl->result : review(ctx, pl, dirfd, procs, n);
+	pl = calloc(1, sizeof(*pl));
+	if (!pl) {
+		cs_err("no memory to place the restore's GPUs");
+		return -ENOMEM;
+	}
+	probe_host(ctx, &pl->host);
+	if (n) { /* a restored process, its root in place: its /dev says which GPUs it can open */
+		restrict_to_view(procs[0]->pid, &pl->host);
+		pl->viewed = true;
+	}
+	ctx->restore.place = pl;
+	return plan(ctx, pl, dirfd, procs, n);
 }
 
 int cs_place_dest(const struct cs_ctx *ctx, const CUuuid *from, CUuuid *to)

@@ -6,10 +6,14 @@
  *
  * The first caller decides: the warm-up thread (from the images' index, before CRIU's GPU phase)
  * or else the first RESTORE (index, or the tree's manifests without one). It probes this host
- * (cuInit, every visible GPU, NVML's free memory and MIG mode, the driver's version), reads every
- * manifest, and logs where each GPU goes and why, or every reason the host cannot restore them.
- * Later calls answer the same. The decision lives in ctx->restore.place, written once by that
- * caller and only read after (the warm-up is joined before the first RESTORE reads it).
+ * (cuInit, every visible GPU, NVML's free memory, MIG mode and minor number, the driver's
+ * version), reads every manifest, and logs where each GPU goes and why, or every reason the host
+ * cannot restore them. Only the GPUs whose device node the restored processes' /dev holds are
+ * placed onto (device_view.h): the first RESTORE reads the /dev of its first process (the
+ * warm-up runs before criu has set up the restored processes' roots), and when the warm-up's
+ * plan uses a GPU missing there, it places again, before any process is touched. Later calls
+ * answer the same. The decision lives in ctx->restore.place, written by the warm-up or the first
+ * RESTORE and only read after (the warm-up is joined before the first RESTORE reads it).
  */
 #ifndef CUDASTORE_RESTORE_PLACE_H
 #define CUDASTORE_RESTORE_PLACE_H
@@ -18,7 +22,8 @@
 #include "restore_plan.h"
 
 struct cs_placement {
-	int result; /* 0: the host restores them; -errno: it cannot (reasons logged) */
+	int result;  /* 0: the host restores them; -errno: it cannot (reasons logged) */
+	bool viewed; /* a restored process's /dev was read (device_view.h) */
 	struct cs_restore_host host;
 	struct cs_restore_plan plan;
 };

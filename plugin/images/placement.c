@@ -41,6 +41,10 @@ static bool fits(const struct cs_place_want *w, const struct cs_gpu_facts *h, ch
 	const struct cs_gpu_facts *f = &w->facts;
 	char a[SIZE_TEXT], b[SIZE_TEXT];
 
+	if (h->closed)
+		return fail(0, why, len, "no device node in the restored process's /dev (minor %d)",
+			    h->minor),
+		       false;
 	if (!w->has_facts)
 		return true;
 	if (strcmp(f->name, h->name))
@@ -120,6 +124,12 @@ static int place_by_map(const struct cs_place_want *want, unsigned nwant, const 
 				return fail(-EINVAL, why, len,
 					    "device_map sends two checkpointed GPUs to GPU %d",
 					    host[dest[i]].ordinal);
+		if (host[dest[i]].closed)
+			return fail(-ENODEV, why, len,
+				    "device_map sends %s to GPU %d, which the restored process cannot open: "
+				    "its /dev has no device node of minor %d (/dev/nvidia%d on this host); "
+				    "give the container that GPU or map onto one it has",
+				    w, host[dest[i]].ordinal, host[dest[i]].minor, host[dest[i]].minor);
 		if (!fits(&want[i], &host[dest[i]], no, sizeof(no)))
 			return fail(-ENODEV, why, len, "device_map sends %s to GPU %d, which has %s", w,
 				    host[dest[i]].ordinal, no);
@@ -130,6 +140,15 @@ static int place_by_map(const struct cs_place_want *want, unsigned nwant, const 
 
 /* ---- images without facts (format < 1.4): their UUIDs only --------------------------------- */
 
+/* the first GPU the restored process can open, or -1 */
+static int first_open(const struct cs_gpu_facts *host, unsigned nhost)
+{
+	for (unsigned h = 0; h < nhost; h++)
+		if (!host[h].closed)
+			return (int)h;
+	return -1;
+}
+
 static int place_by_uuid(const struct cs_place_want *want, unsigned nwant, const struct cs_gpu_facts *host,
 			 unsigned nhost, int *dest, char (*how)[CS_PLACE_HOW_MAX], char *why, size_t len)
 {
@@ -139,7 +158,7 @@ static int place_by_uuid(const struct cs_place_want *want, unsigned nwant, const
 	for (unsigned i = 0; i < nwant; i++) {
 		dest[i] = -1;
 		for (unsigned h = 0; h < nhost && dest[i] < 0; h++)
-			if (same_uuid(&host[h].uuid, &want[i].facts.uuid))
+			if (same_uuid(&host[h].uuid, &want[i].facts.uuid) && !host[h].closed)
 				dest[i] = (int)h;
 		if (dest[i] >= 0) {
 			snprintf(how[i], CS_PLACE_HOW_MAX, "the same UUID (images without GPU facts)");
@@ -155,9 +174,13 @@ static int place_by_uuid(const struct cs_place_want *want, unsigned nwant, const
 		if (!nhost)
 			return fail(-ENODEV, why, len, "no GPU visible to restore %s onto", w);
 		ord = want[i].facts.ordinal;
-		dest[i] = ord >= 0 && (unsigned)ord < nhost ? ord : 0;
+		dest[i] =
+		    ord >= 0 && (unsigned)ord < nhost && !host[ord].closed ? ord : first_open(host, nhost);
+		if (dest[i] < 0)
+			return fail(-ENODEV, why, len,
+				    "no GPU the restored process can open to restore %s onto", w);
 		snprintf(how[i], CS_PLACE_HOW_MAX,
-			 "GPU %d, its ordinal or the first (images without GPU facts)", dest[i]);
+			 "GPU %d, its ordinal or the first it can open (images without GPU facts)", dest[i]);
 	}
 	return 0;
 }

@@ -4,7 +4,9 @@
  *
  * One decision for a whole tree: the checkpointed GPUs are the union of its manifests' (by
  * UUID), so processes that shared a GPU keep sharing one. The restore host's GPUs come with
- * their facts (facts.h, free memory included). Rules, in order:
+ * their facts (facts.h, free memory included). A GPU marked closed (the restored process has no
+ * device node for it, device_view.h) is never chosen, and a map onto one is refused. Rules, in
+ * order:
  *   - an explicit map (UUIDs, or ordinals: the dumping host's ordinal = this host's) wins: it
  *     must name every checkpointed GPU, each onto a distinct GPU that exists here;
  *   - else every checkpointed GPU goes to a distinct GPU of the same product name, compute

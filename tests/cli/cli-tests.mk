@@ -17,6 +17,7 @@ CLI_TESTS = \
 	tests/cli/test-cli-verify-refuses-what-restore-refuses.sh \
 	tests/cli/test-cli-check-on-emulated-13.0-and-13.4.sh \
 	tests/cli/test-cli-check-images-text-and-json.sh \
+	tests/cli/test-cli-check-images-dev-view.sh \
 	tests/cli/test-cli-check-images-bad-input.sh \
 	tests/cli/test-cli-verify-memory-bounded.sh
 TESTS += $(CLI_TESTS)

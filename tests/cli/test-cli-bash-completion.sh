@@ -28,7 +28,7 @@ check "sourcing it registers _cudastore for cudastore" \
 check "the commands" [ "$(complete_words cudastore '')" = "check help inspect verify" ]
 check "a command's start: 'i' gives inspect" [ "$(complete_words cudastore i)" = inspect ]
 check "the options before a command" [ "$(complete_words cudastore -)" = "--help --json --version" ]
-check "check's options" [ "$(complete_words cudastore check --)" = "--criu --help --images --images-dir --json --plugin-dir" ]
+check "check's options" [ "$(complete_words cudastore check --)" = "--criu --dev --help --images --images-dir --json --plugin-dir" ]
 check "check --images: directories and checkpoint archives, not other files" \
 	[ "$(complete_words cudastore check --images '')" = "ck.tar.zst dirA dirB img old.tgz" ]
 check "check --images DIR --: the options again (DIR is --images' value)" \

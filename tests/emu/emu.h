@@ -68,6 +68,7 @@ struct emu_gpu {
 	bool mig;	/* MIG mode enabled (NVML only: CUDA has no attribute for it) */
 	uint64_t mem;	/* total bytes */
 	uint64_t other; /* bytes used by processes outside the emulation (other tenants) */
+	unsigned int minor; /* its /dev/nvidiaN number (NVML's minor number); default: its index */
 };
 
 /* ---- configuration (emu_config.c): parsed once per process, aborts on a malformed value ---- */

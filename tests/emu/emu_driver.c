@@ -20,11 +20,18 @@
  * it fresh (CustomStorage). The thread sleeps until that deadline, burning no CPU, so
  * requests of several processes overlap as they do on the real driver.
  *
+ * A process in a container opens only the GPUs whose device node its /dev holds: when the
+ * application's /dev holds any GPU node (/dev/nvidia<digits>, char major 195), a restore onto a
+ * device whose minor number (CUDASTORE_EMU_MINORS of the caller) none of them has fails with
+ * CUDA_ERROR_INVALID_DEVICE, before any memory moves. A /dev without GPU nodes (every test
+ * outside a container: the emulator needs no node) opens every device.
+ *
  * For tests, every request leaves two probes in the trace (CUDASTORE_EMU_TRACE):
  *   drv:<op>:sigmask  1 if every signal was blocked in this thread while serving it, else 0
  *   drv:<op>:seccomp  the errno of a sched_yield() made while serving it (0: allowed), which a
  *                     workload's seccomp filter (cuda-workload --seccomp-deny-yield) denies
  */
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -32,6 +39,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -63,6 +72,32 @@ static int caller_index(const struct emu_req *req, const CUuuid *uuid)
 static bool caller_retained(const struct emu_req *req, int idx)
 {
 	return idx >= 0 && (req->retained & (1u << idx));
+}
+
+/* this process's /dev has a GPU node of minor (true), or no GPU node at all (true, any false) */
+static bool dev_node_open(unsigned int minor)
+{
+	bool any = false, hit = false;
+	char path[300];
+	struct dirent *e;
+	struct stat st;
+	DIR *d = opendir("/dev");
+
+	if (!d)
+		return true;
+	while ((e = readdir(d)) && !hit) {
+		if (strncmp(e->d_name, "nvidia", 6) || !e->d_name[6] ||
+		    strspn(e->d_name + 6, "0123456789") != strlen(e->d_name + 6))
+			continue;
+		snprintf(path, sizeof(path), "/dev/%s", e->d_name);
+		if (stat(path, &st) || !S_ISCHR(st.st_mode) || major(st.st_rdev) != 195 ||
+		    minor(st.st_rdev) >= 254)
+			continue;
+		any = true;
+		hit = minor(st.st_rdev) == minor;
+	}
+	closedir(d);
+	return hit || !any;
 }
 
 /* Entries are returned rotated by one: deliberately not in device order (4: order unspecified). */
@@ -219,6 +254,8 @@ static CUresult plan_restore(const struct emu_req *req, int *dest)
 		/* what the destination has free of other tenants */
 		if (emu_mem_saved(d) > req->caller_gpu[dest[d]].mem - req->caller_gpu[dest[d]].other)
 			return CUDA_ERROR_OUT_OF_MEMORY;
+		if (!dev_node_open(req->caller_gpu[dest[d]].minor))
+			return CUDA_ERROR_INVALID_DEVICE; /* no device node for it in this process's /dev */
 		for (e = 0; e < d; e++)
 			if (dest[e] == dest[d])
 				return CUDA_ERROR_INVALID_VALUE;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * emu_host.c - the emulated host: the facts of each GPU (CUDASTORE_EMU_UUIDS, _NAMES, _CC,
- * _BUS_IDS, _MIG, _MEM_MB, _USED_MB), the driver's version string (_DRIVER_STRING) and
+ * _BUS_IDS, _MIG, _MEM_MB, _USED_MB, _MINORS), the driver's version string (_DRIVER_STRING) and
  * CUDA_VISIBLE_DEVICES, read with the rest of the configuration (emu_config.c). A malformed
  * CUDASTORE_EMU_* value aborts the process with a message; CUDA_VISIBLE_DEVICES never does:
  * as in the driver, its list just stops at an entry that names no device.
@@ -36,6 +36,7 @@ static void cfg_default_gpu(int dev, struct emu_gpu *g)
 	g->cc_minor = 0;
 	g->pci_bus = 0x10 + (unsigned int)dev;
 	g->mem = (uint64_t)EMU_DEFAULT_MEM_MB << 20;
+	g->minor = (unsigned int)dev;
 }
 
 /*
@@ -209,6 +210,26 @@ static void cfg_bus_ids(const char *text)
 		emu_cfg_die("CUDASTORE_EMU_BUS_IDS: %d bus IDs for %d devices", n, cfg->ndev);
 }
 
+/* each device's /dev/nvidiaN number, as NVML's nvmlDeviceGetMinorNumber reports it: distinct */
+static void cfg_minors(const char *text)
+{
+	char buf[EMU_MAXDEV * 8], *item[EMU_MAXDEV], *end;
+	int n = cfg_split("CUDASTORE_EMU_MINORS", text, buf, sizeof(buf), item);
+
+	for (int i = 0; i < n; i++) {
+		cfg->gpu[i].minor =
+		    (unsigned int)emu_cfg_number("CUDASTORE_EMU_MINORS", item[i], &end, 0, 254);
+		if (*end)
+			emu_cfg_die("CUDASTORE_EMU_MINORS: bad minor number \"%s\" (want 0 to 254)", item[i]);
+		for (int j = 0; j < i; j++)
+			if (cfg->gpu[j].minor == cfg->gpu[i].minor)
+				emu_cfg_die("CUDASTORE_EMU_MINORS: minor %u names devices %d and %d",
+					    cfg->gpu[i].minor, j, i);
+	}
+	if (n < cfg->ndev)
+		emu_cfg_die("CUDASTORE_EMU_MINORS: %d minor numbers for %d devices", n, cfg->ndev);
+}
+
 /* "BRANCH.MINOR[.PATCH]" in digits, as nvidia-smi prints it */
 static void cfg_driver_string(const char *text)
 {
@@ -306,6 +327,9 @@ void emu_host_load(struct emu_config *c)
 	v = getenv("CUDASTORE_EMU_BUS_IDS");
 	if (v && *v)
 		cfg_bus_ids(v);
+	v = getenv("CUDASTORE_EMU_MINORS");
+	if (v && *v)
+		cfg_minors(v);
 	for (size_t i = 0; i < sizeof(per_device) / sizeof(per_device[0]); i++) {
 		v = getenv(per_device[i].var);
 		if (v && *v)

@@ -219,6 +219,16 @@ nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t dev, int *major, in
 	return r;
 }
 
+/* the N of the device's /dev/nvidiaN (CUDASTORE_EMU_MINORS) */
+nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t dev, unsigned int *minor)
+{
+	nvmlReturn_t r = dev_check(dev, minor);
+
+	if (r == NVML_SUCCESS)
+		*minor = dev_gpu(dev)->minor;
+	return r;
+}
+
 /* the mode configured is current, and nothing is pending: pending equals current */
 nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t dev, unsigned int *current, unsigned int *pending)
 {

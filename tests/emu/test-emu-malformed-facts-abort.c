@@ -41,6 +41,9 @@ static const struct bad cases[] = {
 	{ "CUDASTORE_EMU_USED_MB", "1k", "CUDASTORE_EMU_USED_MB: bad number \"1k\"" },
 	{ "CUDASTORE_EMU_USED_MB", "0,5000",
 	  "CUDASTORE_EMU_USED_MB: device 1: 5000 MiB used of its 4096 MiB" },
+	{ "CUDASTORE_EMU_MINORS", "3", "CUDASTORE_EMU_MINORS: 1 minor numbers for 2 devices" },
+	{ "CUDASTORE_EMU_MINORS", "3,3", "CUDASTORE_EMU_MINORS: minor 3 names devices 0 and 1" },
+	{ "CUDASTORE_EMU_MINORS", "3,x", "CUDASTORE_EMU_MINORS: bad number \"x\"" },
 	{ "CUDASTORE_EMU_DRIVER_STRING", "580",
 	  "CUDASTORE_EMU_DRIVER_STRING=580: want the driver's version" },
 	{ "CUDASTORE_EMU_DRIVER_STRING", "r580.65.06", "CUDASTORE_EMU_DRIVER_STRING=r580.65.06: want" },
@@ -54,6 +57,7 @@ static const struct bad goods[] = {
 	{ "CUDASTORE_EMU_MIG", "1", NULL },
 	{ "CUDASTORE_EMU_USED_MB", "4096,0", NULL },
 	{ "CUDASTORE_EMU_DRIVER_STRING", "615.20", NULL },
+	{ "CUDASTORE_EMU_MINORS", "7,2", NULL },
 };
 
 /* In a child with var=value and 2 devices: load the library and make its first call. */

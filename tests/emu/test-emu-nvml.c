@@ -2,7 +2,8 @@
 /*
  * test-emu-nvml: the NVML emulator lists the app on the devices it uses with the bytes it has
  * mapped, follows the INSUFFICIENT_SIZE protocol, and no longer lists it once a
- * driver-managed checkpoint removed its device memory.
+ * driver-managed checkpoint removed its device memory; each device reports the minor number
+ * CUDASTORE_EMU_MINORS gives it (the N of its /dev/nvidiaN).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,11 +30,12 @@ static long long usage(unsigned int index, int pid)
 
 int main(void)
 {
-	const char *env[] = { "CUDASTORE_EMU_DEVICES=3", "CUDASTORE_EMU_MEM_MB=64", NULL };
+	const char *env[] = { "CUDASTORE_EMU_DEVICES=3", "CUDASTORE_EMU_MEM_MB=64",
+			      "CUDASTORE_EMU_MINORS=4,0,7", NULL };
 	const char *args[] = { "--devices", "2", "--buffers", "1", "--size", "5m", NULL };
 	char err[256], uuid[96], want[CS_UUID_STRLEN], out[256];
 	nvmlDevice_t d0, d1;
-	unsigned int count = 0;
+	unsigned int count = 0, minor[3] = { 99, 99, 99 };
 	struct emu_app app;
 	long long u0, u1, u2;
 	nvmlReturn_t r;
@@ -54,6 +56,13 @@ int main(void)
 	tap_ok(nv.DeviceGetUUID(d1, uuid, sizeof(uuid)) == NVML_SUCCESS && !strcmp(uuid, want),
 	       "nvmlDeviceGetUUID matches cuDeviceGetUuid (%s)", uuid);
 	tap_ok(nv.DeviceGetHandleByUUID(want, &d0) == NVML_SUCCESS && d0 == d1, "nvmlDeviceGetHandleByUUID");
+	for (unsigned int i = 0; i < 3; i++)
+		if (nv.DeviceGetHandleByIndex(i, &d0) || !nv.DeviceGetMinorNumber ||
+		    nv.DeviceGetMinorNumber(d0, &minor[i]) != NVML_SUCCESS)
+			minor[i] = 99;
+	tap_ok(minor[0] == 4 && minor[1] == 0 && minor[2] == 7,
+	       "nvmlDeviceGetMinorNumber: CUDASTORE_EMU_MINORS=4,0,7 (%u,%u,%u)", minor[0], minor[1],
+	       minor[2]);
 	if (emu_app_start(&app, NULL, args))
 		tap_bail("cannot start the workload");
 	count = 0;

@@ -4,6 +4,7 @@ IMAGES_UNIT_TESTS = \
 	tests/images/test-manifest-roundtrip \
 	tests/images/test-manifest-host-facts \
 	tests/images/test-placement-table \
+	tests/images/test-device-view-restrict \
 	tests/images/test-restore-plan-host-rules \
 	tests/images/test-manifest-rejects-corrupt \
 	tests/images/test-manifest-fuzz-never-crashes \
@@ -28,6 +29,8 @@ tests_images_test_manifest_host_facts_SOURCES = tests/images/test-manifest-host-
 tests_images_test_manifest_host_facts_LDADD = $(UNIT_TEST_LIBS)
 tests_images_test_placement_table_SOURCES = tests/images/test-placement-table.c $(IMAGES_TEST_COMMON)
 tests_images_test_placement_table_LDADD = $(UNIT_TEST_LIBS)
+tests_images_test_device_view_restrict_SOURCES = tests/images/test-device-view-restrict.c $(IMAGES_TEST_COMMON)
+tests_images_test_device_view_restrict_LDADD = $(UNIT_TEST_LIBS)
 tests_images_test_restore_plan_host_rules_SOURCES = tests/images/test-restore-plan-host-rules.c $(IMAGES_TEST_COMMON)
 tests_images_test_restore_plan_host_rules_LDADD = $(UNIT_TEST_LIBS)
 tests_images_test_manifest_rejects_corrupt_SOURCES = tests/images/test-manifest-rejects-corrupt.c $(IMAGES_TEST_COMMON)

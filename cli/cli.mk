@@ -28,7 +28,7 @@ CLI_SOURCES = \
 	cli/verify.c
 cudastore_SOURCES = cli/main.c $(CLI_SOURCES)
 cudastore_CPPFLAGS = $(CS_DEFS) $(CS_CLI_INC) $(LIBARCHIVE_CFLAGS) -DCS_CRIU_PLUGINDIR='"$(criuplugindir)"'
-cudastore_LDADD = libcsengine.a libcsimages.a libcsbase.a $(PROTOBUF_C_LIBS) $(JSON_C_LIBS) $(LIBARCHIVE_LIBS) -lpthread -ldl
+cudastore_LDADD = libcsengine.a libcsimages.a libcsbase.a $(PROTOBUF_C_LIBS) $(JSON_C_LIBS) $(LIBARCHIVE_LIBS) $(LIBCRYPTO_LIBS) -lpthread -ldl
 # its bash completion, a file named for the command in bash-completion's completions directory
 # (configure: --with-bash-completion-dir)
 EXTRA_DIST += cli/completion/cudastore

@@ -32,7 +32,7 @@ esac
 
 # what configure checks for (it names each package when one is missing) and autogen.sh's autotools
 BUILD_PKGS="build-essential autoconf automake pkg-config libprotobuf-c-dev protobuf-c-compiler
-libxxhash-dev libjson-c-dev libarchive-dev"
+libxxhash-dev libssl-dev libjson-c-dev libarchive-dev"
 # shellcheck disable=SC2086
 apt_install "the build's Debian packages (on a fresh machine about 15 s from a nearby mirror)" $BUILD_PKGS ||
 	die "cannot install the build's Debian packages (see apt-get's message above)"

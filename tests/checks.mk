@@ -41,7 +41,7 @@ check_PROGRAMS += $(FUZZ_REPLAYS)
 TESTS += $(FUZZ_REPLAYS)
 FUZZ_MANIFEST_SRCS = tests/fuzz/fuzz-manifest.c tests/fuzz/fuzz-manifest.h
 FUZZ_REPLAY_SRCS = tests/fuzz/fuzz-replay.c tests/fuzz/fuzz.h tests/tap.h
-FUZZ_LDADD = $(CS_ALL_LIBS) $(PROTOBUF_C_LIBS) -ldl -lpthread
+FUZZ_LDADD = $(CS_ALL_LIBS) $(PROTOBUF_C_LIBS) $(LIBCRYPTO_LIBS) -ldl -lpthread
 tests_fuzz_fuzz_replay_SOURCES = $(FUZZ_REPLAY_SRCS) $(FUZZ_MANIFEST_SRCS) tests/log-stderr.c
 tests_fuzz_fuzz_replay_LDADD = $(FUZZ_LDADD)
 tests_fuzz_fuzz_replay_index_SOURCES = $(FUZZ_REPLAY_SRCS) tests/fuzz/fuzz-index.c tests/log-stderr.c
@@ -71,7 +71,7 @@ FUZZ_WIRE_SRCS = $(call fuzz_srcs,wire.c)
 FUZZ_OPTIONS_SRCS = $(call fuzz_srcs,options.c strsafe.c)
 FUZZ_CLI_LIBFUZZER_SRCS = $(addprefix $(top_srcdir)/,$(filter %.c,$(FUZZ_CLI_SRCS))) \
 	$(call fuzz_srcs,manifest.c imgframe.c imgdir.c imgindex.c strsafe.c) $(FUZZ_PB_SRCS)
-FUZZ_LINK = $(CS_ALL_LIBS) $(PROTOBUF_C_LIBS) -ldl -lpthread
+FUZZ_LINK = $(CS_ALL_LIBS) $(PROTOBUF_C_LIBS) $(LIBCRYPTO_LIBS) -ldl -lpthread
 tests/fuzz/fuzz-manifest-libfuzzer: $(FUZZ_MANIFEST_SRCS) tests/log-stderr.c $(FUZZ_DECODER_SRCS) $(CS_ALL_LIBS)
 	$(AM_V_CCLD)$(CLANG) $(FUZZ_CLANG_FLAGS) -o $@ $(top_srcdir)/tests/fuzz/fuzz-manifest.c \
 	$(top_srcdir)/tests/log-stderr.c $(FUZZ_DECODER_SRCS) $(FUZZ_LINK)
@@ -87,7 +87,7 @@ tests/fuzz/fuzz-options-libfuzzer: tests/fuzz/fuzz-options.c tests/log-stderr.c 
 tests/fuzz/fuzz-cli-libfuzzer: tests/fuzz/fuzz-cli.c $(FUZZ_CLI_LIBFUZZER_SRCS) $(CS_ALL_LIBS)
 	$(AM_V_CCLD)$(CLANG) $(FUZZ_CLANG_FLAGS) $(LIBARCHIVE_CFLAGS) -DCS_CRIU_PLUGINDIR='"$(criuplugindir)"' \
 	-o $@ $(top_srcdir)/tests/fuzz/fuzz-cli.c $(FUZZ_CLI_LIBFUZZER_SRCS) \
-	$(CS_ALL_LIBS) $(PROTOBUF_C_LIBS) $(JSON_C_LIBS) $(LIBARCHIVE_LIBS) -ldl -lpthread
+	$(CS_ALL_LIBS) $(PROTOBUF_C_LIBS) $(JSON_C_LIBS) $(LIBARCHIVE_LIBS) $(LIBCRYPTO_LIBS) -ldl -lpthread
 CLEANFILES += tests/fuzz/fuzz-manifest-libfuzzer tests/fuzz/fuzz-index-libfuzzer tests/fuzz/fuzz-wire-libfuzzer \
 	tests/fuzz/fuzz-options-libfuzzer tests/fuzz/fuzz-cli-libfuzzer
 FUZZ_TESTS = tests/fuzz/test-fuzz-manifest.sh tests/fuzz/test-fuzz-index.sh tests/fuzz/test-fuzz-wire.sh \

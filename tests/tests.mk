@@ -3,7 +3,7 @@
 # module's own tests are in the fragment of its folder (tests/MODULE/MODULE-tests.mk).
 
 # what a test program that reaches every layer links
-UNIT_TEST_LIBS = $(CS_ALL_LIBS) $(PROTOBUF_C_LIBS) -ldl -lpthread
+UNIT_TEST_LIBS = $(CS_ALL_LIBS) $(PROTOBUF_C_LIBS) $(LIBCRYPTO_LIBS) -ldl -lpthread
 
 # the config file every test reads unless it names its own (AM_TESTS_ENVIRONMENT; e2e tests write
 # one per test in lib.sh): a stray /etc/cudastore/cudastore.conf never changes what the suite does

@@ -32,5 +32,5 @@ HELPER_SOURCES = plugin/helper/helper_main.c plugin/helper/relay.c plugin/helper
 	plugin/helper/watch.c plugin/helper/watch.h plugin/helper/test_hooks.h
 cudastore_helper_SOURCES = $(HELPER_SOURCES) plugin/helper/test_hooks_none.c
 cudastore_helper_CPPFLAGS = $(CS_DEFS) $(CS_HELPER_INC)
-cudastore_helper_LDADD = $(CS_HELPER_LIBS) $(PROTOBUF_C_LIBS) $(JSON_C_LIBS) -lpthread -ldl
+cudastore_helper_LDADD = $(CS_HELPER_LIBS) $(PROTOBUF_C_LIBS) $(JSON_C_LIBS) $(LIBCRYPTO_LIBS) -lpthread -ldl
 # its test build with the test hooks, cudastore-helper-test: tests/helper/helper-tests.mk

@@ -1,10 +1,11 @@
 # fragment: see Makefile.am
 # ===== libcsimages.a: manifest, index, images directory (sees images and base) ==================
 noinst_LIBRARIES += libcsimages.a
-libcsimages_a_CPPFLAGS = $(CS_DEFS) $(CS_IMAGES_INC)
+libcsimages_a_CPPFLAGS = $(CS_DEFS) $(CS_IMAGES_INC) $(LIBCRYPTO_CFLAGS)
 libcsimages_a_SOURCES = plugin/images/manifest.c plugin/images/manifest.h plugin/images/imgframe.c \
 	plugin/images/imgframe.h plugin/images/imgdir.c plugin/images/imgdir.h plugin/images/imgindex.c \
 	plugin/images/imgindex.h plugin/images/manifest_facts.c \
 	plugin/images/manifest_facts.h plugin/images/placement.c plugin/images/placement.h \
-	plugin/images/restore_plan.c plugin/images/restore_plan.h
+	plugin/images/restore_plan.c plugin/images/restore_plan.h \
+	plugin/images/chunk_id.c plugin/images/chunk_id.h
 nodist_libcsimages_a_SOURCES = $(PROTO_SRCS)

@@ -30,7 +30,7 @@ include $(top_srcdir)/tests/workload/workload.mk
 
 # ----- emulator tests (TAP) -----
 EMU_TEST_SOURCES = tests/tap.h tests/emu/emu-test.h tests/emu/emu-test.c
-EMU_TEST_LDADD = $(CS_ALL_LIBS) -ldl -lpthread
+EMU_TEST_LDADD = $(CS_ALL_LIBS) $(LIBCRYPTO_LIBS) -ldl -lpthread
 EMU_TESTS = \
 	tests/emu/test-emu-state-machine
 

@@ -12,7 +12,7 @@ tests_engine_libenginetest_a_SOURCES = tests/log-stderr.c \
 tests_engine_libenginetest_a_CPPFLAGS = $(CS_DEFS) $(CS_ENGINE_INC)
 tests_engine_libenginetest_a_CFLAGS = $(AM_CFLAGS) $(ENGINE_TEST_SAN)
 ENGINE_TEST_LDADD = tests/engine/libenginetest.a libcsengine.a libcsimages.a libcsbase.a $(PROTOBUF_C_LIBS) \
-	-lpthread -ldl
+	$(LIBCRYPTO_LIBS) -lpthread -ldl
 ENGINE_TEST_CFLAGS = $(AM_CFLAGS) $(ENGINE_TEST_SAN) -I$(top_srcdir)/tests -I$(top_srcdir)/tests/engine
 
 ENGINE_TESTS = \

@@ -12,7 +12,8 @@ IMAGES_UNIT_TESTS = \
 	tests/images/test-imgdir-atomic-write \
 	tests/images/test-index-owns-manifests \
 	tests/images/test-index-tied-to-criu-run \
-	tests/images/test-imgdir-planted-nodes-never-opened
+	tests/images/test-imgdir-planted-nodes-never-opened \
+	tests/images/test-chunk-id-sha256-vectors-and-tree
 check_PROGRAMS += $(IMAGES_UNIT_TESTS)
 TESTS += $(IMAGES_UNIT_TESTS)
 
@@ -44,3 +45,7 @@ tests_images_test_index_owns_manifests_SOURCES = tests/images/test-index-owns-ma
 tests_images_test_index_owns_manifests_LDADD = $(UNIT_TEST_LIBS)
 tests_images_test_index_tied_to_criu_run_SOURCES = tests/images/test-index-tied-to-criu-run.c $(IMAGES_TEST_COMMON)
 tests_images_test_index_tied_to_criu_run_LDADD = $(UNIT_TEST_LIBS)
+# chunk ids against the published SHA-256 examples and a second construction (sha256_ref.c)
+tests_images_test_chunk_id_sha256_vectors_and_tree_SOURCES = tests/images/test-chunk-id-sha256-vectors-and-tree.c \
+	tests/images/sha256_ref.c tests/images/sha256_ref.h $(IMAGES_TEST_COMMON)
+tests_images_test_chunk_id_sha256_vectors_and_tree_LDADD = $(UNIT_TEST_LIBS)

@@ -15,6 +15,7 @@
 #include "devices.h"
 #include "driver_state.h"
 #include "dump.h"
+#include "dump_chunks.h"
 #include "dump_facts.h"
 #include "dump_plan.h"
 #include "imgdir.h"
@@ -144,7 +145,7 @@ int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd, unsigned alarm_cap_m
 		return p->dump.phase == CS_PHASE_FAILED ? -EAGAIN : 0;
 	/* PAUSE runs for every task, first of all hooks: the dump owns the directory from here */
 	if (ctx->stage == CS_STAGE_DUMP) {
-		ret = cs_imgset_dump_own(&ctx->dump, dirfd);
+		ret = cs_dump_own_imgdir(ctx, dirfd);
 		if (ret)
 			return ret;
 	}
@@ -205,7 +206,9 @@ int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd, unsigned alarm_cap_m
 	cs_dump_plan_process(ctx, p); /* its GPUs: for the manifest's facts, and the copy's plan */
 	cs_dump_facts_probe(ctx, p);
 	if (p->mode == CS_MODE_CUSTOM) {
-		ret = cs_dump_plan_check_space(ctx, p, dirfd);
+		ret = cs_dump_chunks_check_proc(ctx, p);
+		if (!ret)
+			ret = cs_dump_plan_check_space(ctx, p, dirfd);
 		if (ret) {
 			p->dump.phase = CS_PHASE_FAILED;
 			return ret;
@@ -339,7 +342,9 @@ static int copy_out(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_v
 		d->ordinal = v->r[i].ordinal;
 		d->size = v->r[i].size;
 		cs_name_extent(d->extent, p->ns_pid, i);
-		regs[i] = (struct cs_engine_region){ .dirfd = dirfd, .name = d->extent };
+		regs[i] = (struct cs_engine_region){ .dirfd = dirfd,
+						     .name = d->extent,
+						     .sink = ctx->dump.chunked ? &ctx->dump.sink : NULL };
 		cs_copy_map(ctx, v, i, &regs[i]);
 		m->total_bytes += d->size;
 	}
@@ -358,6 +363,8 @@ static int copy_out(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_v
 		m->dev[i].zero = regs[i].zero;
 		m->dev[i].stored_bytes = regs[i].stored_bytes;
 		m->dev[i].nstripes = regs[i].nstripes;
+		m->dev[i].ids = regs[i].ids; /* chunked: the manifest takes them over too */
+		m->dev[i].new_bytes = regs[i].new_bytes;
 		p->dump.copy[i] = (struct cs_copy_account){ .seconds = regs[i].seconds,
 							    .threads = regs[i].threads,
 							    .io_seconds = regs[i].io_seconds,
@@ -846,8 +853,11 @@ void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd)
 		ctx->proc[i].dump.rescue = NULL;
 	}
 	/* and so is its index: no half image set */
-	if (ret && dirfd >= 0 && ctx->nproc)
+	if (ret && dirfd >= 0 && ctx->nproc) {
 		cs_imgdir_remove(dirfd, CS_NAME_INDEX);
+		cs_dump_chunks_discard(ctx, dirfd);
+	}
+	cs_dump_chunks_close(ctx);
 	cs_dump_plan_release(&ctx->dump.nvml);
 }
 

@@ -117,7 +117,14 @@ int cs_chunk_parent_open(int imgdir, const char *path, struct cs_chunk_parent *p
 	if (ret)
 		goto err_close;
 	p->chunks = cs_chunks_dir_open(p->dir, false);
-	if (p->chunks < 0 && p->chunks != -ENOENT) {
+	if (p->chunks == -ENOENT) {
+		ret = cs_fail(-EPROTO, err, errlen,
+			      "parent %s has no %s: it is not a chunked dump (its GPU memory is in extents "
+			      "or CRIU's pages); a parent must be dumped with chunks = yes",
+			      path, CS_CHUNKS_DIR);
+		goto err_close;
+	}
+	if (p->chunks < 0) {
 		ret = cs_fail(p->chunks, err, errlen, "parent %s: %s cannot be opened: %s", path,
 			      CS_CHUNKS_DIR, strerror(-p->chunks));
 		goto err_close;

@@ -54,12 +54,13 @@ static bool is_hh(const char *name)
 	return strlen(name) == 2 && strspn(name, "0123456789abcdef") == 2;
 }
 
-/* every non-directory entry of dirfd removed; chunk files counted */
+/* every non-directory entry of dirfd removed; chunk files counted. Each walk opens the directory
+ * anew: a dup() would share (and leave at the end) the offset of an earlier walk */
 static int clear_files(int dirfd, unsigned *removed)
 {
 	DIR *d;
 	struct dirent *e;
-	int fd = dup(dirfd), ret = 0;
+	int fd = openat(dirfd, ".", DIR_FLAGS), ret = 0;
 
 	if (fd < 0)
 		return -errno;
@@ -336,7 +337,7 @@ int cs_store_lock(int storefd, bool exclusive, bool wait)
 /* gc of one hh directory */
 static int gc_hh(int hfd, struct cs_gc_stats *st)
 {
-	int fd = dup(hfd), ret = 0;
+	int fd = openat(hfd, ".", DIR_FLAGS), ret = 0;
 	struct dirent *e;
 	struct stat sb;
 	DIR *d;
@@ -371,7 +372,7 @@ static int gc_hh(int hfd, struct cs_gc_stats *st)
 
 int cs_store_gc(int storefd, struct cs_gc_stats *st)
 {
-	int fd = dup(storefd), ret = 0;
+	int fd = openat(storefd, ".", DIR_FLAGS), ret = 0;
 	struct dirent *e;
 	unsigned tmp = 0;
 	DIR *d;

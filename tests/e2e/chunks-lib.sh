@@ -12,3 +12,8 @@ chunk_bytes() {
 no_extents() { ! ls "$1"/cudastore-*.ext >/dev/null 2>&1; }
 # tree_sum DIR: every file of DIR's cudastore set and chunks, with its content hash
 tree_sum() { (cd "$1" && find cudastore-* -type f -exec sha256sum {} + 2>/dev/null | sort); }
+# manifest_new_bytes DIR NSPID: the bytes the dump wrote rather than linked, as its manifest says
+manifest_new_bytes() {
+	"$top_builddir/tests/e2e/cs-manifest-tool" "$1/cudastore-$2.img" show |
+		awk '$3 == "chunks" {s += $NF} END {print s + 0}'
+}

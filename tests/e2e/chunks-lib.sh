@@ -17,3 +17,8 @@ manifest_new_bytes() {
 	"$top_builddir/tests/e2e/cs-manifest-tool" "$1/cudastore-$2.img" show |
 		awk '$3 == "chunks" {s += $NF} END {print s + 0}'
 }
+# unique_bytes DIR...: bytes of the distinct chunk files (inodes) under the DIRs: the storage
+# they take together, each hard-linked chunk counted once
+unique_bytes() {
+	find "$@" -type f -printf '%i %s\n' 2>/dev/null | sort -u | awk '{s += $2} END {print s + 0}'
+}

@@ -145,7 +145,8 @@ E2E_CHUNK_TESTS = \
 	tests/e2e/test-incremental-child-dump-restores-without-parent.sh \
 	tests/e2e/test-incremental-bad-parent-refused-before-lock.sh \
 	tests/e2e/test-incremental-child-dump-killed-parent-and-store-intact.sh \
-	tests/e2e/test-incremental-10-processes-share-one-store.sh
+	tests/e2e/test-incremental-10-processes-share-one-store.sh \
+	tests/e2e/test-incremental-cli-inspect-verify-gc.sh
 TESTS += $(E2E_GPU_TESTS)
 # Both run emulated CUDA processes as pid 1 of a pid namespace, and the emulator names its socket
 # by the ns pid in the one network namespace: never run them at the same time (make -j check).

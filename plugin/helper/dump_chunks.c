@@ -76,8 +76,8 @@ int cs_dump_chunks_begin(struct cs_ctx *ctx, int dirfd)
 	unsigned removed = 0;
 	int ret;
 
-	if (!ds->chunked)
-		return 0;
+	/* an earlier chunked dump's links go whatever this dump writes: left behind, they would
+	 * keep that dump's store chunks from gc (and cost nothing to look for when absent) */
 	ret = cs_chunks_dir_clear(dirfd, &removed);
 	if (ret) {
 		cs_err("cannot remove %s of an earlier dump from the images directory: %s. Remove it, or "
@@ -92,6 +92,8 @@ int cs_dump_chunks_begin(struct cs_ctx *ctx, int dirfd)
 	}
 	if (removed)
 		cs_info("removed %u chunk link(s) of an earlier dump from the images directory", removed);
+	if (!ds->chunked)
+		return 0;
 	ds->sink.img = cs_chunks_dir_open(dirfd, true);
 	if (ds->sink.img < 0) {
 		ret = ds->sink.img;

@@ -14,7 +14,8 @@
 int cs_dump_own_imgdir(struct cs_ctx *ctx, int dirfd);
 /* Before cs_imgset_dump_begin: parent and store opened and judged (nothing chunked: 0). */
 int cs_dump_chunks_open(struct cs_ctx *ctx, int dirfd);
-/* After it: the images directory's cudastore-chunks/ of an earlier dump cleared, made anew. */
+/* After it: the images directory's cudastore-chunks/ of an earlier dump cleared (whether this
+ * dump is chunked or not), made anew for a chunked one. */
 int cs_dump_chunks_begin(struct cs_ctx *ctx, int dirfd);
 /* PAUSE of a CustomStorage process, before its lock: its images in the parent usable. */
 int cs_dump_chunks_check_proc(struct cs_ctx *ctx, const struct cs_proc *p);

@@ -6,7 +6,7 @@
 . "$top_srcdir/tests/e2e/lib.sh"
 . "$top_srcdir/tests/e2e/chunks-lib.sh"
 need_criu; setup_work; use_emulator
-plan 27
+plan 29
 start_workload other --size 4m --seed 9
 OTHER=$WPID
 start_workload w --size 16m --zero-percent 0
@@ -62,5 +62,10 @@ criu_restore "$WORK/good" >/dev/null
 check "a restore of a changed chunk is refused, naming it" failed_saying $? \
 	"$WORK/good/restore.log" "checksum mismatch in cudastore-chunks/.*the chunk file was changed"
 check "the process restored from changed images does not run" bash -c "! kill -0 $WPID 2>/dev/null"
+set_config "chunks = no"
+criu_dump "$WORK/other" "$OTHER" --leave-running
+check "an extent dump into a chunked dump's directory succeeds" [ $? = 0 ]
+check "and removes the earlier chunk links (which would keep store chunks from gc)" \
+	bash -c "[ ! -e '$WORK/other/cudastore-chunks' ] && ls '$WORK'/other/cudastore-*.ext >/dev/null"
 kill -9 "$OTHER" 2>/dev/null
 done_testing

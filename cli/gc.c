@@ -111,8 +111,7 @@ int cli_gc(int argc, char **argv)
 	lock = cs_store_lock(fd, true, false);
 	if (lock < 0) {
 		snprintf(why, sizeof(why), "%s: %s; nothing was removed: run gc again once the dump is done",
-			 store,
-			 lock == -EWOULDBLOCK ? "a dump is using the store now" : strerror(-lock));
+			 store, lock == -EWOULDBLOCK ? "a dump is using the store now" : strerror(-lock));
 		close(fd);
 		return report(store, CLI_FAIL, &st, why);
 	}
@@ -120,8 +119,10 @@ int cli_gc(int argc, char **argv)
 	close(lock);
 	close(fd);
 	if (ret) {
-		snprintf(why, sizeof(why), "%s: removing unreferenced chunks failed: %s (what was removed "
-			 "was whole; run gc again)", store, strerror(-ret));
+		snprintf(why, sizeof(why),
+			 "%s: removing unreferenced chunks failed: %s (what was removed "
+			 "was whole; run gc again)",
+			 store, strerror(-ret));
 		return report(store, CLI_FAIL, &st, why);
 	}
 	return report(store, CLI_OK, &st, NULL);

@@ -96,7 +96,9 @@ static void dump_into(int dir, const struct cs_chunk_sink *s, const struct cs_in
 static void puts_and_links(int top)
 {
 	int a = sub(top, "a"), st = sub(top, "store"), b = sub(top, "b"), stmp;
-	struct cs_chunk_sink s = { .img = cs_chunks_dir_open(a, true), .store = -1, .stmp = -1, .parent = -1 };
+	struct cs_chunk_sink s = {
+		.img = cs_chunks_dir_open(a, true), .store = -1, .stmp = -1, .parent = -1
+	};
 	enum cs_chunk_from from;
 	char err[512] = "", rel[CS_CHUNK_REL];
 	int sfd, fd, ret;
@@ -109,7 +111,9 @@ static void puts_and_links(int top)
 	close(a);
 	if (cs_store_open(top, "store", &sfd, &stmp))
 		tap_bail("store");
-	s = (struct cs_chunk_sink){ .img = cs_chunks_dir_open(b, true), .store = sfd, .stmp = stmp, .parent = -1 };
+	s = (struct cs_chunk_sink){
+		.img = cs_chunks_dir_open(b, true), .store = sfd, .stmp = stmp, .parent = -1
+	};
 	a = openat(top, "a", O_RDONLY | O_DIRECTORY);
 	s.parent = cs_chunks_dir_open(a, false);
 	ret = cs_chunk_put(&s, ids[0], data, CHUNK, &from, err, sizeof(err));
@@ -166,7 +170,9 @@ static void gc(int top)
 static void manifest_and_check(int top)
 {
 	int p = sub(top, "p");
-	struct cs_chunk_sink s = { .img = cs_chunks_dir_open(p, true), .store = -1, .stmp = -1, .parent = -1 };
+	struct cs_chunk_sink s = {
+		.img = cs_chunks_dir_open(p, true), .store = -1, .stmp = -1, .parent = -1
+	};
 	struct cs_manifest m;
 	char err[512], rel[CS_CHUNK_REL];
 
@@ -215,8 +221,8 @@ static void parents(int top)
 	ret = cs_chunk_parent_open(c, ".", &par, err, sizeof(err));
 	tap_ok(ret == -ELOOP && strstr(err, "itself"), "the directory itself is refused: \"%s\"", err);
 	ret = cs_chunk_parent_open(c, "../q", &par, err, sizeof(err));
-	tap_ok(ret == -EPROTO && strstr(err, "no cudastore-index.img"), "a directory without an index: \"%s\"",
-	       err);
+	tap_ok(ret == -EPROTO && strstr(err, "no cudastore-index.img"),
+	       "a directory without an index: \"%s\"", err);
 	if (mkdtemp(shm)) {
 		char rel[4200];
 
@@ -229,11 +235,14 @@ static void parents(int top)
 	}
 	ret = cs_chunk_parent_open(c, "../p", &par, err, sizeof(err));
 	tap_ok(!ret, "a chunked dump is a parent (%d %s)", ret, ret ? err : "");
-	tap_ok(cs_chunk_parent_check_proc(&par, 8, err, sizeof(err)) == -ESRCH && strstr(err, "another process tree"),
+	tap_ok(cs_chunk_parent_check_proc(&par, 8, err, sizeof(err)) == -ESRCH &&
+		   strstr(err, "another process tree"),
 	       "a parent without the process: \"%s\"", err);
 	tap_ok(!cs_chunk_parent_check_proc(&par, 7, err, sizeof(err)), "its process's images are usable");
 	/* c dumped with p as parent; then p dumped with c as parent: a loop through c's index */
-	s = (struct cs_chunk_sink){ .img = cs_chunks_dir_open(c, true), .store = -1, .stmp = -1, .parent = par.chunks };
+	s = (struct cs_chunk_sink){
+		.img = cs_chunks_dir_open(c, true), .store = -1, .stmp = -1, .parent = par.chunks
+	};
 	memset(&xc, 0, sizeof(xc));
 	xc.has_parent = true;
 	snprintf(xc.parent_dir, sizeof(xc.parent_dir), "../p");
@@ -259,8 +268,8 @@ static void parents(int top)
 		cs_manifest_free(&m);
 		cs_index_write(q, &x);
 		ret = cs_chunk_parent_open(c, "../q", &par, err, sizeof(err));
-		tap_ok(ret == -EPROTO && strstr(err, "not a chunked dump"), "an extent dump is no parent: \"%s\"",
-		       err);
+		tap_ok(ret == -EPROTO && strstr(err, "not a chunked dump"),
+		       "an extent dump is no parent: \"%s\"", err);
 	}
 	close(c);
 	close(q);

@@ -48,7 +48,14 @@ extern bool cli_utf8;
 
 int cli_check(int argc, char **argv);
 int cli_inspect(int argc, char **argv);
+/* chunks.c: inspect of chunked images (format 1.5): a device's chunks (false: some missing),
+ * and the dump's chain of parents */
+bool cli_chunks_text(int dirfd, const struct cs_manifest_dev *d);
+bool cli_chunks_json(json_object *dev, int dirfd, const struct cs_manifest_dev *d);
+void cli_chain_text(int dirfd);
+void cli_chain_json(json_object *p, int dirfd);
 int cli_verify(int argc, char **argv);
+int cli_gc(int argc, char **argv);
 
 /* ---- what this run has said (said.c): out.c and json.c note it here, neither calls the other ---- */
 /* the first message cli_err or cli_usage_err printed ("" none) */

@@ -24,6 +24,8 @@ CLI_SOURCES = \
 	cli/check_text.c \
 	cli/check_json.c \
 	cli/inspect.c \
+	cli/chunks.c \
+	cli/gc.c \
 	cli/hostfacts.c \
 	cli/verify.c
 cudastore_SOURCES = cli/main.c $(CLI_SOURCES)

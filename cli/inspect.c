@@ -142,6 +142,7 @@ static bool text_one(int dirfd, const char *dir, const char *mname, const struct
 	cli_line("  GPU memory:     %s, %s stored", cli_bytes(m->total_bytes, a, sizeof(a)),
 		 cli_bytes(m->stored_bytes, b, sizeof(b)));
 	cli_facts_text(m);
+	cli_chain_text(dirfd);
 	for (i = 0; i < m->ndev; i++) {
 		const struct cs_manifest_dev *d = &m->dev[i];
 		uint64_t z = zero_chunks(d);
@@ -155,6 +156,10 @@ static bool text_one(int dirfd, const char *dir, const char *mname, const struct
 		text_copy(&sum, sret, i);
 		if (m->mode != CS_MODE_CUSTOM)
 			continue;
+		if (d->ids) {
+			ok &= cli_chunks_text(dirfd, d);
+			continue;
+		}
 		for (unsigned k = 0; k < (d->nstripes ? d->nstripes : 1); k++) {
 			const char *name = k ? d->stripe[k] : d->extent;
 			uint64_t want = cs_stripe_size(d->size, d->chunk_size, d->nstripes, k);
@@ -325,10 +330,13 @@ static bool json_one(json_object *p, int dirfd, const struct cs_manifest *m, con
 	cli_ju64(p, "total_bytes", m->total_bytes);
 	cli_ju64(p, "stored_bytes", m->stored_bytes);
 	cli_facts_json(p, m);
+	cli_chain_json(p, dirfd);
 	devs = cli_jarr(p, "devices");
 	for (i = 0; i < m->ndev; i++) {
 		d = cli_jdevice(devs, &m->dev[i]);
-		if (m->mode == CS_MODE_CUSTOM)
+		if (m->mode == CS_MODE_CUSTOM && m->dev[i].ids)
+			ok &= cli_chunks_json(d, dirfd, &m->dev[i]);
+		else if (m->mode == CS_MODE_CUSTOM)
 			ok &= json_extents(d, dirfd, &m->dev[i]);
 		json_chunks(d, &m->dev[i]);
 		json_copy(d, &sum, sret, i);

@@ -24,6 +24,7 @@ static const struct cmd cmds[] = {
 	{ "check", "[--images-dir|--images DIR]", "would a dump, or a restore of DIR, work here", cli_check },
 	{ "inspect", "DIR [PID]", "what the cudastore images in DIR hold", cli_inspect },
 	{ "verify", "DIR [PID]", "whether a restore would accept the images in DIR", cli_verify },
+	{ "gc", "--store DIR", "remove the chunks no images directory links from a chunk store", cli_gc },
 	{ "help", "[COMMAND]", "this text, or COMMAND's", help },
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))

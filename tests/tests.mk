@@ -143,7 +143,15 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-crun-leave-running.sh \
 	tests/e2e/test-containerd-ctr-checkpoint-restore.sh \
 	tests/e2e/test-striped-tmpfs-prefetch.sh \
-	tests/e2e/test-tmpfs-readback-dump-restores-byte-exact.sh
+	tests/e2e/test-tmpfs-readback-dump-restores-byte-exact.sh \
+	$(E2E_CHUNK_TESTS)
+# chunked images and incremental dumps (docs/image-format.md section 10)
+E2E_CHUNK_TESTS = \
+	tests/e2e/test-incremental-child-dump-restores-without-parent.sh \
+	tests/e2e/test-incremental-bad-parent-refused-before-lock.sh \
+	tests/e2e/test-incremental-child-dump-killed-parent-and-store-intact.sh \
+	tests/e2e/test-incremental-10-processes-share-one-store.sh \
+	tests/e2e/test-incremental-cli-inspect-verify-gc.sh
 TESTS += $(E2E_GPU_TESTS)
 # Both run emulated CUDA processes as pid 1 of a pid namespace, and the emulator names its socket
 # by the ns pid in the one network namespace: never run them at the same time (make -j check).
@@ -152,7 +160,7 @@ E2E_NS1_AFTER = tests/e2e/test-reused-images-dir-stale-files.sh.log
 $(E2E_NS1_AFTER): tests/e2e/test-container-pid-namespace.sh.log
 dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh tests/e2e/tree.sh tests/e2e/placement.sh tests/e2e/helper-killed.sh tests/e2e/guardian.sh \
 	tests/e2e/runc-lib.sh tests/e2e/crun-lib.sh tests/e2e/containerd-lib.sh \
-	tests/e2e/runtime-checkpoint-restore.sh tests/e2e/runtime-leave-running.sh
+	tests/e2e/runtime-checkpoint-restore.sh tests/e2e/runtime-leave-running.sh tests/e2e/chunks-lib.sh tests/e2e/chunk-ids.py
 
 # GPU-host tools (built by make-gpu-artifacts.sh; not run by make check)
 check_PROGRAMS += tests/gpu/cs-driver-timing

@@ -192,6 +192,13 @@ int cs_options_set(struct cs_options *o, const char *key, const char *v, char *e
 		if (v[0] != '/')
 			return cs_fail(-EINVAL, err, len, "helper: '%s' is not an absolute path", v);
 		return set_path(o->helper, sizeof(o->helper), key, v, err, len);
+	} else if (!strcmp(key, "chunks")) {
+		if (parse_bool(v, &o->chunks))
+			return cs_fail(-EINVAL, err, len, "chunks: '%s' is not yes or no", v);
+	} else if (!strcmp(key, "parent")) {
+		return set_path(o->parent, sizeof(o->parent), key, v, err, len);
+	} else if (!strcmp(key, "chunk_store")) {
+		return set_path(o->chunk_store, sizeof(o->chunk_store), key, v, err, len);
 	} else if (!strcmp(key, "chunk_mb")) {
 		if (parse_u64(v, 1, CS_CHUNK_MAX >> 20, &x) || (x & (x - 1)))
 			return cs_fail(-EINVAL, err, len, "chunk_mb: '%s' is not a power of two in 1..%u", v,
@@ -500,6 +507,9 @@ static const struct {
 	{ "CUDASTORE_OLD_DRIVER_TREES", "old_driver_trees" },
 	{ "CUDASTORE_CUSTOM_IN_FLIGHT", "custom_in_flight" },
 	{ "CUDASTORE_DEVICE_MAP", "device_map" },
+	{ "CUDASTORE_CHUNKS", "chunks" },
+	{ "CUDASTORE_PARENT", "parent" },
+	{ "CUDASTORE_CHUNK_STORE", "chunk_store" },
 };
 
 /*
@@ -662,9 +672,20 @@ int cs_option_format(const struct cs_options *o, const char *key, char *buf, siz
 		snprintf(buf, len, "%s", o->old_driver_trees ? "allow" : "refuse");
 	else if (!strcmp(key, "device_map"))
 		format_device_map(o, buf, len);
+	else if (!strcmp(key, "chunks"))
+		snprintf(buf, len, "%s", yes_no(cs_opt_chunked(o)));
+	else if (!strcmp(key, "parent"))
+		snprintf(buf, len, "%s", o->parent[0] ? o->parent : "(none)");
+	else if (!strcmp(key, "chunk_store"))
+		snprintf(buf, len, "%s", o->chunk_store[0] ? o->chunk_store : "(none)");
 	else
 		return -ENOENT;
 	return 0;
+}
+
+bool cs_opt_chunked(const struct cs_options *o)
+{
+	return o->chunks || o->parent[0] || o->chunk_store[0];
 }
 
 bool cs_options_env_known(const char *name, size_t n)

@@ -59,6 +59,12 @@ struct cs_options {
 	unsigned op_timeout_s; /* the longest a helper request may go without progress; 0: none */
 	bool old_driver_trees; /* allow trees of several CUDA processes on drivers before 610 */
 	unsigned custom_in_flight; /* CustomStorage processes CHECKPOINTING at once; 0: as parallel */
+	/* chunked images (format 1.5; docs/image-format.md section 10): a CustomStorage dump writes
+	 * content-addressed chunks; parent: an earlier chunked dump's images directory (relative to
+	 * the images directory); chunk_store: a shared store directory. Either implies chunks. */
+	bool chunks;
+	char parent[512];
+	char chunk_store[512];
 	unsigned ndevice_map;
 	struct cs_device_pair device_map[CS_MAX_DEVICES];
 	char source[320]; /* where the options came from, for the log */
@@ -111,7 +117,7 @@ const char *cs_opt_mode_name(enum cs_opt_mode m);
 const char *cs_tristate_name(enum cs_tristate t);
 int cs_tristate_parse(const char *v, enum cs_tristate *out);
 /* Every option: its key in the file (CUDASTORE_<KEY> in the environment), in a stable order. */
-#define CS_OPTION_COUNT 26
+#define CS_OPTION_COUNT 29
 const char *cs_option_key(unsigned i); /* i < CS_OPTION_COUNT, else NULL */
 /* The value of option key in o, as the file would spell it (defaults spelled out); 0 or -ENOENT. */
 int cs_option_format(const struct cs_options *o, const char *key, char *buf, size_t len);
@@ -120,5 +126,7 @@ bool cs_options_env_known(const char *name, size_t n);
 /* prefetch yes, or auto on a machine of at least CS_PREFETCH_AUTO_CPUS online CPUs */
 #define CS_PREFETCH_AUTO_CPUS 4
 bool cs_opt_prefetch_on(const struct cs_options *o);
+/* a dump writes chunked images: chunks, parent or chunk_store set */
+bool cs_opt_chunked(const struct cs_options *o);
 
 #endif /* CUDASTORE_OPTIONS_H */

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "errmsg.h"
+#include "chunkstore.h"
 #include "engine_priv.h"
 #include "manifest.h"
 #include "imgdir.h"
@@ -81,6 +82,7 @@ void cs_engine_region_from_manifest(struct cs_engine_region *r, const struct cs_
 					.nchunks = d->nchunks,
 					.hash = d->hash,
 					.zero = d->zero,
+					.ids = d->ids,
 					.nstripes = d->nstripes };
 	memcpy(r->stripe_name, d->stripe, sizeof(r->stripe_name));
 }
@@ -91,8 +93,12 @@ void cs_engine_region_free_meta(struct cs_engine_region *r)
 		return;
 	free(r->hash);
 	free(r->zero);
+	if (r->sink) /* a chunked dump's ids are the engine's; a restore's are the caller's */
+		free(r->ids);
 	r->hash = NULL;
 	r->zero = NULL;
+	if (r->sink)
+		r->ids = NULL;
 	r->nchunks = 0;
 }
 
@@ -162,7 +168,7 @@ static void thread_teardown(struct eng_thread *t)
 
 static void region_finish(struct eng_region *reg)
 {
-	if (reg->job->dump && !eng_stopped(reg->job))
+	if (reg->job->dump && !eng_stopped(reg->job) && !eng_chunked(reg))
 		eng_io_finish_dump(reg);
 	reg->r->seconds = (double)(cs_now_ns() - reg->t0_ns) / 1e9;
 	reg->r->setup_seconds = (double)atomic_load(&reg->setup_ns) / 1e9;
@@ -431,18 +437,24 @@ static int region_prepare_dump(struct eng_region *reg)
 	struct cs_engine_region *r = reg->r;
 	int ret;
 
-	reg->chunk = reg->job->opts->chunk_size;
+	reg->chunk = r->sink ? CS_DEDUP_CHUNK : reg->job->opts->chunk_size;
 	reg->memfs = eng_dir_is_memfs(r->dirfd);
 	ret = region_plan(reg);
-	if (!ret)
+	if (!ret && r->sink) { /* chunks, not extent files: one nominal file, never created */
+		r->nstripes = reg->nfiles = 1;
+		files_init(reg);
+	} else if (!ret) {
 		ret = dump_stripes(reg);
+	}
 	if (ret)
 		return ret;
 	r->chunk_size = reg->chunk;
 	r->nchunks = reg->nchunks;
 	r->hash = calloc(reg->nchunks ? reg->nchunks : 1, sizeof(*r->hash));
 	r->zero = calloc(reg->nchunks ? reg->nchunks : 1, sizeof(*r->zero));
-	if (!r->hash || !r->zero) {
+	if (r->sink)
+		r->ids = calloc(reg->nchunks ? reg->nchunks : 1, CS_CHUNK_ID_LEN);
+	if (!r->hash || !r->zero || (r->sink && !r->ids)) {
 		eng_fail(reg->job, -ENOMEM, "region %u (%s): no memory for metadata of %llu chunks",
 			 reg->index, r->name, (unsigned long long)reg->nchunks);
 		return -ENOMEM;
@@ -452,6 +464,8 @@ static int region_prepare_dump(struct eng_region *reg)
 		reg->zero_hash_tail =
 		    eng_hash_zeros(r->size - (reg->nchunks ? (reg->nchunks - 1) * reg->chunk : 0));
 	}
+	if (r->sink)
+		return 0;
 	ret = eng_io_create(reg);
 	if (!ret && !reg->job->opts->no_reserve)
 		ret = eng_io_reserve(reg);
@@ -474,6 +488,18 @@ static int region_prepare_restore(struct eng_region *reg)
 		ret = restore_stripes(reg);
 	if (ret)
 		return ret;
+	if (reg->r->ids) { /* chunk files, opened one by one (engine_chunks.c) */
+		reg->chunks_fd = cs_chunks_dir_open(reg->r->dirfd, false);
+		if (reg->chunks_fd < 0) {
+			ret = reg->chunks_fd;
+			eng_fail(reg->job, ret,
+				 "restore: region %u: %s cannot be opened in the images "
+				 "directory: %s",
+				 reg->index, CS_CHUNKS_DIR, strerror(-ret));
+			return ret;
+		}
+		return 0;
+	}
 	reg->pf = eng_prefetch_find(reg->job->opts->prefetch, reg->r);
 	ret = eng_io_open_ro(reg);
 	if (!ret)
@@ -488,6 +514,10 @@ static void region_close(struct eng_region *reg, bool failed)
 	unsigned k;
 
 	eng_io_unmap(reg);
+	if (reg->chunks_fd >= 0)
+		close(reg->chunks_fd);
+	reg->chunks_fd = -1;
+	r->new_bytes = atomic_load(&reg->fresh);
 	for (k = 0; k < reg->nfiles; k++) {
 		struct eng_file *f = &reg->files[k];
 
@@ -636,6 +666,7 @@ static int run(const struct cs_cuda_ops *ops, struct cs_engine_region *regions, 
 		    (struct eng_region){ .job = &job, .r = &regions[i], .index = opts->first_region + i };
 		for (unsigned k = 0; k < CS_MAX_STRIPES; k++)
 			regs[i].files[k].fd = -1;
+		regs[i].chunks_fd = -1;
 		pthread_mutex_init(&regs[i].lock, NULL);
 		regions[i].stored_bytes = regions[i].pinned_bytes = regions[i].prefetched_bytes = 0;
 		regions[i].used_direct_io = regions[i].used_mapping = false;

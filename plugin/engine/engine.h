@@ -35,6 +35,7 @@
 
 struct cs_prefetch;
 struct cs_pinned_pool;
+struct cs_chunk_sink;
 
 /* The weight of a note (cs_engine_opts.note): the numbers of log.h's CS_LOG_WARN, _INFO, _DEBUG. */
 #define CS_ENGINE_NOTE_WARN  2
@@ -132,6 +133,17 @@ struct cs_engine_region {
 	uint64_t nchunks;
 	uint64_t *hash; /* nchunks XXH3-64 values */
 	uint8_t *zero;	/* nchunks flags, 1 = all-zero chunk, not stored */
+
+	/*
+	 * Chunked images (format 1.5, chunkstore.h), chunks of CS_DEDUP_CHUNK bytes. Dump: with sink,
+	 * every non-zero chunk goes to it by id (cs_chunk_put, hashed on the copy thread) and no extent
+	 * file is made; ids is then allocated and filled (nchunks ids, zero chunks all-zero; freed by
+	 * cs_engine_region_free_meta) and new_bytes says what was written rather than linked. Restore:
+	 * with ids (the manifest's), chunk i is read from dirfd's cudastore-chunks/ instead of an extent.
+	 */
+	const struct cs_chunk_sink *sink;
+	uint8_t *ids;
+	uint64_t new_bytes;
 
 	/* out */
 	uint64_t stored_bytes; /* bytes of data in the file (non-zero chunks) */

@@ -8,6 +8,7 @@ libcsengine_a_SOURCES = \
 	plugin/engine/engine.c \
 	plugin/engine/engine_job.c \
 	plugin/engine/engine_chunk.c \
+	plugin/engine/engine_chunks.c \
 	plugin/engine/engine_hash_avx2.c \
 	plugin/engine/engine_io.c \
 	plugin/engine/engine_mapread.c \

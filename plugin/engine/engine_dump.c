@@ -46,7 +46,9 @@ static int finish(struct eng_thread *t, uint64_t idx, unsigned b)
 	if (reg->job->opts->skip_zero && eng_is_zero(t->buf[b], len)) {
 		r->zero[idx] = 1;
 		r->hash[idx] = eng_zero_hash_for(reg, len);
-		ret = eng_io_skip(t, len, idx);
+		ret = eng_chunked(reg) ? 0 : eng_io_skip(t, len, idx);
+	} else if (eng_chunked(reg)) {
+		ret = eng_chunk_put(t, t->buf[b], len, idx); /* XXH3, id, linked or written */
 	} else {
 		ret = eng_io_write(t, t->buf[b], len, idx, &r->hash[idx]); /* hashes it too */
 	}

@@ -92,6 +92,8 @@ struct eng_region {
 	atomic_uint_fast64_t next;   /* next chunk index to hand out (runs: next file in turn) */
 	atomic_uint_fast64_t done;   /* bytes finished (progress) */
 	atomic_uint_fast64_t stored; /* bytes written to the file */
+	atomic_uint_fast64_t fresh;  /* chunked dump: bytes of chunks written, not linked */
+	int chunks_fd;		     /* chunked restore: the images directory's cudastore-chunks */
 	atomic_uint_fast64_t pinned; /* pinned bytes allocated */
 	atomic_uint_fast64_t pooled; /* of them, lent by the pool */
 	atomic_uint_fast64_t setup_ns, teardown_ns; /* slowest thread's */
@@ -211,6 +213,14 @@ int eng_io_skip(struct eng_thread *t, size_t len, uint64_t idx);
 /* read chunk idx into buf; *hash (when not NULL) gets the XXH3 of what was read */
 int eng_io_read(struct eng_thread *t, void *buf, size_t len, uint64_t idx, uint64_t *hash);
 int eng_io_finish_dump(struct eng_region *reg);
+
+/* engine_chunks.c: chunked images (cs_engine_region.sink, .ids); report their own errors */
+int eng_chunk_put(struct eng_thread *t, const void *buf, size_t len, uint64_t idx);
+int eng_chunk_read(struct eng_thread *t, void *buf, size_t len, uint64_t idx, uint64_t *hash);
+static inline bool eng_chunked(const struct eng_region *reg)
+{
+	return reg->job->dump ? reg->r->sink != NULL : reg->r->ids != NULL;
+}
 
 /* engine_mapread.c: restore from tmpfs through a mapping (opts->tmpfs_restore_map) */
 void eng_mapread_plan(struct eng_region *reg); /* after eng_io_open_ro: maps the files, or not */

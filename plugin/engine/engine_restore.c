@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <inttypes.h>
 
+#include "chunkstore.h"
 #include "engine_priv.h"
 
 /* The manifest must describe this region's size; a chunk flagged zero must carry the hash of zeros. */
@@ -77,6 +78,17 @@ static int verify(struct eng_region *reg, uint64_t found, size_t len, uint64_t i
 
 	if (found == reg->r->hash[idx])
 		return 0;
+	if (eng_chunked(reg)) {
+		char rel[CS_CHUNK_REL];
+
+		cs_chunk_rel(reg->r->ids + idx * CS_CHUNK_ID_LEN, rel);
+		eng_fail(reg->job, -EBADMSG,
+			 "restore: checksum mismatch in %s/%s, chunk %llu (%llu on the device, %zu bytes): "
+			 "expected XXH3 %016" PRIx64 ", found %016" PRIx64 ": the chunk file was changed",
+			 CS_CHUNKS_DIR, rel, (unsigned long long)idx,
+			 (unsigned long long)eng_chunk_off(reg, idx), len, reg->r->hash[idx], found);
+		return -EBADMSG;
+	}
 	eng_fail(reg->job, -EBADMSG,
 		 "restore: checksum mismatch in %s, chunk %llu (offset %llu in the file, %llu on the "
 		 "device, %zu bytes): expected XXH3 %016" PRIx64 ", found %016" PRIx64,
@@ -106,7 +118,9 @@ static int load_chunk(struct eng_thread *t, uint64_t idx, unsigned b)
 	    eng_prefetch_take(reg->job->opts->prefetch, reg->pf, idx, t->buf[b], len, reg->r->hash[idx])) {
 		atomic_fetch_add(&reg->prefetched, len); /* read and verified before (engine_prefetch.c) */
 	} else {
-		ret = eng_io_read(t, t->buf[b], len, idx, &found); /* hashes what it read */
+		/* hashes what it read */
+		ret = eng_chunked(reg) ? eng_chunk_read(t, t->buf[b], len, idx, &found)
+				       : eng_io_read(t, t->buf[b], len, idx, &found);
 		if (!ret)
 			ret = verify(reg, found, len, idx);
 		if (ret)

@@ -25,6 +25,8 @@
 
 #include "cuda_ops.h"
 #include "devices.h"
+#include "chunk_parent.h"
+#include "chunkstore.h"
 #include "imgindex.h"
 #include "manifest.h"
 #include "options.h"
@@ -143,6 +145,11 @@ struct cs_dump_session {
 	struct cs_imgset written; /* RECOVER: what the dump whose helper died wrote, read once */
 	struct cs_dump_nvml nvml; /* the admission plan's NVML (dump_plan.c) */
 	struct cs_dump_facts facts; /* what the manifests record of this host (dump_facts.c) */
+	/* a chunked dump (dump_chunks.h): where chunks go, the parent, the store's shared lock */
+	bool chunked;
+	struct cs_chunk_sink sink;
+	struct cs_chunk_parent parent;
+	int store_lock;
 };
 
 /* The warm-up thread (warmup.h): started at POST_FORKING, joined by the first RESTORE. */

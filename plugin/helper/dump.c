@@ -14,6 +14,7 @@
 #include "devices.h"
 #include "driver_state.h"
 #include "dump.h"
+#include "dump_chunks.h"
 #include "dump_facts.h"
 #include "dump_plan.h"
 #include "imgdir.h"
@@ -142,7 +143,7 @@ int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd, unsigned alarm_cap_m
 		return p->dump.phase == CS_PHASE_FAILED ? -EAGAIN : 0;
 	/* PAUSE runs for every task, first of all hooks: the dump owns the directory from here */
 	if (ctx->stage == CS_STAGE_DUMP) {
-		ret = cs_imgset_dump_own(&ctx->dump, dirfd);
+		ret = cs_dump_own_imgdir(ctx, dirfd);
 		if (ret)
 			return ret;
 	}
@@ -203,7 +204,9 @@ int cs_dump_pause(struct cs_ctx *ctx, pid_t pid, int dirfd, unsigned alarm_cap_m
 	cs_dump_plan_process(ctx, p); /* its GPUs: for the manifest's facts, and the copy's plan */
 	cs_dump_facts_probe(ctx, p);
 	if (p->mode == CS_MODE_CUSTOM) {
-		ret = cs_dump_plan_check_space(ctx, p, dirfd);
+		ret = cs_dump_chunks_check_proc(ctx, p);
+		if (!ret)
+			ret = cs_dump_plan_check_space(ctx, p, dirfd);
 		if (ret) {
 			p->dump.phase = CS_PHASE_FAILED;
 			return ret;
@@ -317,7 +320,9 @@ static int copy_out(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_v
 		d->ordinal = v->r[i].ordinal;
 		d->size = v->r[i].size;
 		cs_name_extent(d->extent, p->ns_pid, i);
-		regs[i] = (struct cs_engine_region){ .dirfd = dirfd, .name = d->extent };
+		regs[i] = (struct cs_engine_region){ .dirfd = dirfd,
+						     .name = d->extent,
+						     .sink = ctx->dump.chunked ? &ctx->dump.sink : NULL };
 		cs_copy_map(ctx, v, i, &regs[i]);
 		m->total_bytes += d->size;
 	}
@@ -336,6 +341,8 @@ static int copy_out(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_v
 		m->dev[i].zero = regs[i].zero;
 		m->dev[i].stored_bytes = regs[i].stored_bytes;
 		m->dev[i].nstripes = regs[i].nstripes;
+		m->dev[i].ids = regs[i].ids; /* chunked: the manifest takes them over too */
+		m->dev[i].new_bytes = regs[i].new_bytes;
 		p->dump.copy[i] = (struct cs_copy_account){ .seconds = regs[i].seconds,
 							    .threads = regs[i].threads,
 							    .io_seconds = regs[i].io_seconds,

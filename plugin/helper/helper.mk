@@ -12,6 +12,7 @@ libcshelper_a_SOURCES = \
 	plugin/helper/devices.c plugin/helper/devices.h \
 	plugin/helper/driver_state.c plugin/helper/driver_state.h \
 	plugin/helper/dump.c plugin/helper/dump.h \
+	plugin/helper/dump_chunks.c plugin/helper/dump_chunks.h \
 	plugin/helper/dump_plan.c plugin/helper/dump_plan.h \
 	plugin/helper/dump_facts.c plugin/helper/dump_facts.h \
 	plugin/helper/restore_place.c plugin/helper/restore_place.h \

@@ -36,6 +36,7 @@
 #include "devices.h"
 #include "dump.h"
 #include "imgdir.h"
+#include "dump_chunks.h"
 #include "imgset.h"
 #include "isolate.h"
 #include "log.h"
@@ -157,7 +158,7 @@ static int own_imgdir(struct cs_ctx *ctx, int dirfd)
 {
 	if (ctx->stage != CS_STAGE_DUMP || dirfd < 0)
 		return 0;
-	return cs_imgset_dump_own(&ctx->dump, dirfd);
+	return cs_dump_own_imgdir(ctx, dirfd);
 }
 
 /*

@@ -45,10 +45,12 @@ static pid_t manifest_ns_pid(const char *name)
 static unsigned add_regions(const struct cs_prefetcher *st, struct cs_manifest *m,
 			    struct cs_engine_region *regs, unsigned n)
 {
-	for (unsigned i = 0; i < m->ndev && n < CS_MAX_DEVICES; i++, n++) {
+	for (unsigned i = 0; i < m->ndev && n < CS_MAX_DEVICES; i++) {
 		const struct cs_manifest_dev *d = &m->dev[i];
 
-		cs_engine_region_from_manifest(&regs[n], d, st->dirfd);
+		if (d->ids)
+			continue; /* chunk files: the restore reads them itself (no extent to prefetch) */
+		cs_engine_region_from_manifest(&regs[n++], d, st->dirfd);
 	}
 	return n;
 }

@@ -11,6 +11,7 @@
 #include "criu_door.h"
 #include "devices.h"
 #include "driver_state.h"
+#include "dump_chunks.h"
 #include "dump_plan.h"
 #include "imgdir.h"
 #include "imgset.h"
@@ -228,7 +229,10 @@ void cs_dump_finish(struct cs_ctx *ctx, int ret, bool leave_running, int dirfd)
 		ctx->proc[i].dump.rescue = NULL;
 	}
 	/* and so is its index: no half image set */
-	if (ret && dirfd >= 0 && ctx->nproc)
+	if (ret && dirfd >= 0 && ctx->nproc) {
 		cs_imgdir_remove(dirfd, CS_NAME_INDEX);
+		cs_dump_chunks_discard(ctx, dirfd);
+	}
+	cs_dump_chunks_close(ctx);
 	cs_dump_plan_release(&ctx->dump.nvml);
 }

@@ -8,5 +8,7 @@ libcsimages_a_SOURCES = plugin/images/manifest.c plugin/images/manifest.h plugin
 	plugin/images/manifest_facts.h plugin/images/placement.c plugin/images/placement.h \
 	plugin/images/restore_plan.c plugin/images/restore_plan.h \
 	plugin/images/chunk_id.c plugin/images/chunk_id.h plugin/images/device_view.c \
-	plugin/images/device_view.h
+	plugin/images/device_view.h \
+	plugin/images/chunkstore.c plugin/images/chunkstore.h plugin/images/chunk_parent.c \
+	plugin/images/chunk_parent.h
 nodist_libcsimages_a_SOURCES = $(PROTO_SRCS)

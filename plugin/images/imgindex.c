@@ -46,6 +46,13 @@ int cs_index_encode(const struct cs_index *x, void **buf, size_t *len)
 			return -EINVAL;
 		pi.criu_run_id = (char *)x->criu_run;
 	}
+	if (x->has_parent) {
+		pi.format_minor = CS_FORMAT_MINOR_CHUNKS;
+		pi.has_parent_dump_id = 1;
+		pi.parent_dump_id.len = sizeof(x->parent_dump_id);
+		pi.parent_dump_id.data = (uint8_t *)x->parent_dump_id;
+		pi.parent_dir = (char *)x->parent_dir;
+	}
 	return cs_imgframe_encode(&pi.base, IDX_MAGIC, CS_INDEX_MAX_BYTES, buf, len);
 }
 
@@ -104,6 +111,13 @@ static int check(const CsIndex *pi, char *err, size_t errlen)
 			       "%s: criu_run_id is not a CRIU run id (1 to %d characters of "
 			       "[0-9A-Za-z-])" CS_IMAGES_CORRUPT,
 			       CS_INDEX_NAME, CS_CRIU_RUN_MAX);
+	if (pi->has_parent_dump_id && pi->parent_dump_id.len != CS_DUMP_ID_BYTES)
+		return cs_fail(-EBADMSG, err, errlen, "%s: parent_dump_id is not %d bytes" CS_IMAGES_CORRUPT,
+			       CS_INDEX_NAME, CS_DUMP_ID_BYTES);
+	if (pi->parent_dir && strlen(pi->parent_dir) > CS_INDEX_PARENT_MAX)
+		return cs_fail(-EBADMSG, err, errlen,
+			       "%s: parent_dir is longer than %d bytes" CS_IMAGES_CORRUPT, CS_INDEX_NAME,
+			       CS_INDEX_PARENT_MAX);
 	for (size_t i = 0; i < pi->n_ns_pids; i++) {
 		if (pi->ns_pids[i] <= 0)
 			return cs_fail(-EBADMSG, err, errlen,
@@ -135,6 +149,11 @@ int cs_index_decode(const void *buf, size_t len, struct cs_index *x, char *err, 
 			memcpy(x->ns_pid, pi->ns_pids, pi->n_ns_pids * sizeof(*x->ns_pid));
 		if (pi->criu_run_id) /* checked: it fits */
 			snprintf(x->criu_run, sizeof(x->criu_run), "%s", pi->criu_run_id);
+		x->has_parent = pi->has_parent_dump_id;
+		if (x->has_parent)
+			memcpy(x->parent_dump_id, pi->parent_dump_id.data, sizeof(x->parent_dump_id));
+		if (pi->parent_dir)
+			snprintf(x->parent_dir, sizeof(x->parent_dir), "%s", pi->parent_dir);
 	}
 	cs_index__free_unpacked(pi, NULL);
 	return ret;

@@ -26,12 +26,18 @@
 
 #define CS_INDEX_NAME	   CS_NAME_INDEX
 #define CS_INDEX_MAX_BYTES (64u << 10)
+#define CS_INDEX_PARENT_MAX 1023 /* bytes of parent_dir */
 
 struct cs_index {
 	uint8_t dump_id[CS_DUMP_ID_BYTES];
 	unsigned n;
 	int32_t ns_pid[CS_MAX_PROCS];
 	char criu_run[CS_CRIU_RUN_MAX + 1]; /* format 1.3: the run of the dump's criu; "" none */
+	/* format 1.5: a chunked dump's parent (chunkstore.h): its dump_id, and its directory as the
+	 * dump opened it (shown by cudastore inspect; never used to read data); "" none */
+	bool has_parent;
+	uint8_t parent_dump_id[CS_DUMP_ID_BYTES];
+	char parent_dir[CS_INDEX_PARENT_MAX + 1];
 };
 
 bool cs_index_has(const struct cs_index *x, int32_t ns_pid);

@@ -19,6 +19,7 @@
 
 #include "errmsg.h"
 #include "cudastore.pb-c.h"
+#include "chunkstore.h"
 #include "cuda_ops.h"
 #include "imgframe.h"
 #include "manifest_facts.h"
@@ -98,6 +99,13 @@ static int cs_enc_dev(struct cs_enc *e, unsigned i, const struct cs_manifest_dev
 		e->stripe[i][k - 1] = (char *)d->stripe[k];
 	pd->n_stripe_extent = d->nstripes > 1 ? d->nstripes - 1 : 0;
 	pd->stripe_extent = e->stripe[i];
+	if (d->ids) { /* format 1.5: a chunked device */
+		pd->has_chunk_ids = pd->has_new_bytes = 1;
+		pd->chunk_ids.len = d->nchunks * CS_CHUNK_ID_BYTES;
+		pd->chunk_ids.data = d->ids;
+		pd->chunk_id_scheme = (char *)CS_CHUNK_SCHEME;
+		pd->new_bytes = d->new_bytes;
+	}
 	e->pdp[i] = pd;
 	return 0;
 }
@@ -113,6 +121,9 @@ static void cs_enc_header(struct cs_enc *e, const struct cs_manifest *m)
 	pm->has_driver_version = pm->has_created_unix_ns = pm->has_total_bytes = pm->has_stored_bytes = 1;
 	pm->format_major = CS_FORMAT_MAJOR;
 	pm->format_minor = CS_FORMAT_MINOR;
+	for (unsigned i = 0; i < m->ndev; i++)
+		if (m->dev[i].ids)
+			pm->format_minor = CS_FORMAT_MINOR_CHUNKS;
 	pm->mode = (CsManifest__Mode)m->mode;
 	pm->pid = m->pid;
 	pm->ns_pid = m->ns_pid;
@@ -333,6 +344,35 @@ static int cs_pb_check_dev_stripes(const CsDevice *pd, size_t i, char *err, size
 	return 0;
 }
 
+/* format 1.5: a chunked device's ids, one per chunk, of the one scheme this plugin knows */
+static int cs_pb_check_dev_chunks(const CsDevice *pd, size_t i, char *err, size_t errlen)
+{
+	uint64_t n = pd->n_chunk_hash;
+	char shown[CS_NAME_MAX];
+
+	if (!pd->has_chunk_ids && !pd->chunk_id_scheme)
+		return 0;
+	if (!pd->has_chunk_ids || !pd->chunk_id_scheme)
+		return cs_bad(err, errlen, "manifest devices[%zu] has %s without %s", i,
+			      pd->has_chunk_ids ? "chunk_ids" : "chunk_id_scheme",
+			      pd->has_chunk_ids ? "chunk_id_scheme" : "chunk_ids");
+	if (strcmp(pd->chunk_id_scheme, CS_CHUNK_SCHEME))
+		return cs_fail(-EPROTONOSUPPORT, err, errlen,
+			       "manifest devices[%zu].chunk_id_scheme is \"%s\"; this plugin knows \"%s\" "
+			       "only: upgrade the plugin",
+			       i, cs_shown_name(pd->chunk_id_scheme, shown, sizeof(shown)), CS_CHUNK_SCHEME);
+	if (pd->chunk_ids.len != n * CS_CHUNK_ID_BYTES)
+		return cs_bad(
+		    err, errlen, "manifest devices[%zu].chunk_ids is %zu bytes, %llu chunks need %llu", i,
+		    pd->chunk_ids.len, (unsigned long long)n, (unsigned long long)n * CS_CHUNK_ID_BYTES);
+	if (pd->n_stripe_extent)
+		return cs_bad(err, errlen, "manifest devices[%zu] is chunked and striped at once", i);
+	if (pd->new_bytes > pd->stored_bytes)
+		return cs_bad(err, errlen, "manifest devices[%zu].new_bytes %llu exceeds stored_bytes %llu",
+			      i, (unsigned long long)pd->new_bytes, (unsigned long long)pd->stored_bytes);
+	return 0;
+}
+
 static int cs_pb_check_dev_size(const CsDevice *pd, size_t i, char *err, size_t errlen)
 {
 	uint32_t cs = pd->chunk_size;
@@ -499,6 +539,8 @@ static int cs_pb_check(const CsManifest *pm, char *err, size_t errlen)
 			ret = cs_pb_check_dev_zero(pm->devices[i], i, err, errlen);
 		if (!ret)
 			ret = cs_pb_check_dev_stripes(pm->devices[i], i, err, errlen);
+		if (!ret)
+			ret = cs_pb_check_dev_chunks(pm->devices[i], i, err, errlen);
 	}
 
 	if (!ret)
@@ -536,6 +578,13 @@ static int cs_pb_copy_dev(const CsDevice *pd, struct cs_manifest_dev *d)
 	memcpy(d->hash, pd->chunk_hash, n * sizeof(*d->hash));
 	for (uint64_t c = 0; c < n; c++)
 		d->zero[c] = cs_bit(pd->zero_chunks.data, c);
+	if (pd->has_chunk_ids) {
+		d->ids = malloc(pd->chunk_ids.len ? pd->chunk_ids.len : 1);
+		if (!d->ids)
+			return -ENOMEM;
+		memcpy(d->ids, pd->chunk_ids.data, pd->chunk_ids.len);
+		d->new_bytes = pd->new_bytes;
+	}
 	return 0;
 }
 
@@ -669,6 +718,52 @@ int cs_manifest_read(int dirfd, const char *name, struct cs_manifest *m, char *e
 	return ret;
 }
 
+/* chunk c of device i: its file there, regular, of its length */
+static int cs_check_chunk(int cfd, const struct cs_manifest_dev *d, unsigned i, uint64_t c, char *err,
+			  size_t errlen)
+{
+	uint64_t len = c + 1 < d->nchunks ? d->chunk_size : d->size - c * d->chunk_size, size = 0;
+	const uint8_t *id = d->ids + c * CS_CHUNK_ID_BYTES;
+	char rel[CS_CHUNK_REL];
+	int ret = cs_chunk_stat(cfd, id, len, &size);
+
+	if (!ret)
+		return 0;
+	cs_chunk_rel(id, rel);
+	if (ret == -ENOENT)
+		cs_seterr(err, errlen,
+			  "chunk %llu of device %u, %s/%s, is missing from the images directory: images "
+			  "incomplete",
+			  (unsigned long long)c, i, CS_CHUNKS_DIR, rel);
+	else if (ret == -EBADMSG)
+		cs_seterr(err, errlen,
+			  "chunk %llu of device %u, %s/%s, is %llu bytes, manifest says %llu: images "
+			  "truncated or corrupt",
+			  (unsigned long long)c, i, CS_CHUNKS_DIR, rel, (unsigned long long)size,
+			  (unsigned long long)len);
+	else
+		cs_seterr(err, errlen,
+			  "chunk %llu of device %u, %s/%s, is not a regular file: images "
+			  "corrupt or tampered with",
+			  (unsigned long long)c, i, CS_CHUNKS_DIR, rel);
+	return ret == -EINVAL ? -EBADMSG : ret;
+}
+
+static int cs_check_chunks(int dirfd, const struct cs_manifest_dev *d, unsigned i, char *err, size_t errlen)
+{
+	int cfd = cs_chunks_dir_open(dirfd, false), ret = 0;
+
+	if (cfd < 0)
+		return cs_fail(cfd == -ENOENT ? -ENOENT : cfd, err, errlen,
+			       "device %u is chunked, and %s cannot be opened in the images directory: %s", i,
+			       CS_CHUNKS_DIR, cfd == -ENOENT ? "images incomplete" : strerror(-cfd));
+	for (uint64_t c = 0; c < d->nchunks && !ret; c++)
+		if (!d->zero[c])
+			ret = cs_check_chunk(cfd, d, i, c, err, errlen);
+	close(cfd);
+	return ret;
+}
+
 int cs_manifest_check_extents(int dirfd, const struct cs_manifest *m, char *err, size_t errlen)
 {
 	if (m->ndev > CS_MAX_DEVICES) {
@@ -683,6 +778,13 @@ int cs_manifest_check_extents(int dirfd, const struct cs_manifest *m, char *err,
 			cs_seterr(err, errlen, "manifest device %u has %u extent files, limit is %d", i, n,
 				  CS_MAX_STRIPES);
 			return -EINVAL;
+		}
+		if (d->ids) {
+			int ret = cs_check_chunks(dirfd, d, i, err, errlen);
+
+			if (ret)
+				return ret;
+			continue;
 		}
 		for (unsigned k = 0; k < n; k++) {
 			const char *name = k ? d->stripe[k] : d->extent;
@@ -716,8 +818,10 @@ void cs_manifest_free(struct cs_manifest *m)
 	for (unsigned i = 0; i < m->ndev && i < CS_MAX_DEVICES; i++) {
 		free(m->dev[i].hash);
 		free(m->dev[i].zero);
+		free(m->dev[i].ids);
 		m->dev[i].hash = NULL;
 		m->dev[i].zero = NULL;
+		m->dev[i].ids = NULL;
 		m->dev[i].nchunks = 0;
 	}
 }

@@ -26,6 +26,9 @@
 /* 1.1: dump_id, cudastore-index.img (imgindex.h); 1.2: striped extents; 1.3: the index names the
  * run of its CRIU dump; 1.4: the GPUs and the host a restore must match (facts.h) */
 #define CS_FORMAT_MINOR	      4
+/* 1.5: chunked devices (chunkstore.h); written only by a chunked dump, an extent dump says 1.4 */
+#define CS_FORMAT_MINOR_CHUNKS 5
+#define CS_CHUNK_ID_BYTES      32 /* == CS_CHUNK_ID_LEN (chunk_id.h) */
 #define CS_DUMP_ID_BYTES      16
 #define CS_MAX_MANIFEST_BYTES (64u << 20)
 
@@ -63,6 +66,10 @@ struct cs_manifest_dev {
 	uint64_t *hash;	       /* nchunks XXH3-64 values (malloc'ed) */
 	uint8_t *zero;	       /* nchunks flags (malloc'ed) */
 	uint64_t stored_bytes; /* non-zero bytes in the file */
+	/* format 1.5: a chunked device: nchunks ids of CS_CHUNK_ID_BYTES (malloc'ed; zero chunks
+	 * all-zero ids), no extent file; NULL: an extent */
+	uint8_t *ids;
+	uint64_t new_bytes; /* chunked: bytes of the chunks this dump wrote, not linked */
 };
 
 struct cs_manifest {
@@ -93,7 +100,8 @@ int cs_manifest_decode(const void *buf, size_t len, struct cs_manifest *m, char 
 int cs_manifest_write(int dirfd, const char *name, const struct cs_manifest *m, char *err, size_t errlen);
 /* cs_imgdir_read_all (bounded) + decode */
 int cs_manifest_read(int dirfd, const char *name, struct cs_manifest *m, char *err, size_t errlen);
-/* Every extent file (each stripe) exists as a regular file of exactly its size (no links followed). */
+/* Every extent file (each stripe) exists as a regular file of exactly its size (no links followed);
+ * for a chunked device, every non-zero chunk's file in cudastore-chunks/ at exactly its length. */
 int cs_manifest_check_extents(int dirfd, const struct cs_manifest *m, char *err, size_t errlen);
 /* Frees the chunk tables; m may be NULL or partly filled. */
 void cs_manifest_free(struct cs_manifest *m);

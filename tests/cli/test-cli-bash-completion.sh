@@ -8,7 +8,7 @@
 setup_work
 COMP=$top_srcdir/cli/completion/cudastore
 [ -f "$COMP" ] || bail "no $COMP"
-plan 16
+plan 18
 # complete WORD...: what completing the last word offers, sorted, on one line (run in $WORK)
 complete_words() {
 	(cd "$WORK/t" && bash --norc --noprofile -c '
@@ -25,7 +25,7 @@ done
 
 check "sourcing it registers _cudastore for cudastore" \
 	bash -c "bash --norc -c '. \"$COMP\" && complete -p cudastore' | grep -q -- '-F _cudastore cudastore'"
-check "the commands" [ "$(complete_words cudastore '')" = "check help inspect verify" ]
+check "the commands" [ "$(complete_words cudastore '')" = "check gc help inspect verify" ]
 check "a command's start: 'i' gives inspect" [ "$(complete_words cudastore i)" = inspect ]
 check "the options before a command" [ "$(complete_words cudastore -)" = "--help --json --version" ]
 check "check's options" [ "$(complete_words cudastore check --)" = "--criu --dev --help --images --images-dir --json --plugin-dir" ]
@@ -36,6 +36,8 @@ check "check --images DIR --: the options again (DIR is --images' value)" \
 check "check --images-dir: directories only" [ "$(complete_words cudastore check --images-dir d)" = "dirA dirB" ]
 check "check --json --plugin-dir (an option first): directories" [ "$(complete_words cudastore check --json --plugin-dir di)" = "dirA dirB" ]
 check "verify's options" [ "$(complete_words cudastore verify -)" = "--help --json -v" ]
+check "gc's options" [ "$(complete_words cudastore gc --)" = "--help --json --store" ]
+check "gc --store: directories only" [ "$(complete_words cudastore gc --store d)" = "dirA dirB" ]
 check "verify: directories and checkpoint archives, not other files" \
 	[ "$(complete_words cudastore verify '')" = "ck.tar.zst dirA dirB img old.tgz" ]
 check "verify DIR: the pids of its manifests, not the index" [ "$(complete_words cudastore verify img '')" = "12 7" ]

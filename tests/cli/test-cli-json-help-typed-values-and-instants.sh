@@ -19,7 +19,7 @@ jget() { json_get "$WORK/out" "$1" 2>/dev/null; }
 
 run help --json
 check "help --json: one JSON object, exit 0, the usage and the commands" \
-	bash -c "[ $RC = 0 ] && [ \"\$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d[\"command\"], d[\"ok\"], d[\"exit_code\"], d[\"help\"].startswith(\"Usage: cudastore COMMAND\"), d[\"commands\"])' '$WORK/out')\" = \"help True 0 True ['check', 'inspect', 'verify', 'help']\" ]"
+	bash -c "[ $RC = 0 ] && [ \"\$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d[\"command\"], d[\"ok\"], d[\"exit_code\"], d[\"help\"].startswith(\"Usage: cudastore COMMAND\"), d[\"commands\"])' '$WORK/out')\" = \"help True 0 True ['check', 'inspect', 'verify', 'gc', 'help']\" ]"
 run --help --json
 check "--help --json: the same object" [ "$RC/$(jget "(d['command'], d['help'].startswith('Usage: cudastore COMMAND'))")" = "0/('help', True)" ]
 run help verify --json

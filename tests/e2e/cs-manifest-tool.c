@@ -190,6 +190,11 @@ static void show(const CsManifest *m)
 		       m->devices[i]->ordinal, (unsigned long long)m->devices[i]->size, m->devices[i]->extent,
 		       m->devices[i]->chunk_size, (unsigned long long)m->devices[i]->stored_bytes);
 	for (i = 0; i < m->n_devices; i++)
+		if (m->devices[i]->has_chunk_ids)
+			printf("device %zu chunks %zu scheme %s new_bytes %llu\n", i,
+			       m->devices[i]->chunk_ids.len / 32, m->devices[i]->chunk_id_scheme,
+			       (unsigned long long)m->devices[i]->new_bytes);
+	for (i = 0; i < m->n_devices; i++)
 		for (k = 0; k < m->devices[i]->n_stripe_extent; k++)
 			printf("device %zu stripe %zu extent %s\n", i, k + 1,
 			       m->devices[i]->stripe_extent[k]);

@@ -14,7 +14,8 @@ IMAGES_UNIT_TESTS = \
 	tests/images/test-index-owns-manifests \
 	tests/images/test-index-tied-to-criu-run \
 	tests/images/test-imgdir-planted-nodes-never-opened \
-	tests/images/test-chunk-id-sha256-vectors-and-tree
+	tests/images/test-chunk-id-sha256-vectors-and-tree \
+	tests/images/test-chunkstore-links-and-refusals
 check_PROGRAMS += $(IMAGES_UNIT_TESTS)
 TESTS += $(IMAGES_UNIT_TESTS)
 
@@ -52,3 +53,6 @@ tests_images_test_index_tied_to_criu_run_LDADD = $(UNIT_TEST_LIBS)
 tests_images_test_chunk_id_sha256_vectors_and_tree_SOURCES = tests/images/test-chunk-id-sha256-vectors-and-tree.c \
 	tests/images/sha256_ref.c tests/images/sha256_ref.h $(IMAGES_TEST_COMMON)
 tests_images_test_chunk_id_sha256_vectors_and_tree_LDADD = $(UNIT_TEST_LIBS)
+tests_images_test_chunkstore_links_and_refusals_SOURCES = tests/images/test-chunkstore-links-and-refusals.c \
+	$(IMAGES_TEST_COMMON)
+tests_images_test_chunkstore_links_and_refusals_LDADD = $(UNIT_TEST_LIBS)

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+/*
+ * engine_chunks.c - chunked images (format 1.5, chunkstore.h) on the copy threads: a dump hands
+ * each non-zero chunk, once its D2H copy is in the pinned buffer, to the dump's chunk sink by id;
+ * a restore reads chunk i from its own file. Everything else (claims, buffers, zero chunks, the
+ * XXH3 check before a chunk reaches the device) is the extent path's.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "chunkstore.h"
+#include "engine_priv.h"
+
+int eng_chunk_put(struct eng_thread *t, const void *buf, size_t len, uint64_t idx)
+{
+	struct eng_region *reg = t->reg;
+	struct cs_engine_region *r = reg->r;
+	uint8_t *id = r->ids + idx * CS_CHUNK_ID_LEN;
+	enum cs_chunk_from from;
+	char why[384] = "";
+	int ret;
+
+	r->hash[idx] = eng_hash(buf, len);
+	ret = cs_chunk_id(buf, len, id);
+	if (ret) {
+		eng_fail(reg->job, ret, "dump: region %u: cannot compute the id of chunk %llu: %s",
+			 reg->index, (unsigned long long)idx, strerror(-ret));
+		return ret;
+	}
+	ret = cs_chunk_put(r->sink, id, buf, len, &from, why, sizeof(why));
+	if (ret) {
+		eng_fail(reg->job, ret, "dump: region %u, chunk %llu: %s", reg->index,
+			 (unsigned long long)idx, why);
+		return ret;
+	}
+	atomic_fetch_add(&reg->stored, len);
+	if (from == CS_CHUNK_WRITTEN)
+		atomic_fetch_add(&reg->fresh, len);
+	return 0;
+}
+
+static int read_all(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+	uint64_t off = 0;
+
+	while (off < len) {
+		ssize_t n = pread(fd, p + off, len - off, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			return -EBADMSG; /* shorter than it was a moment ago */
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+int eng_chunk_read(struct eng_thread *t, void *buf, size_t len, uint64_t idx, uint64_t *hash)
+{
+	struct eng_region *reg = t->reg;
+	const uint8_t *id = reg->r->ids + idx * CS_CHUNK_ID_LEN;
+	char rel[CS_CHUNK_REL];
+	int fd, ret;
+
+	fd = cs_chunk_open_ro(reg->chunks_fd, id, len);
+	ret = fd < 0 ? fd : read_all(fd, buf, len);
+	if (fd >= 0)
+		close(fd);
+	if (!ret) {
+		*hash = eng_hash(buf, len);
+		return 0;
+	}
+	cs_chunk_rel(id, rel);
+	eng_fail(reg->job, ret == -EINVAL ? -EBADMSG : ret,
+		 "restore: region %u, chunk %llu: %s/%s (%zu bytes) %s", reg->index, (unsigned long long)idx,
+		 CS_CHUNKS_DIR, rel, len,
+		 ret == -ENOENT	   ? "is missing: images incomplete"
+		 : ret == -EBADMSG ? "is not of its length: images truncated or corrupt"
+		 : ret == -EINVAL  ? "is not a regular file: images corrupt or tampered with"
+				   : strerror(-ret));
+	return ret == -EINVAL ? -EBADMSG : ret;
+}

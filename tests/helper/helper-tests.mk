@@ -18,7 +18,7 @@ HELPER_FAKE_TESTS = tests/helper/test-helper-library-links-without-its-program \
 	tests/helper/test-recovery-decisions
 HELPER_FAKE_SOURCES = tests/helper/helper-unit.c tests/helper/helper-unit.h tests/tap.h
 HELPER_FAKE_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests -I$(top_srcdir)/tests/engine
-HELPER_FAKE_LDADD = tests/engine/libenginetest.a $(CS_HELPER_LIBS) $(PROTOBUF_C_LIBS) $(JSON_C_LIBS) -lpthread -ldl
+HELPER_FAKE_LDADD = tests/engine/libenginetest.a $(CS_HELPER_LIBS) $(PROTOBUF_C_LIBS) $(JSON_C_LIBS) $(LIBCRYPTO_LIBS) -lpthread -ldl
 tests_helper_test_helper_library_links_without_its_program_SOURCES = \
 	tests/helper/test-helper-library-links-without-its-program.c $(HELPER_FAKE_SOURCES)
 tests_helper_test_helper_library_links_without_its_program_CPPFLAGS = $(HELPER_FAKE_CPPFLAGS)

@@ -518,6 +518,7 @@ static void region_close(struct eng_region *reg, bool failed)
 		close(reg->chunks_fd);
 	reg->chunks_fd = -1;
 	r->new_bytes = atomic_load(&reg->fresh);
+	r->skipped_bytes = atomic_load(&reg->skipped);
 	for (k = 0; k < reg->nfiles; k++) {
 		struct eng_file *f = &reg->files[k];
 

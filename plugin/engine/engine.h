@@ -144,6 +144,17 @@ struct cs_engine_region {
 	const struct cs_chunk_sink *sink;
 	uint8_t *ids;
 	uint64_t new_bytes;
+	/*
+	 * Chunked dump, optional (in; NULL: every chunk is copied): ids hashed on the GPU before the
+	 * copy (engine/gpu_hash.h). Chunk i with known[i] != 0 is not copied: known[i] == 1 an
+	 * all-zero chunk, 2 a chunk whose id pre_ids[i] the store or parent holds with XXH3
+	 * pre_hash[i] (from the parent's manifest), linked by id. A chunk that cannot be linked after
+	 * all (removed meanwhile) is copied as usual. skipped_bytes (out) counts what was not copied.
+	 */
+	const uint8_t *known;
+	const uint8_t *pre_ids;
+	const uint64_t *pre_hash;
+	uint64_t skipped_bytes;
 
 	/* out */
 	uint64_t stored_bytes; /* bytes of data in the file (non-zero chunks) */

@@ -41,6 +41,37 @@ int eng_chunk_put(struct eng_thread *t, const void *buf, size_t len, uint64_t id
 	return 0;
 }
 
+int eng_chunk_known(struct eng_thread *t, uint64_t idx)
+{
+	struct eng_region *reg = t->reg;
+	struct cs_engine_region *r = reg->r;
+	uint8_t *id = r->ids + idx * CS_CHUNK_ID_LEN;
+	size_t len = eng_chunk_len(reg, idx);
+	enum cs_chunk_from from;
+	char why[384] = "";
+	int ret;
+
+	if (r->known[idx] == 1) {
+		r->zero[idx] = 1;
+		r->hash[idx] = eng_zero_hash_for(reg, len);
+	} else {
+		memcpy(id, r->pre_ids + idx * CS_CHUNK_ID_LEN, CS_CHUNK_ID_LEN);
+		ret = cs_chunk_put(r->sink, id, NULL, len, &from, why, sizeof(why));
+		if (ret == -ENOENT)
+			return ret;
+		if (ret) {
+			eng_fail(reg->job, ret, "dump: region %u, chunk %llu: %s", reg->index,
+				 (unsigned long long)idx, why);
+			return ret;
+		}
+		r->hash[idx] = r->pre_hash[idx];
+		atomic_fetch_add(&reg->stored, len);
+	}
+	atomic_fetch_add(&reg->skipped, len);
+	eng_progress(reg, len);
+	return 0;
+}
+
 static int read_all(int fd, void *buf, size_t len)
 {
 	char *p = buf;

@@ -59,18 +59,35 @@ static int finish(struct eng_thread *t, uint64_t idx, unsigned b)
 	return 0;
 }
 
-void eng_dump_loop(struct eng_thread *t)
+/* The next chunk to copy: chunks known before the copy (engine.h) are recorded on the way. */
+static bool claim_copy(struct eng_thread *t, uint64_t *idx)
 {
 	struct eng_region *reg = t->reg;
+	int ret;
+
+	while (eng_claim(reg, idx)) {
+		if (!reg->r->known || !reg->r->known[*idx])
+			return true;
+		ret = eng_chunk_known(t, *idx);
+		if (ret == -ENOENT)
+			return true;
+		if (ret)
+			return false;
+	}
+	return false;
+}
+
+void eng_dump_loop(struct eng_thread *t)
+{
 	uint64_t cur, next = 0;
 	bool have, have_next;
 	unsigned b = 0;
 
-	have = eng_claim(reg, &cur);
+	have = claim_copy(t, &cur);
 	if (have && issue(t, cur, b))
 		return;
 	while (have) {
-		have_next = t->nbuf > 1 && eng_claim(reg, &next);
+		have_next = t->nbuf > 1 && claim_copy(t, &next);
 		if (have_next && issue(t, next, b ^ 1))
 			return;
 		if (finish(t, cur, b))
@@ -78,7 +95,7 @@ void eng_dump_loop(struct eng_thread *t)
 		if (t->nbuf > 1) {
 			b ^= 1;
 		} else {
-			have_next = eng_claim(reg, &next);
+			have_next = claim_copy(t, &next);
 			if (have_next && issue(t, next, b))
 				return;
 		}

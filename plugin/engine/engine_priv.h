@@ -93,6 +93,7 @@ struct eng_region {
 	atomic_uint_fast64_t done;   /* bytes finished (progress) */
 	atomic_uint_fast64_t stored; /* bytes written to the file */
 	atomic_uint_fast64_t fresh;  /* chunked dump: bytes of chunks written, not linked */
+	atomic_uint_fast64_t skipped; /* chunked dump: bytes known before the copy, not copied */
 	int chunks_fd;		     /* chunked restore: the images directory's cudastore-chunks */
 	atomic_uint_fast64_t pinned; /* pinned bytes allocated */
 	atomic_uint_fast64_t pooled; /* of them, lent by the pool */
@@ -216,6 +217,9 @@ int eng_io_finish_dump(struct eng_region *reg);
 
 /* engine_chunks.c: chunked images (cs_engine_region.sink, .ids); report their own errors */
 int eng_chunk_put(struct eng_thread *t, const void *buf, size_t len, uint64_t idx);
+/* Chunk idx known before its copy (cs_engine_region.known): recorded without a copy. 0, or -ENOENT:
+ * copy it after all; other -errno: the job failed. */
+int eng_chunk_known(struct eng_thread *t, uint64_t idx);
 int eng_chunk_read(struct eng_thread *t, void *buf, size_t len, uint64_t idx, uint64_t *hash);
 static inline bool eng_chunked(const struct eng_region *reg)
 {

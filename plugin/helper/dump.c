@@ -17,6 +17,7 @@
 #include "dump_chunks.h"
 #include "dump_facts.h"
 #include "dump_plan.h"
+#include "dump_prehash.h"
 #include "imgdir.h"
 #include "imgset.h"
 #include "log.h"
@@ -302,11 +303,31 @@ err:
 	return -ENOMEM;
 }
 
+/* Which path gave the chunk ids, and what the GPU path kept off PCIe */
+static void note_prehash(const struct cs_proc *p, const struct cs_engine_region *regs, unsigned n,
+			 const struct cs_prehash *ph)
+{
+	uint64_t total = 0, skipped = 0;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		total += regs[i].size;
+		skipped += regs[i].skipped_bytes;
+	}
+	if (ph->gpu)
+		cs_info("pid %d: chunk ids hashed on the GPU before the copy: %llu of %llu bytes known "
+			"(parent or all-zero), not copied",
+			p->pid, (unsigned long long)skipped, (unsigned long long)total);
+	else
+		cs_info("pid %d: chunk ids computed on the CPU after the copy (%s)", p->pid, ph->why);
+}
+
 static int copy_out(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_view *v, int dirfd,
 		    struct cs_manifest *m)
 {
 	struct cs_engine_region regs[CS_MAX_DEVICES];
-	char err[512];
+	struct cs_prehash ph;
+	char err[512] = "";
 	unsigned i;
 	int ret;
 
@@ -327,7 +348,15 @@ static int copy_out(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_v
 		m->total_bytes += d->size;
 	}
 	m->ndev = v->n;
-	ret = cs_copy_run(ctx, p->pid, CS_COPY_OUT, regs, v->n, err, sizeof(err));
+	ret = cs_prehash_regions(ctx, p, regs, v->n, &ph);
+	if (ret)
+		snprintf(err, sizeof(err), "no memory for the chunk ids hashed on the GPU: %s",
+			 strerror(-ret));
+	else
+		ret = cs_copy_run(ctx, p->pid, CS_COPY_OUT, regs, v->n, err, sizeof(err));
+	if (!ret && ctx->dump.chunked)
+		note_prehash(p, regs, v->n, &ph);
+	cs_prehash_free(&ph);
 	if (ret) {
 		cs_err("pid %d: writing GPU memory to the images failed: %s", p->pid, err);
 		for (i = 0; i < v->n; i++)

@@ -14,6 +14,7 @@ libcshelper_a_SOURCES = \
 	plugin/helper/dump.c plugin/helper/dump.h \
 	plugin/helper/dump_chunks.c plugin/helper/dump_chunks.h \
 	plugin/helper/dump_plan.c plugin/helper/dump_plan.h \
+	plugin/helper/dump_prehash.c plugin/helper/dump_prehash.h \
 	plugin/helper/dump_facts.c plugin/helper/dump_facts.h \
 	plugin/helper/restore_place.c plugin/helper/restore_place.h \
 	plugin/helper/rollback.c plugin/helper/rollback.h \

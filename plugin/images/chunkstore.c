@@ -283,6 +283,8 @@ int cs_chunk_put(const struct cs_chunk_sink *s, const uint8_t id[CS_CHUNK_ID_LEN
 	if (ret != -ENOENT)
 		goto out;
 	*from = CS_CHUNK_WRITTEN;
+	if (!buf) /* linking only: the caller copies the bytes and puts them */
+		return -ENOENT;
 	if (s->store >= 0) {
 		ret = cs_chunk_write(s->store, s->stmp, id, buf, len);
 		if (!ret)

@@ -69,7 +69,8 @@ enum cs_chunk_from { CS_CHUNK_HAD, CS_CHUNK_FROM_STORE, CS_CHUNK_FROM_PARENT, CS
  * Chunk id (len bytes at buf) into the images directory: there already, else linked from the
  * store or the parent, else written (into the store and linked, or into the images directory).
  * A chunk of the store or parent of another length than len is an error (-EBADMSG, err says
- * which file and what to do). *from says what happened.
+ * which file and what to do). *from says what happened. buf NULL: link only; -ENOENT (err
+ * untouched) when the chunk would have to be written.
  */
 int cs_chunk_put(const struct cs_chunk_sink *s, const uint8_t id[CS_CHUNK_ID_LEN], const void *buf,
 		 size_t len, enum cs_chunk_from *from, char *err, size_t errlen);

@@ -133,6 +133,8 @@ uint64_t emu_now_ns(void); /* CLOCK_MONOTONIC */
 void emu_trace_span(const char *name, CUresult res, uint64_t begin_ns, uint64_t end_ns, int target);
 /* A line for an instant event: begin = end = now, target 0. */
 void emu_trace(const char *name, CUresult res);
+/* A DtoH copy of bytes succeeded: counted into $CUDASTORE_EMU_DTOH_COUNT.<pid> (emu_dtoh_count.c) */
+void emu_dtoh_count(size_t bytes);
 
 /* ---- every API call goes through begin/end (emu_call.c) ---- */
 enum {

@@ -14,6 +14,7 @@ tests_emu_lib_libcuda_so_1_SOURCES = $(EMU_COMMON) plugin/base/procfs.c \
 	tests/emu/emu_device.c \
 	tests/emu/emu_mem.c \
 	tests/emu/emu_memapi.c \
+	tests/emu/emu_dtoh_count.c \
 	tests/emu/emu_proto.c \
 	tests/emu/emu_driver.c \
 	tests/emu/emu_checkpoint.c \

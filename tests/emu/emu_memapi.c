@@ -145,6 +145,8 @@ static CUresult copy(uintptr_t dst, bool dst_dev, uintptr_t src, bool src_dev, s
 		sp = emu_mem_resolve(src, bytes, &pin_s);
 	if (d && sp)
 		memmove(d, sp, bytes);
+	if (d && sp && src_dev && !dst_dev)
+		emu_dtoh_count(bytes);
 	emu_op_unpin(pin_d);
 	emu_op_unpin(pin_s);
 	return d && sp ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;

@@ -6,8 +6,10 @@
  *   known, but only in ABIs newer than asked -> CUDA_SUCCESS, NULL, VERSION_NOT_SUFFICIENT
  *   known                                    -> CUDA_SUCCESS, the newest ABI <= the version
  * cuCheckpointOperationComplete exists from 13040 on, so an emulated 13.0 driver does not
- * know it at all.
+ * know it at all. The names in $CUDASTORE_EMU_HIDE (comma-separated) are not known at all:
+ * a driver without them.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "emu_api.h"
@@ -75,6 +77,18 @@ static const struct proc_entry proc_table[] = {
 };
 #undef E
 
+/* $CUDASTORE_EMU_HIDE: comma-separated entry points this driver does not have */
+static bool hidden(const char *sym)
+{
+	const char *list = getenv("CUDASTORE_EMU_HIDE");
+	size_t n = strlen(sym);
+
+	for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, sym, n) && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
 static CUresult proc_lookup(const char *sym, void **pfn, int version, CUdriverProcAddressQueryResult *status)
 {
 	int driver = emu_config()->driver_version;
@@ -84,7 +98,7 @@ static CUresult proc_lookup(const char *sym, void **pfn, int version, CUdriverPr
 	for (size_t i = 0; i < sizeof(proc_table) / sizeof(proc_table[0]); i++) {
 		const struct proc_entry *e = &proc_table[i];
 
-		if (strcmp(e->name, sym) || e->version > driver)
+		if (strcmp(e->name, sym) || e->version > driver || hidden(sym))
 			continue;
 		known = true;
 		if (e->version <= version && (!best || e->version > best->version))

@@ -20,6 +20,7 @@ ENGINE_TESTS = \
 	tests/engine/test-engine-roundtrip \
 	tests/engine/test-engine-multiregion \
 	tests/engine/test-engine-zero-skip \
+	tests/engine/test-engine-known-chunks-not-copied \
 	tests/engine/test-engine-checksum \
 	tests/engine/test-engine-truncated \
 	tests/engine/test-engine-direct-fallback \
@@ -53,6 +54,9 @@ tests_engine_test_engine_multiregion_LDADD = $(ENGINE_TEST_LDADD)
 tests_engine_test_engine_zero_skip_SOURCES = tests/engine/test-engine-zero-skip.c
 tests_engine_test_engine_zero_skip_CFLAGS = $(ENGINE_TEST_CFLAGS)
 tests_engine_test_engine_zero_skip_LDADD = $(ENGINE_TEST_LDADD)
+tests_engine_test_engine_known_chunks_not_copied_SOURCES = tests/engine/test-engine-known-chunks-not-copied.c
+tests_engine_test_engine_known_chunks_not_copied_CFLAGS = $(ENGINE_TEST_CFLAGS)
+tests_engine_test_engine_known_chunks_not_copied_LDADD = $(ENGINE_TEST_LDADD)
 tests_engine_test_engine_checksum_SOURCES = tests/engine/test-engine-checksum.c
 tests_engine_test_engine_checksum_CFLAGS = $(ENGINE_TEST_CFLAGS)
 tests_engine_test_engine_checksum_LDADD = $(ENGINE_TEST_LDADD)

@@ -78,7 +78,10 @@ wait_gone() { # a killed task is reaped late on these VMs: restore only once /pr
 	return 1
 }
 
-alive() { kill -0 "$1" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
+# alive PID: it exists and is not a zombie. Its status must be read to say so: a zombie reaped
+# between the signal check and the read (criu exiting reparents the tree it killed) is gone, not
+# alive (on a loaded machine that window opened often enough to fail a test now and then).
+alive() { kill -0 "$1" 2>/dev/null && grep -q '^State:[[:space:]]*[^Z[:space:]]' "/proc/$1/status" 2>/dev/null; }
 
 # Where criu's stdout and stderr go, and so those of cudastore-helper, which inherits them: nowhere,
 # unless CS_TEST_CRIU_OUTPUT names a directory; then they are appended to DIR/TEST.criu-output.

@@ -65,6 +65,9 @@ struct cs_options {
 	bool chunks;
 	char parent[512];
 	char chunk_store[512];
+	/* not a key: criu's --prev-images-dir as criu holds it (relative to the images directory),
+	 * set by the plugin at dump; a chunked dump's parent when parent is not set */
+	char criu_parent[512];
 	unsigned ndevice_map;
 	struct cs_device_pair device_map[CS_MAX_DEVICES];
 	char source[320]; /* where the options came from, for the log */

@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define CS_WIRE_MAGIC	0x63737732u /* "csw2": bumped whenever the layout or the types change */
+#define CS_WIRE_MAGIC	0x63737733u /* "csw3": bumped whenever the layout or the types change */
 #define CS_WIRE_DATA	8192
 #define CS_HELPER_FD	3 /* the helper's end of the socketpair, after exec */
 /*

@@ -12,7 +12,8 @@
  * plugin knows independently: criu's mode is dump or pre-dump, opts.tree_id is the pid being
  * paused or a process criu has seized (0 over RPC, which passes the pid in the request),
  * opts.log_level is criu's current log level, the flags read as booleans, and
- * opts.imgs_dir, when set, names the directory criu_get_image_dir() has open. The callers pass
+ * opts.imgs_dir, when set, names the directory criu_get_image_dir() has open, and
+ * opts.img_parent (--prev-images-dir), when set, is a readable string. The callers pass
  * that fd: a reference to criu_get_image_dir here would have to be bound when the plugin is
  * loaded (tools that dlopen the plugin outside criu, and the unit tests, have none).
  * A layout that passed once is trusted for the rest of the criu process: later reads (the exit
@@ -53,9 +54,9 @@ extern unsigned int log_get_loglevel(void) __attribute__((weak));
  * field after it by 4 bytes. Used only after the run-time check passes.
  */
 const struct cs_criu_layout cs_criu_layout_table[] = {
-	{ "table for CRIU 4.2.x", "4.2.", 0, 168, 364, 408, 412, 416, 424, 476, 88 },
-	{ "table for CRIU 4.0/4.1", "4.0|4.1.", 0, 168, 364, 404, 408, 412, 416, 468, 88 },
-	{ NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
+	{ "table for CRIU 4.2.x", "4.2.", 0, 168, 364, 408, 412, 416, 424, 476, 88, 192 },
+	{ "table for CRIU 4.0/4.1", "4.0|4.1.", 0, 168, 364, 404, 408, 412, 416, 468, 88, 192 },
+	{ NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
 };
 
 #ifdef CS_CRIU_OPTS_PROBED
@@ -71,6 +72,7 @@ static const struct cs_criu_layout probed = {
 	CS_CRIU_OFF_IMGS_DIR,
 	CS_CRIU_OFF_MODE,
 	CS_CRIU_OFF_FREEZE_CGROUP,
+	CS_CRIU_OFF_IMG_PARENT,
 };
 #endif
 
@@ -160,6 +162,21 @@ static int check_freeze_cgroup(const struct cs_criu_layout *l, const unsigned ch
 	return 0;
 }
 
+/* opts.img_parent: NULL, or a readable string */
+static int check_img_parent(const struct cs_criu_layout *l, const unsigned char *base, char *why,
+			    size_t whylen)
+{
+	char path[PATH_MAX];
+	void *p;
+
+	memcpy(&p, base + l->img_parent, sizeof(p));
+	if (p && safe_read_str(p, path, sizeof(path))) {
+		snprintf(why, whylen, "img_parent reads an unreadable pointer %p", p);
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * The checks above. check_tree false: this layout already passed the tree check in this criu
  * process (the tree may be gone or released by now, at exit after a refused PAUSE).
@@ -215,6 +232,8 @@ static int layout_check(const struct cs_criu_layout *l, const unsigned char *bas
 		if (check_imgs_dir(path, dirfd, why, whylen))
 			return -1;
 	}
+	if (check_img_parent(l, base, why, whylen))
+		return -1;
 	return check_freeze_cgroup(l, base, why, whylen);
 }
 
@@ -251,20 +270,27 @@ static bool version_matches(const char *list, const char *ver)
 	return false;
 }
 
-static void fill_from(struct cs_criu_view *v, const struct cs_criu_layout *l)
+/* a string field of the options block into buf ("" for NULL or unreadable) */
+static void rd_str(const unsigned char *base, size_t off, char *buf, size_t len)
 {
-	void *fc;
+	void *p;
 
+	memcpy(&p, base + off, sizeof(p));
+	if (!p || safe_read_str(p, buf, len))
+		buf[0] = '\0';
+}
+
+void cs_criu_layout_read(struct cs_criu_view *v, const struct cs_criu_layout *l, const unsigned char *base)
+{
 	v->known = true;
-	v->leave_running = rd_int(opts, l->final_state) == CS_TASK_ALIVE;
-	v->stream = rd_int(opts, l->stream) != 0;
-	v->page_server = rd_int(opts, l->use_page_server) != 0;
-	v->lazy_pages = opts[l->lazy_pages] != 0;
-	v->pre_dump = rd_int(opts, l->mode) == CS_CR_PRE_DUMP;
-	v->tree = rd_int(opts, l->tree_id);
-	memcpy(&fc, opts + l->freeze_cgroup, sizeof(fc));
-	if (!fc || safe_read_str(fc, v->freeze_cgroup, sizeof(v->freeze_cgroup)))
-		v->freeze_cgroup[0] = '\0';
+	v->leave_running = rd_int(base, l->final_state) == CS_TASK_ALIVE;
+	v->stream = rd_int(base, l->stream) != 0;
+	v->page_server = rd_int(base, l->use_page_server) != 0;
+	v->lazy_pages = base[l->lazy_pages] != 0;
+	v->pre_dump = rd_int(base, l->mode) == CS_CR_PRE_DUMP;
+	v->tree = rd_int(base, l->tree_id);
+	rd_str(base, l->freeze_cgroup, v->freeze_cgroup, sizeof(v->freeze_cgroup));
+	rd_str(base, l->img_parent, v->img_parent, sizeof(v->img_parent));
 	snprintf(v->how, sizeof(v->how), "criu's options, %s", l->what);
 }
 
@@ -281,7 +307,7 @@ static bool use_layout(struct cs_criu_view *v, const struct cs_criu_layout *l, b
 {
 	if (!at_init)
 		trusted = l;
-	fill_from(v, l);
+	cs_criu_layout_read(v, l, opts);
 	return true;
 }
 
@@ -369,22 +395,26 @@ static bool takes_arg(const char *arg)
 	return false;
 }
 
-/* the argument of an option criu's view keeps (-t, --freeze-cgroup), from arg on */
+/* the argument of an option criu's view keeps (-t, --freeze-cgroup, --prev-images-dir) */
 static void keep_arg(struct cs_criu_view *v, char what, const char *arg)
 {
 	if (what == 't')
 		v->tree = (pid_t)atoi(arg);
 	else if (what == 'f')
 		snprintf(v->freeze_cgroup, sizeof(v->freeze_cgroup), "%s", arg);
+	else if (what == 'p')
+		snprintf(v->img_parent, sizeof(v->img_parent), "%s", arg);
 }
 
-/* which kept option a long option is ('t', 'f'), else 0 */
+/* which kept option a long option is ('t', 'f', 'p'), else 0 */
 static char kept_long(const char *p)
 {
 	if (is_long(p, "--tree"))
 		return 't';
 	if (is_long(p, "--freeze-cgroup"))
 		return 'f';
+	if (is_long(p, "--prev-images-dir"))
+		return 'p';
 	return 0;
 }
 

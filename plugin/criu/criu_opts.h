@@ -26,6 +26,7 @@ struct cs_criu_layout {
 	const char *versions; /* version prefixes it applies to, '|'-separated ("4.0|4.1") */
 	size_t final_state, use_page_server, lazy_pages, stream, tree_id, log_level, imgs_dir, mode;
 	size_t freeze_cgroup;
+	size_t img_parent; /* --prev-images-dir: before allow_uprobes, the same offset in 4.0-4.2 */
 };
 
 /* What criu was asked to do, as far as the plugin can tell. */
@@ -39,6 +40,7 @@ struct cs_criu_view {
 	bool pre_dump;	    /* criu's mode is pre-dump (known only from criu's options) */
 	pid_t tree;	    /* the pid criu dumps (-t), 0 when not known (RPC) */
 	char freeze_cgroup[PATH_MAX]; /* --freeze-cgroup, "" when none is given */
+	char img_parent[PATH_MAX];    /* --prev-images-dir as given, "" when none */
 	char how[200];	    /* which layout or fallback, and why, for the log */
 };
 
@@ -83,6 +85,8 @@ int cs_criu_refuse_unsupported(int pid, int dirfd);
 /* Testing hooks (tests/criu): validate a layout against a fake options block. */
 int cs_criu_layout_check(const struct cs_criu_layout *l, const unsigned char *base, pid_t pid, int dirfd,
 			 char *why, size_t whylen);
+/* Read v through layout l from the options block base (as criu's own options are read). */
+void cs_criu_layout_read(struct cs_criu_view *v, const struct cs_criu_layout *l, const unsigned char *base);
 /* Parse a criu argv (NUL-separated, as /proc/self/cmdline) into v; false if not a criu dump. */
 bool cs_criu_parse_cmdline(const char *buf, size_t len, struct cs_criu_view *v);
 /* The checked-in layouts, terminated by an entry with what == NULL. */

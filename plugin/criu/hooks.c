@@ -128,18 +128,41 @@ static const char *criu_run(int stage)
 }
 
 /* init(DUMP), before the helper starts: may criu keep its cgroup freezer? (freezer.h) */
-static bool freezer_may_keep(struct cs_plugin *p)
+static bool freezer_may_keep(struct cs_plugin *p, const struct cs_criu_view *v)
 {
-	struct cs_criu_view v;
 	char why[512];
 	bool keep;
 
-	cs_criu_view_read_init(&v, criu_get_image_dir());
-	keep = cs_freezer_may_keep(&v, why, sizeof(why));
+	keep = cs_freezer_may_keep(v, why, sizeof(why));
 	if (keep)
-		snprintf(p->freeze_cgroup, sizeof(p->freeze_cgroup), "%s", v.freeze_cgroup);
+		snprintf(p->freeze_cgroup, sizeof(p->freeze_cgroup), "%s", v->freeze_cgroup);
 	cs_info("seizing: %s: %s", keep ? "criu keeps its cgroup freezer" : "thread by thread", why);
 	return keep;
+}
+
+/* init(DUMP): criu's --prev-images-dir goes to the helper with the options (a chunked parent) */
+static void take_prev_images(struct cs_plugin *p, const struct cs_criu_view *v)
+{
+	if (!v->img_parent[0])
+		return;
+	if (strlen(v->img_parent) >= sizeof(p->opt.criu_parent)) {
+		cs_warn("criu's --prev-images-dir '%.80s...' is too long to name a GPU parent: the GPU "
+			"chunks are dumped in full; give a shorter relative path",
+			v->img_parent);
+		return;
+	}
+	snprintf(p->opt.criu_parent, sizeof(p->opt.criu_parent), "%s", v->img_parent);
+	cs_debug("criu's --prev-images-dir: %s (read from %s)", v->img_parent, v->how);
+}
+
+/* init(DUMP): criu's view, read once before the helper starts */
+static bool read_dump_view(struct cs_plugin *p)
+{
+	struct cs_criu_view v;
+
+	cs_criu_view_read_init(&v, criu_get_image_dir());
+	take_prev_images(p, &v);
+	return freezer_may_keep(p, &v);
 }
 
 /*
@@ -181,7 +204,7 @@ static int cudastore_init(int stage)
 	}
 	cs_criu_opts_configure(&pl->opt);
 	if (stage == CR_PLUGIN_STAGE__DUMP)
-		keep_freezer = freezer_may_keep(pl);
+		keep_freezer = read_dump_view(pl);
 	if (stage == CR_PLUGIN_STAGE__RESTORE && !images_need_us()) {
 		cs_debug("images hold no GPU state; plugin idle");
 		pl->disabled = true;

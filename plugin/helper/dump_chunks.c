@@ -47,24 +47,62 @@ static int open_store(struct cs_ctx *ctx, int dirfd)
 	return 0;
 }
 
+/* the parent key; else criu's --prev-images-dir (*from_criu set), else "" */
+static const char *pick_parent(const struct cs_options *o, bool *from_criu)
+{
+	*from_criu = false;
+	if (o->parent[0]) {
+		if (o->criu_parent[0])
+			cs_info("chunked dump: the parent key (%s) wins over criu's --prev-images-dir (%s) "
+				"as the GPU parent",
+				o->parent, o->criu_parent);
+		return o->parent;
+	}
+	*from_criu = o->criu_parent[0] != '\0';
+	return o->criu_parent;
+}
+
+/*
+ * Open the parent. criu's --prev-images-dir may name criu's pre-dump images (criu --track-mem),
+ * which hold no GPU state: then the chunks are dumped in full, as criu dumps its pages.
+ */
+static int open_parent(struct cs_ctx *ctx, int dirfd)
+{
+	struct cs_dump_session *ds = &ctx->dump;
+	bool from_criu;
+	const char *path = pick_parent(&ctx->opt, &from_criu);
+	char err[768];
+	int ret;
+
+	if (!path[0])
+		return 0;
+	ret = cs_chunk_parent_open(dirfd, path, &ds->parent, err, sizeof(err));
+	if ((ret == -EPROTO || ret == -ENOENT) && from_criu) {
+		cs_info("no GPU parent in criu's --prev-images-dir %s (%s): the GPU chunks are dumped in "
+			"full",
+			path, err);
+		return 0;
+	}
+	if (ret) {
+		cs_err("%s%s. No process was touched", from_criu ? "criu's --prev-images-dir: " : "", err);
+		return ret;
+	}
+	ds->sink.parent = ds->parent.chunks;
+	return 0;
+}
+
 int cs_dump_chunks_open(struct cs_ctx *ctx, int dirfd)
 {
 	struct cs_dump_session *ds = &ctx->dump;
-	char err[768];
 	int ret;
 
 	sink_reset(ds);
 	if (!cs_opt_chunked(&ctx->opt) || ctx->stage != CS_STAGE_DUMP)
 		return 0;
 	ds->chunked = true;
-	if (ctx->opt.parent[0]) {
-		ret = cs_chunk_parent_open(dirfd, ctx->opt.parent, &ds->parent, err, sizeof(err));
-		if (ret) {
-			cs_err("%s. No process was touched", err);
-			return ret;
-		}
-		ds->sink.parent = ds->parent.chunks;
-	}
+	ret = open_parent(ctx, dirfd);
+	if (ret)
+		return ret;
 	if (ctx->opt.chunk_store[0])
 		return open_store(ctx, dirfd);
 	return 0;
@@ -88,7 +126,7 @@ int cs_dump_chunks_begin(struct cs_ctx *ctx, int dirfd)
 	if (ds->parent.dir >= 0) { /* the index names the parent (cs_imgset_dump_begin reset it) */
 		ds->index.has_parent = true;
 		memcpy(ds->index.parent_dump_id, ds->parent.x.dump_id, sizeof(ds->index.parent_dump_id));
-		snprintf(ds->index.parent_dir, sizeof(ds->index.parent_dir), "%s", ctx->opt.parent);
+		snprintf(ds->index.parent_dir, sizeof(ds->index.parent_dir), "%s", ds->parent.path);
 	}
 	if (removed)
 		cs_info("removed %u chunk link(s) of an earlier dump from the images directory", removed);
@@ -100,7 +138,7 @@ int cs_dump_chunks_begin(struct cs_ctx *ctx, int dirfd)
 		cs_err("cannot make %s in the images directory: %s", CS_CHUNKS_DIR, strerror(-ret));
 		return ret;
 	}
-	cs_info("chunked dump: parent %s, chunk store %s", ctx->opt.parent[0] ? ctx->opt.parent : "none",
+	cs_info("chunked dump: parent %s, chunk store %s", ds->parent.dir >= 0 ? ds->parent.path : "none",
 		ctx->opt.chunk_store[0] ? ctx->opt.chunk_store : "none");
 	return 0;
 }

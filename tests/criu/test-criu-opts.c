@@ -2,7 +2,9 @@
 /*
  * test-criu-opts.c - the criu-side reading of criu's options (plugin/criu/criu_opts.c) outside
  * criu: a layout is refused when the options block disagrees with what the plugin knows, and the
- * command-line fallback reads every spelling of -R the way criu's getopt does.
+ * command-line fallback reads every spelling of -R the way criu's getopt does; criu's
+ * --prev-images-dir (opts.img_parent) is read through both checked-in layouts and from the
+ * command line.
  */
 #include <string.h>
 #include <unistd.h>
@@ -49,13 +51,58 @@ static bool parse(const char *words, bool *leave, bool *dump)
 	return v.stream || v.lazy_pages || v.page_server;
 }
 
+/* criu's --prev-images-dir: opts.img_parent, before allow_uprobes, so at 192 in 4.0-4.2 */
+static void prev_images_dir(void)
+{
+	static const char parent[] = "../parent";
+	const char *p = parent;
+	const void *bad = (const void *)16;
+	struct cs_criu_view v;
+	pid_t me = getpid();
+
+	for (int i = 0; i < 2; i++) {
+		const struct cs_criu_layout *l = &cs_criu_layout_table[i];
+
+		fake(l, 1, 1, me);
+		memcpy(block + l->img_parent, &p, sizeof(p));
+		memset(&v, 0, sizeof(v));
+		cs_criu_layout_read(&v, l, block);
+		tap_ok(l->img_parent == 192 && check(l, me) == 0 && !strcmp(v.img_parent, parent),
+		       "%s: img_parent at %zu reads '%s'", l->what, l->img_parent, v.img_parent);
+	}
+	fake(&cs_criu_layout_table[0], 1, 1, me);
+	memset(&v, 0, sizeof(v));
+	cs_criu_layout_read(&v, &cs_criu_layout_table[0], block);
+	tap_ok(!v.img_parent[0], "no --prev-images-dir (NULL) reads as none");
+	memcpy(block + cs_criu_layout_table[0].img_parent, &bad, sizeof(bad));
+	tap_ok(check(&cs_criu_layout_table[0], me) != 0,
+	       "an unreadable img_parent pointer is refused, not dereferenced");
+	{
+		static const char sep[] = "criu\0dump\0-t\0005\0--prev-images-dir\0../pre\0-D\0d";
+		static const char eq[] = "criu\0dump\0--prev-images-dir=../p2\0-t\0005";
+		static const char none[] = "criu\0dump\0-D\0--prev-images-dir\0-t\0005";
+
+		memset(&v, 0, sizeof(v));
+		cs_criu_parse_cmdline(sep, sizeof(sep), &v);
+		tap_ok(!strcmp(v.img_parent, "../pre") && v.tree == 5,
+		       "--prev-images-dir DIR on the command line ('%s')", v.img_parent);
+		memset(&v, 0, sizeof(v));
+		cs_criu_parse_cmdline(eq, sizeof(eq), &v);
+		tap_ok(!strcmp(v.img_parent, "../p2") && v.tree == 5,
+		       "--prev-images-dir=DIR on the command line ('%s')", v.img_parent);
+		memset(&v, 0, sizeof(v));
+		cs_criu_parse_cmdline(none, sizeof(none), &v);
+		tap_ok(!v.img_parent[0], "--prev-images-dir as the argument of -D names no parent");
+	}
+}
+
 int main(void)
 {
 	const struct cs_criu_layout *l42 = &cs_criu_layout_table[0];
 	pid_t me = getpid();
 	bool lr, dump;
 
-	tap_plan(19);
+	tap_plan(26);
 	tap_ok(cs_criu_layout_table[0].what && cs_criu_layout_table[1].what && !cs_criu_layout_table[2].what,
 	       "two checked-in layouts (4.2.x, 4.0/4.1)");
 	fake(l42, 1, 1, me);
@@ -121,5 +168,6 @@ int main(void)
 		tap_ok(v.tree == 0 && !v.freeze_cgroup[0],
 		       "-t as the argument of -D is no tree, no freeze cgroup");
 	}
+	prev_images_dir();
 	return tap_done();
 }

@@ -177,28 +177,39 @@ static int set_library(char *dst, size_t size, const char *key, const char *v, c
 	return set_path(dst, size, key, v, err, len);
 }
 
-int cs_options_set(struct cs_options *o, const char *key, const char *v, char *err, size_t len)
+/* The keys whose value is a path: 0 or -EINVAL when key is one of them, else -ENOENT. */
+static int set_path_key(struct cs_options *o, const char *key, const char *v, char *err, size_t len)
 {
-	uint64_t x;
-
-	if (!strcmp(key, "mode")) {
-		if (set_mode(o, v))
-			return cs_fail(-EINVAL, err, len, "mode: '%s' is not auto, custom or driver", v);
-	} else if (!strcmp(key, "libcuda")) {
+	if (!strcmp(key, "libcuda"))
 		return set_library(o->libcuda, sizeof(o->libcuda), key, v, err, len);
-	} else if (!strcmp(key, "libnvml")) {
+	if (!strcmp(key, "libnvml"))
 		return set_library(o->libnvml, sizeof(o->libnvml), key, v, err, len);
-	} else if (!strcmp(key, "helper")) {
+	if (!strcmp(key, "helper")) {
 		if (v[0] != '/')
 			return cs_fail(-EINVAL, err, len, "helper: '%s' is not an absolute path", v);
 		return set_path(o->helper, sizeof(o->helper), key, v, err, len);
+	}
+	if (!strcmp(key, "parent"))
+		return set_path(o->parent, sizeof(o->parent), key, v, err, len);
+	if (!strcmp(key, "chunk_store"))
+		return set_path(o->chunk_store, sizeof(o->chunk_store), key, v, err, len);
+	return -ENOENT;
+}
+
+int cs_options_set(struct cs_options *o, const char *key, const char *v, char *err, size_t len)
+{
+	uint64_t x;
+	int ret;
+
+	ret = set_path_key(o, key, v, err, len);
+	if (ret != -ENOENT)
+		return ret;
+	if (!strcmp(key, "mode")) {
+		if (set_mode(o, v))
+			return cs_fail(-EINVAL, err, len, "mode: '%s' is not auto, custom or driver", v);
 	} else if (!strcmp(key, "chunks")) {
 		if (parse_bool(v, &o->chunks))
 			return cs_fail(-EINVAL, err, len, "chunks: '%s' is not yes or no", v);
-	} else if (!strcmp(key, "parent")) {
-		return set_path(o->parent, sizeof(o->parent), key, v, err, len);
-	} else if (!strcmp(key, "chunk_store")) {
-		return set_path(o->chunk_store, sizeof(o->chunk_store), key, v, err, len);
 	} else if (!strcmp(key, "chunk_mb")) {
 		if (parse_u64(v, 1, CS_CHUNK_MAX >> 20, &x) || (x & (x - 1)))
 			return cs_fail(-EINVAL, err, len, "chunk_mb: '%s' is not a power of two in 1..%u", v,

@@ -54,22 +54,32 @@ static bool is_hh(const char *name)
 	return strlen(name) == 2 && strspn(name, "0123456789abcdef") == 2;
 }
 
+/* dirfd's directory opened anew for a walk (its own offset): 0 or -errno */
+static int walk_open(int dirfd, DIR **out)
+{
+	int fd = openat(dirfd, ".", DIR_FLAGS), ret;
+
+	if (fd < 0)
+		return -errno;
+	*out = fdopendir(fd);
+	if (!*out) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	return 0;
+}
+
 /* every non-directory entry of dirfd removed; chunk files counted. Each walk opens the directory
  * anew: a dup() would share (and leave at the end) the offset of an earlier walk */
 static int clear_files(int dirfd, unsigned *removed)
 {
 	DIR *d;
 	struct dirent *e;
-	int fd = openat(dirfd, ".", DIR_FLAGS), ret = 0;
+	int ret = walk_open(dirfd, &d);
 
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		ret = -errno;
-		close(fd);
+	if (ret)
 		return ret;
-	}
 	while ((e = readdir(d))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
@@ -339,19 +349,13 @@ int cs_store_lock(int storefd, bool exclusive, bool wait)
 /* gc of one hh directory */
 static int gc_hh(int hfd, struct cs_gc_stats *st)
 {
-	int fd = openat(hfd, ".", DIR_FLAGS), ret = 0;
 	struct dirent *e;
 	struct stat sb;
 	DIR *d;
+	int ret = walk_open(hfd, &d);
 
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		ret = -errno;
-		close(fd);
+	if (ret)
 		return ret;
-	}
 	while ((e = readdir(d))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
@@ -374,20 +378,15 @@ static int gc_hh(int hfd, struct cs_gc_stats *st)
 
 int cs_store_gc(int storefd, struct cs_gc_stats *st)
 {
-	int fd = openat(storefd, ".", DIR_FLAGS), ret = 0;
 	struct dirent *e;
 	unsigned tmp = 0;
 	DIR *d;
+	int ret, fd;
 
 	memset(st, 0, sizeof(*st));
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		ret = -errno;
-		close(fd);
+	ret = walk_open(storefd, &d);
+	if (ret)
 		return ret;
-	}
 	while (!ret && (e = readdir(d))) {
 		int hfd;
 

@@ -53,7 +53,9 @@ static int parent_ids(struct cs_ctx *ctx, const struct cs_proc *p, struct known_
 		snprintf(ph->why, sizeof(ph->why), "the parent's manifest cannot be read: %.100s", err);
 		return 0;
 	}
-	*out = malloc((count_ids(&m) ? count_ids(&m) : 1) * sizeof(**out));
+	k = count_ids(&m);
+	*out = malloc((k ? k : 1) * sizeof(**out));
+	k = 0;
 	if (!*out) {
 		cs_manifest_free(&m);
 		return -ENOMEM;

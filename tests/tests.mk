@@ -16,7 +16,8 @@ tests_e2e_cpu_tree_SOURCES = tests/e2e/cpu-tree.c
 
 dist_check_SCRIPTS += tests/e2e/lib.sh
 E2E_TESTS = \
-	tests/e2e/test-cpu-tree-survives-dump-restore.sh
+	tests/e2e/test-cpu-tree-survives-dump-restore.sh \
+	tests/e2e/test-verdict-is-never-one-from-an-earlier-life.sh
 TESTS += $(E2E_TESTS)
 dist_check_SCRIPTS += $(E2E_TESTS)
 

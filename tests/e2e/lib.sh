@@ -124,8 +124,10 @@ criu_restore() {
 # log_has FILE REGEX
 log_has() { grep -aEq -- "$2" "$1"; }
 
-# stop PID with SIGTERM and wait for its outfile verdict
+# stop PID with SIGTERM and wait for its outfile verdict; a verdict already there is from an
+# earlier life of the process (images restored again and again) and is removed first
 verdict() { # verdict PID OUTFILE -> prints the outfile's first line
+	rm -f "$2"
 	kill -TERM "$1" 2>/dev/null
 	wait_file "$2" 30 || { echo "no verdict"; return; }
 	head -n1 "$2"

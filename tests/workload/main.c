@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,19 +44,34 @@ static void on_term(int sig)
 	wl_stop = 1;
 }
 
+/*
+ * Publish TEXT as PATH whole or not at all: written beside it, then renamed over it, so a
+ * reader polling for the file never sees it empty or half written.
+ */
 static int write_text(const char *path, const char *text)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	char tmp[PATH_MAX];
 	size_t len = strlen(text);
-	int ret = 0;
+	int fd, ret = 0;
 
+	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, getpid()) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		wl_log("cannot create %s: %s", path, strerror(errno));
-		return -errno;
+		ret = -errno;
+		wl_log("cannot create %s: %s", tmp, strerror(errno));
+		return ret;
 	}
 	if (write(fd, text, len) != (ssize_t)len)
 		ret = -EIO;
-	close(fd);
+	if (close(fd) && !ret)
+		ret = -EIO;
+	if (!ret && rename(tmp, path)) {
+		ret = -errno;
+		wl_log("cannot rename %s to %s: %s", tmp, path, strerror(errno));
+	}
+	if (ret)
+		unlink(tmp);
 	return ret;
 }
 

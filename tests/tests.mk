@@ -149,6 +149,7 @@ E2E_GPU_TESTS = \
 # chunked images and incremental dumps (docs/image-format.md section 10)
 E2E_CHUNK_TESTS = \
 	tests/e2e/test-incremental-child-dump-restores-without-parent.sh \
+	tests/e2e/test-incremental-child-needs-space-only-for-what-changed.sh \
 	tests/e2e/test-incremental-child-dump-hashes-on-gpu-skips-copy.sh \
 	tests/e2e/test-incremental-prev-images-dir-names-the-parent.sh \
 	tests/e2e/test-incremental-bad-parent-refused-before-lock.sh \

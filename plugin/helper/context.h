@@ -142,6 +142,7 @@ struct cs_dump_session {
 	struct cs_index index;	  /* this dump's id and the manifests written so far (mu) */
 	char criu_run[CS_CRIU_RUN_MAX + 1]; /* this dump's criu run (INIT), for the index; "" none */
 	uint64_t planned_bytes;	  /* GPU memory of the processes already admitted to this dump */
+	uint64_t claimed_new;	  /* a child's new bytes of the processes checked so far (mu) */
 	struct cs_imgset written; /* RECOVER: what the dump whose helper died wrote, read once */
 	struct cs_dump_nvml nvml; /* the admission plan's NVML (dump_plan.c) */
 	struct cs_dump_facts facts; /* what the manifests record of this host (dump_facts.c) */

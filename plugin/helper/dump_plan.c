@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* dump_plan.c - NVML-based dump planning, the CUDA IPC check and the free-space check (see dump_plan.h) */
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,7 +10,6 @@
 #include "log.h"
 #include "dump_plan.h"
 #include "procfs.h"
-#include <stdio.h>
 
 #define MAX_NVML_PROCS 1024
 
@@ -205,6 +206,12 @@ int cs_dump_plan_check_space(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
 
 	if (!ctx->opt.space_check || !p->dump.bytes_plan)
 		return 0;
+	if (ctx->dump.chunked && ctx->dump.parent.dir >= 0) {
+		cs_info("pid %d: a dump with a parent writes only what changed: its new bytes are checked "
+			"against the free space once its chunk ids are hashed, before the copy",
+			p->pid);
+		return 0;
+	}
 	ret = cs_imgdir_free_bytes(dirfd, &avail);
 	if (ret) {
 		cs_warn("pid %d: cannot read free space of the images directory: %s", p->pid, strerror(-ret));
@@ -219,5 +226,36 @@ int cs_dump_plan_check_space(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
 	       "images directory has only %.2f GiB free; the process was not touched. Free space, use a "
 	       "bigger images directory, or set CUDASTORE_SPACE_CHECK=no if most of its memory is zeros",
 	       p->pid, p->dump.bytes_plan / 1073741824.0, need / 1073741824.0, avail / 1073741824.0);
+	return -ENOSPC;
+}
+
+int cs_dump_plan_check_new_bytes(struct cs_ctx *ctx, const struct cs_proc *p, int dirfd, uint64_t new_bytes,
+				 uint64_t total)
+{
+	uint64_t avail = 0, need;
+	char more[64] = "";
+	int ret;
+
+	if (!ctx->opt.space_check || !new_bytes)
+		return 0;
+	ret = cs_imgdir_free_bytes(dirfd, &avail);
+	if (ret) {
+		cs_warn("pid %d: cannot read free space of the images directory: %s", p->pid, strerror(-ret));
+		return 0;
+	}
+	/* processes of the tree checked before this one may not have written theirs yet */
+	pthread_mutex_lock(&ctx->mu);
+	need = ctx->dump.claimed_new + new_bytes;
+	if (avail >= need)
+		ctx->dump.claimed_new = need;
+	pthread_mutex_unlock(&ctx->mu);
+	if (avail >= need)
+		return 0;
+	if (need > new_bytes)
+		snprintf(more, sizeof(more), " (%.2f GiB with the processes before it)", need / 1073741824.0);
+	cs_err("pid %d: %.2f GiB of its %.2f GiB of GPU memory are new since the parent dump%s but the "
+	       "images directory has only %.2f GiB free; nothing was written and the process runs on with "
+	       "its GPU memory. Free space or use a bigger images directory",
+	       p->pid, new_bytes / 1073741824.0, total / 1073741824.0, more, avail / 1073741824.0);
 	return -ENOSPC;
 }

@@ -41,7 +41,19 @@ int cs_dump_plan_check_ipc(struct cs_ctx *ctx, struct cs_proc *p);
  * mapped (procfs.h) and the driver knows it (it names its restore thread).
  */
 int cs_dump_plan_check_tree(struct cs_ctx *ctx, pid_t root);
-/* -ENOSPC with a clear message when p->dump.bytes_plan does not fit in the images directory. */
+/*
+ * -ENOSPC with a clear message when p->dump.bytes_plan does not fit in the images directory.
+ * A chunked dump with a parent writes only what changed, which nothing tells before the lock:
+ * it passes here, and cs_dump_plan_check_new_bytes checks it once the chunk ids are known.
+ */
 int cs_dump_plan_check_space(struct cs_ctx *ctx, struct cs_proc *p, int dirfd);
+/*
+ * A chunked dump with a parent, locked, its chunk ids hashed on the GPU before any copy:
+ * -ENOSPC with a clear message when the new_bytes (of total) its chunks neither the parent
+ * has nor all-zero, with those of the tree's processes checked before it, do not fit in the
+ * images directory; the caller then fails the dump before anything is written. 0 otherwise.
+ */
+int cs_dump_plan_check_new_bytes(struct cs_ctx *ctx, const struct cs_proc *p, int dirfd, uint64_t new_bytes,
+				 uint64_t total);
 
 #endif /* CUDASTORE_DUMP_PLAN_H */

@@ -114,6 +114,8 @@ static void mark(const struct lookup *lk, struct cs_engine_region *r, uint64_t n
 		if (k) {
 			ph->known[i][c] = 2;
 			ph->hash[i][c] = k->hash;
+		} else {
+			ph->new_bytes += tail ? r->size % CS_DEDUP_CHUNK : CS_DEDUP_CHUNK;
 		}
 	}
 }

@@ -19,7 +19,8 @@ struct cs_prehash {
 	uint8_t *known[CS_MAX_DEVICES];
 	uint8_t *ids[CS_MAX_DEVICES];
 	uint64_t *hash[CS_MAX_DEVICES];
-	bool gpu;      /* the ids were hashed on the GPU */
+	uint64_t new_bytes; /* gpu: the bytes of the chunks neither the parent has nor all-zero */
+	bool gpu;	    /* the ids were hashed on the GPU */
 	char why[160]; /* else why not */
 };
 

@@ -21,6 +21,7 @@
 #include "workload.h"
 
 volatile sig_atomic_t wl_stop;
+static volatile sig_atomic_t wl_refill; /* SIGUSR1: fill the buffers anew (see cuda_work) */
 
 struct wl_children {
 	int n;
@@ -42,6 +43,11 @@ void wl_log(const char *fmt, ...)
 static void on_term(int sig)
 {
 	wl_stop = 1;
+}
+
+static void on_usr1(int sig)
+{
+	wl_refill = 1;
 }
 
 /*
@@ -98,6 +104,32 @@ static void nap(void)
 		;
 }
 
+/*
+ * SIGUSR1: every byte of the buffers changes (the pattern of the next seed), as between two
+ * dumps of a process whose memory moved on; then "<ready file>.refill" holds the refills so far.
+ */
+static int refill(const struct wl_opts *o, struct wl_gpu *g)
+{
+	static unsigned refills;
+	char text[32];
+
+	wl_refill = 0;
+	g->pat.seed += 0x9e3779b97f4a7c15ULL;
+	if (wl_gpu_fill(g))
+		return -1;
+	refills++;
+	wl_log("SIGUSR1: filled every buffer anew (refill %u, seed %llu)", refills,
+	       (unsigned long long)g->pat.seed);
+	snprintf(text, sizeof(text), "%u\n", refills);
+	if (o->ready) {
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s.refill", o->ready);
+		write_text(path, text);
+	}
+	return 0;
+}
+
 /* The CUDA work of one process; on_ready runs once the buffers are filled. 0 = all good. */
 static int cuda_work(const struct wl_opts *o, uint64_t seed, int (*on_ready)(void *), void *arg, char *result,
 		     size_t len)
@@ -116,6 +148,9 @@ static int cuda_work(const struct wl_opts *o, uint64_t seed, int (*on_ready)(voi
 	}
 	while (!wl_stop) {
 		bool due = now_ms() - last_check >= 100;
+
+		if (wl_refill && refill(o, &g))
+			goto out;
 
 		if (wl_gpu_step(&g, due))
 			goto out;
@@ -294,7 +329,7 @@ static void spawn_children(const struct wl_opts *o, struct wl_children *ch, int 
 int main(int argc, char **argv)
 {
 	struct root_ready rr = { .notify_fd = -1 };
-	struct sigaction sa = { .sa_handler = on_term };
+	struct sigaction sa = { .sa_handler = on_term }, usr1 = { .sa_handler = on_usr1 };
 	struct wl_children ch = { 0 };
 	char result[512], child_msg[512], pid_text[32];
 	struct wl_opts o;
@@ -312,6 +347,7 @@ int main(int argc, char **argv)
 	if (o.pidfile && write_text(o.pidfile, pid_text))
 		return 1;
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGUSR1, &usr1, NULL);
 	if (wl_hostile_start(&o))
 		return 1;
 	if (pipe(ready))

@@ -23,7 +23,9 @@ static void usage(void)
 	    "--child-zero-percent: the --fork-cuda children's buffers (default: --size, --zero-percent).\n"
 	    "--gpu-each: one worker per GPU, the root on device 0 and child k on device k (--devices 1).\n"
 	    "--child-ipc-import: the --fork-cuda children are CUDA IPC importers to the emulated driver\n"
-	    "(CUDASTORE_EMU_IPC_IMPORTER), which a driver before branch 610 can never restore.\n");
+	    "(CUDASTORE_EMU_IPC_IMPORTER), which a driver before branch 610 can never restore.\n"
+	    "SIGUSR1 (to the root): every byte of its buffers changes (the next seed's pattern); the\n"
+	    "ready file's name + \".refill\" then holds how many times.\n");
 }
 
 static int parse_size(const char *text, size_t *out)

@@ -140,6 +140,7 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-runc-restore-into-another-device-set.sh \
 	tests/e2e/test-podman-checkpoint-export-import.sh \
 	tests/e2e/test-podman-export-import-across-emulated-hosts.sh \
+	tests/e2e/test-podman-export-of-a-child-dump-restores-on-another-host.sh \
 	tests/e2e/test-crun-checkpoint-restore.sh \
 	tests/e2e/test-crun-leave-running.sh \
 	tests/e2e/test-containerd-ctr-checkpoint-restore.sh \
@@ -163,7 +164,7 @@ TESTS += $(E2E_GPU_TESTS)
 E2E_NS1_AFTER = tests/e2e/test-reused-images-dir-stale-files.sh.log
 $(E2E_NS1_AFTER): tests/e2e/test-container-pid-namespace.sh.log
 dist_check_SCRIPTS += $(E2E_GPU_TESTS) tests/e2e/roundtrip.sh tests/e2e/tree.sh tests/e2e/placement.sh tests/e2e/helper-killed.sh tests/e2e/guardian.sh \
-	tests/e2e/runc-lib.sh tests/e2e/crun-lib.sh tests/e2e/containerd-lib.sh \
+	tests/e2e/runc-lib.sh tests/e2e/crun-lib.sh tests/e2e/containerd-lib.sh tests/e2e/podman-hosts.sh \
 	tests/e2e/runtime-checkpoint-restore.sh tests/e2e/runtime-leave-running.sh tests/e2e/chunks-lib.sh tests/e2e/chunk-ids.py
 
 # GPU-host tools (built by make-gpu-artifacts.sh; not run by make check)

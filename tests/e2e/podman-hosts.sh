@@ -1,0 +1,81 @@
+# podman-hosts.sh - two emulated hosts, A and B, each with its own podman storage, runtime
+# environment and emulated GPUs; sourced after lib.sh and runc-lib.sh (need_runc done).
+#   two_hosts "A's emulator env" "B's emulator env": the test image on both, host B current
+#   on_host NAME ENV...: become host NAME (a or b)
+#   pod ARGS...: podman on the current host
+#
+# Like two machines with podman's default paths, both hosts use the same storage, run and
+# runtime paths (podman restores an archive's container with the paths it was made with, and
+# refuses another runtime path): each switch moves the other host's podman storage aside and
+# NAME's into place, and the runtime wrapper sets NAME's emulated GPUs and cudastore's config
+# file, then execs runc. podman passes criu almost no environment (docs/containers.md,
+# section 4): the wrapper is how each host's settings reach the plugin.
+command -v podman >/dev/null || skip_all "podman not installed"
+
+HOST=
+on_host() {
+	local name=$1; shift
+	if [ "$HOST" != "$name" ]; then
+		if [ -n "$HOST" ]; then
+			mkdir -p "$WORK/$HOST"
+			mv "$WORK/storage" "$WORK/run" "$WORK/$HOST/" || bail "cannot move host $HOST's podman storage aside"
+		fi
+		mkdir -p "$WORK/$name/storage" "$WORK/$name/run"
+		mv "$WORK/$name/storage" "$WORK/$name/run" "$WORK/" || bail "cannot move host $name's podman storage in"
+		HOST=$name
+	fi
+	{
+		echo '#!/bin/sh'
+		echo "export CUDASTORE_CONFIG=$WORK/cudastore.conf $*"
+		echo "exec $RUNC \"\$@\""
+	} >"$WORK/runc-wrap"
+	chmod +x "$WORK/runc-wrap"
+}
+pod() { # pod podman-arguments..., on the current host
+	timeout -k 5 120 podman --root "$WORK/storage" --runroot "$WORK/run" --storage-driver vfs \
+		--network-config-dir "$WORK/cni" --runtime "$WORK/runc-wrap" --events-backend none "$@"
+}
+pod_cleanup() {
+	pod rm -f -a >/dev/null 2>&1
+	pod rmi -a -f >/dev/null 2>&1
+	runc_cleanup
+}
+
+# the same image on both hosts, as from one registry: a checkpoint names it by its id
+two_hosts() {
+	trap pod_cleanup EXIT
+	make_rootfs "$WORK/rootfs"
+	mkdir -p "$WORK/cni"
+	on_host a "$1"
+	tar -C "$WORK/rootfs" -c . | pod import - localhost/cudastore-test:1 >/dev/null 2>&1 ||
+		bail "podman import on host A failed"
+	pod save -o "$WORK/image.tar" localhost/cudastore-test:1 >/dev/null 2>&1 || bail "podman save on host A failed"
+	on_host b "$2"
+	pod load -i "$WORK/image.tar" >/dev/null 2>&1 || bail "podman load on host B failed"
+}
+
+# pod_verdict ID: SIGTERM to the container's workload (its /work is $WORK/p/cw); prints its verdict
+pod_verdict() {
+	sleep 0.3
+	rm -f "$WORK/p/cw/w.out"
+	pod kill --signal TERM "$1" >/dev/null 2>&1
+	wait_file "$WORK/p/cw/w.out" 30 || { echo "no verdict"; return; }
+	head -n1 "$WORK/p/cw/w.out"
+}
+
+# pod_run_workload ENV WORKLOAD-OPTIONS...: on the current host, a container running the workload
+# (its /work is $WORK/p/cw) with the emulator environment ENV ("VAR=value ..."); prints its id
+# once the workload is ready, else fails (podman's errors in $WORK/pod-run.err)
+pod_run_workload() {
+	local env=$1 e cid; shift
+	local -a flags=(-e CUDASTORE_LIBCUDA=/usr/lib/cudastore-emu/libcuda.so.1)
+	for e in $env; do flags+=(-e "$e"); done
+	mkdir -p "$WORK/p/cw"
+	rm -f "$WORK"/p/cw/w.*
+	cid=$(pod run -d --network none --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
+		--annotation org.criu.config="$WORK/criu-runc.conf" -v "$WORK/p/cw:/work" "${flags[@]}" \
+		localhost/cudastore-test:1 /usr/bin/cuda-workload --pidfile /work/w.pid --ready /work/w.ready \
+		--outfile /work/w.out --log /work/w.log "$@" 2>"$WORK/pod-run.err")
+	wait_file "$WORK/p/cw/w.ready" 30 || return 1
+	echo "$cid"
+}

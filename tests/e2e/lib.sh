@@ -52,6 +52,13 @@ setup_work() {
 	export CUDASTORE_CONFIG=$CONFIG
 }
 
+# small_dir SIZE: a tmpfs of SIZE (e.g. 64m) mounted at $WORK/small, which cleanup() unmounts;
+# the test is skipped where none can be mounted
+small_dir() {
+	mkdir -p "$WORK/small"
+	mount -t tmpfs -o "size=$1" tmpfs "$WORK/small" 2>/dev/null || skip_all "cannot mount a tmpfs"
+}
+
 # set_config "key = value"...: this test's config file holds exactly these lines
 set_config() {
 	printf '%s\n' "# config of ${0##*/}" "$@" >"$CONFIG"

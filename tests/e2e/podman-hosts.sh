@@ -1,6 +1,7 @@
 # podman-hosts.sh - two emulated hosts, A and B, each with its own podman storage, runtime
 # environment and emulated GPUs; sourced after lib.sh and runc-lib.sh (need_runc done).
-#   two_hosts "A's emulator env" "B's emulator env": the test image on both, host B current
+#   A, B, HOST_A, HOST_B: each host's GPU UUIDs and emulator environment
+#   two_hosts "$HOST_A" "$HOST_B": the test image on both, host B current
 #   on_host NAME ENV...: become host NAME (a or b)
 #   pod ARGS...: podman on the current host
 #
@@ -11,6 +12,15 @@
 # file, then execs runc. podman passes criu almost no environment (docs/containers.md,
 # section 4): the wrapper is how each host's settings reach the plugin.
 command -v podman >/dev/null || skip_all "podman not installed"
+
+# Host A has 2 H200s; host B 4 GPUs of other UUIDs, its GPUs 0 and 1 another product (A100), so
+# that the placement (no map) sends A's GPUs 0,1 onto B's GPUs 2,3.
+A=(GPU-a0a0a0a0-0000-4000-8000-000000000000 GPU-a0a0a0a0-0000-4000-8000-000000000001)
+B=(GPU-b0b0b0b0-0000-4000-8000-000000000000 GPU-b0b0b0b0-0000-4000-8000-000000000001
+	GPU-b0b0b0b0-0000-4000-8000-000000000002 GPU-b0b0b0b0-0000-4000-8000-000000000003)
+HOST_A="CUDASTORE_EMU_DEVICES=2 CUDASTORE_EMU_UUIDS=${A[0]},${A[1]} CUDASTORE_EMU_NAMES=NVIDIA-H200"
+HOST_B="CUDASTORE_EMU_DEVICES=4 CUDASTORE_EMU_UUIDS=$(IFS=,; echo "${B[*]}")"
+HOST_B="$HOST_B CUDASTORE_EMU_NAMES=NVIDIA-A100,NVIDIA-A100,NVIDIA-H200"
 
 HOST=
 on_host() {
@@ -78,4 +88,10 @@ pod_run_workload() {
 		--outfile /work/w.out --log /work/w.log "$@" 2>"$WORK/pod-run.err")
 	wait_file "$WORK/p/cw/w.ready" 30 || return 1
 	echo "$cid"
+}
+
+# placed_a_onto_b LOG: the restore LOG placed A's GPU 0 onto B's GPU 2 and GPU 1 onto GPU 3
+placed_a_onto_b() {
+	grep -aq "checkpointed GPU ${A[0]} is restored onto ${B[2]} (GPU 2 here)" "$1" &&
+		grep -aq "checkpointed GPU ${A[1]} is restored onto ${B[3]} (GPU 3 here)" "$1"
 }

@@ -3,8 +3,7 @@
 # fails, the plugin keeps a host copy, and the process runs on with its GPU memory intact.
 . "$top_srcdir/tests/e2e/lib.sh"
 need_criu; setup_work; use_emulator
-mkdir -p "$WORK/small"
-mount -t tmpfs -o size=24m tmpfs "$WORK/small" 2>/dev/null || skip_all "cannot mount a tmpfs"
+small_dir 24m
 plan 6
 start_workload w --size 32m --buffers 1 --seed 3
 CRIU_ENV="CUDASTORE_SPACE_CHECK=no" criu_dump "$WORK/small/img" "$WPID"

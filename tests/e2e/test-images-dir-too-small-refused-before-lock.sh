@@ -4,8 +4,7 @@
 . "$top_srcdir/tests/e2e/lib.sh"
 need_criu; setup_work; use_emulator
 export CUDASTORE_EMU_TRACE=$WORK/trace
-mkdir -p "$WORK/small"
-mount -t tmpfs -o size=16m tmpfs "$WORK/small" 2>/dev/null || skip_all "cannot mount a tmpfs"
+small_dir 16m
 plan 5
 start_workload w --size 32m --buffers 2
 criu_dump "$WORK/small/img" "$WPID"

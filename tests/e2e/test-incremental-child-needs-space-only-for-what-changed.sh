@@ -8,8 +8,7 @@
 . "$top_srcdir/tests/e2e/lib.sh"
 . "$top_srcdir/tests/e2e/chunks-lib.sh"
 need_criu; setup_work; use_emulator
-mkdir -p "$WORK/small"
-mount -t tmpfs -o size=176m tmpfs "$WORK/small" 2>/dev/null || skip_all "cannot mount a tmpfs"
+small_dir 176m
 plan 11
 start_workload w --size 48m --buffers 2 --zero-percent 0
 set_config "chunks = yes"

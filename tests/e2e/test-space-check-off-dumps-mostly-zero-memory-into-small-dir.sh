@@ -4,8 +4,7 @@
 # only the non-zero chunks take space, and the restore verifies every byte.
 . "$top_srcdir/tests/e2e/lib.sh"
 need_criu; setup_work; use_emulator
-mkdir -p "$WORK/small"
-mount -t tmpfs -o size=64m tmpfs "$WORK/small" 2>/dev/null || skip_all "cannot mount a tmpfs"
+small_dir 64m
 plan 7
 start_workload w --size 48m --buffers 2 --zero-percent 90
 criu_dump "$WORK/small/img" "$WPID"

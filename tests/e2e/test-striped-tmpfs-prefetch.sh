@@ -6,8 +6,7 @@
 . "$top_srcdir/tests/e2e/lib.sh"
 need_criu; setup_work; use_emulator
 plan 17
-mkdir -p "$WORK/small" # cleanup() unmounts what is mounted here
-mount -t tmpfs -o size=512m tmpfs "$WORK/small" 2>/dev/null || skip_all "cannot mount a tmpfs"
+small_dir 512m
 cfg=$WORK/cudastore.conf
 printf '# prefetch auto needs 4 CPUs\nchunk_mb = 1\nthreads = 4\nprefetch = yes\n' >"$cfg"
 # the RESTORE waits until the prefetch has read everything (prefetch.c): deterministic counts

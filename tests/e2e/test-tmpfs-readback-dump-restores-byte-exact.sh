@@ -7,8 +7,7 @@
 . "$top_srcdir/tests/e2e/lib.sh"
 need_criu; setup_work; use_emulator
 plan 10
-mkdir -p "$WORK/small" # cleanup() unmounts what is mounted here
-mount -t tmpfs -o size=256m tmpfs "$WORK/small" 2>/dev/null || skip_all "cannot mount a tmpfs"
+small_dir 256m
 set_config "chunk_mb = 1" "threads = 2" "tmpfs_readback = yes"
 IMG=$WORK/small/img
 

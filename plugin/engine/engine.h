@@ -149,7 +149,8 @@ struct cs_engine_region {
 	 * copy (engine/gpu_hash.h). Chunk i with known[i] != 0 is not copied: known[i] == 1 an
 	 * all-zero chunk, 2 a chunk whose id pre_ids[i] the store or parent holds with XXH3
 	 * pre_hash[i] (from the parent's manifest), linked by id. A chunk that cannot be linked after
-	 * all (removed meanwhile) is copied as usual. skipped_bytes (out) counts what was not copied.
+	 * all (removed meanwhile) is copied as usual. Every chunk copied takes its id from pre_ids
+	 * (not hashed again on the CPU). skipped_bytes (out) counts what was not copied.
 	 */
 	const uint8_t *known;
 	const uint8_t *pre_ids;

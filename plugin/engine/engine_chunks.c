@@ -23,7 +23,12 @@ int eng_chunk_put(struct eng_thread *t, const void *buf, size_t len, uint64_t id
 	int ret;
 
 	r->hash[idx] = eng_hash(buf, len);
-	ret = cs_chunk_id(buf, len, id);
+	if (r->pre_ids) { /* hashed on the GPU before the copy, over the same locked bytes */
+		memcpy(id, r->pre_ids + idx * CS_CHUNK_ID_LEN, CS_CHUNK_ID_LEN);
+		ret = 0;
+	} else {
+		ret = cs_chunk_id(buf, len, id);
+	}
 	if (ret) {
 		eng_fail(reg->job, ret, "dump: region %u: cannot compute the id of chunk %llu: %s",
 			 reg->index, (unsigned long long)idx, strerror(-ret));

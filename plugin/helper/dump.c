@@ -352,7 +352,8 @@ static int copy_out(struct cs_ctx *ctx, struct cs_proc *p, const struct cs_gpu_v
 	if (ret)
 		snprintf(err, sizeof(err), "no memory for the chunk ids hashed on the GPU: %s",
 			 strerror(-ret));
-	else if (ph.gpu && (ret = cs_dump_plan_check_new_bytes(ctx, p, dirfd, ph.new_bytes, m->total_bytes)))
+	else if (ph.gpu && ctx->dump.parent.dir >= 0 &&
+		 (ret = cs_dump_plan_check_new_bytes(ctx, p, dirfd, ph.new_bytes, m->total_bytes)))
 		snprintf(err, sizeof(err), "its new chunks do not fit in the images directory");
 	else
 		ret = cs_copy_run(ctx, p->pid, CS_COPY_OUT, regs, v->n, err, sizeof(err));

@@ -110,7 +110,7 @@ static void mark(const struct lookup *lk, struct cs_engine_region *r, uint64_t n
 			ph->known[i][c] = 1;
 			continue;
 		}
-		k = bsearch(id, lk->ids, lk->n, sizeof(*k), cmp_id);
+		k = lk->n ? bsearch(id, lk->ids, lk->n, sizeof(*k), cmp_id) : NULL;
 		if (k) {
 			ph->known[i][c] = 2;
 			ph->hash[i][c] = k->hash;
@@ -167,13 +167,15 @@ int cs_prehash_regions(struct cs_ctx *ctx, const struct cs_proc *p, struct cs_en
 	int ret;
 
 	memset(ph, 0, sizeof(*ph));
-	snprintf(ph->why, sizeof(ph->why), "no parent");
-	if (!ctx->dump.chunked || ctx->dump.parent.dir < 0)
+	if (!ctx->dump.chunked) {
+		snprintf(ph->why, sizeof(ph->why), "not a chunked dump");
 		return 0;
-	ph->why[0] = '\0';
-	ret = parent_ids(ctx, p, &ids, &lk.n, ph);
-	if (ret || ph->why[0])
-		return ret;
+	}
+	if (ctx->dump.parent.dir >= 0) {
+		ret = parent_ids(ctx, p, &ids, &lk.n, ph);
+		if (ret || ph->why[0])
+			return ret;
+	}
 	lk.ids = ids;
 	for (i = 0; i < n; i++) {
 		uint64_t nchunks = (regs[i].size + CS_DEDUP_CHUNK - 1) / CS_DEDUP_CHUNK;

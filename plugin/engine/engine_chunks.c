@@ -34,7 +34,7 @@ int eng_chunk_put(struct eng_thread *t, const void *buf, size_t len, uint64_t id
 			 reg->index, (unsigned long long)idx, strerror(-ret));
 		return ret;
 	}
-	ret = cs_chunk_put(r->sink, id, buf, len, &from, why, sizeof(why));
+	ret = cs_chunk_put(r->sink, id, buf, len, &r->hash[idx], &from, why, sizeof(why));
 	if (ret) {
 		eng_fail(reg->job, ret, "dump: region %u, chunk %llu: %s", reg->index,
 			 (unsigned long long)idx, why);
@@ -61,7 +61,7 @@ int eng_chunk_known(struct eng_thread *t, uint64_t idx)
 		r->hash[idx] = eng_zero_hash_for(reg, len);
 	} else {
 		memcpy(id, r->pre_ids + idx * CS_CHUNK_ID_LEN, CS_CHUNK_ID_LEN);
-		ret = cs_chunk_put(r->sink, id, NULL, len, &from, why, sizeof(why));
+		ret = cs_chunk_put(r->sink, id, NULL, len, NULL, &from, why, sizeof(why));
 		if (ret == -ENOENT)
 			return ret;
 		if (ret) {

@@ -89,6 +89,7 @@ static int zero_ids(uint64_t tail, uint8_t full_id[CS_CHUNK_ID_LEN], uint8_t tai
 }
 
 struct lookup {
+	const struct cs_chunk_sink *sink; /* chunks written with their XXH3 (CS_CHUNK_XATTR) */
 	const struct known_id *ids;
 	size_t n;
 	bool zero;
@@ -104,6 +105,7 @@ static void mark(const struct lookup *lk, struct cs_engine_region *r, uint64_t n
 	for (c = 0; c < nchunks; c++) {
 		const uint8_t *id = ph->ids[i] + c * CS_CHUNK_ID_LEN;
 		bool tail = c == nchunks - 1 && r->size % CS_DEDUP_CHUNK;
+		size_t len = tail ? r->size % CS_DEDUP_CHUNK : CS_DEDUP_CHUNK;
 		const struct known_id *k;
 
 		if (lk->zero && !memcmp(id, tail ? lk->zero_tail : lk->zero_full, CS_CHUNK_ID_LEN)) {
@@ -114,8 +116,10 @@ static void mark(const struct lookup *lk, struct cs_engine_region *r, uint64_t n
 		if (k) {
 			ph->known[i][c] = 2;
 			ph->hash[i][c] = k->hash;
+		} else if (!cs_chunk_known_hash(lk->sink, id, len, &ph->hash[i][c])) {
+			ph->known[i][c] = 2; /* in the store (or this dump, or the parent's chunks) */
 		} else {
-			ph->new_bytes += tail ? r->size % CS_DEDUP_CHUNK : CS_DEDUP_CHUNK;
+			ph->new_bytes += len;
 		}
 	}
 }
@@ -162,7 +166,7 @@ int cs_prehash_regions(struct cs_ctx *ctx, const struct cs_proc *p, struct cs_en
 		       struct cs_prehash *ph)
 {
 	struct known_id *ids = NULL;
-	struct lookup lk = { .zero = ctx->opt.skip_zero };
+	struct lookup lk = { .zero = ctx->opt.skip_zero, .sink = &ctx->dump.sink };
 	unsigned i;
 	int ret;
 

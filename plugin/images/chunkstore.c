@@ -8,6 +8,7 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "chunkstore.h"
@@ -216,7 +217,24 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-int cs_chunk_write(int to, int tmpfd, const uint8_t id[CS_CHUNK_ID_LEN], const void *buf, size_t len)
+/*
+ * *hash as the chunk's CS_CHUNK_XATTR. Only a hint for later dumps: a filesystem that takes no
+ * user attributes (or no more of them) leaves the chunk without, and such a chunk is copied again.
+ */
+static void set_hash(int fd, const uint64_t *hash)
+{
+	uint8_t le[8];
+	unsigned i;
+
+	if (!hash)
+		return;
+	for (i = 0; i < 8; i++)
+		le[i] = (uint8_t)(*hash >> (8 * i));
+	(void)fsetxattr(fd, CS_CHUNK_XATTR, le, sizeof(le), 0);
+}
+
+int cs_chunk_write(int to, int tmpfd, const uint8_t id[CS_CHUNK_ID_LEN], const void *buf, size_t len,
+		   const uint64_t *hash)
 {
 	char hex[2 * CS_CHUNK_ID_LEN + 1], tmp[2 * CS_CHUNK_ID_LEN + 32], rel[CS_CHUNK_REL];
 	uint64_t nonce = 0;
@@ -230,6 +248,8 @@ int cs_chunk_write(int to, int tmpfd, const uint8_t id[CS_CHUNK_ID_LEN], const v
 	if (fd < 0)
 		return -errno;
 	ret = write_all(fd, buf, len);
+	if (!ret)
+		set_hash(fd, hash);
 	if (!ret && fsync(fd) < 0)
 		ret = -errno;
 	if (close(fd) < 0 && !ret)
@@ -271,7 +291,7 @@ static int find(int cfd, const char *what, const uint8_t id[CS_CHUNK_ID_LEN], si
 }
 
 int cs_chunk_put(const struct cs_chunk_sink *s, const uint8_t id[CS_CHUNK_ID_LEN], const void *buf,
-		 size_t len, enum cs_chunk_from *from, char *err, size_t errlen)
+		 size_t len, const uint64_t *hash, enum cs_chunk_from *from, char *err, size_t errlen)
 {
 	char rel[CS_CHUNK_REL];
 	int ret = cs_chunk_stat(s->img, id, len, NULL);
@@ -296,15 +316,49 @@ int cs_chunk_put(const struct cs_chunk_sink *s, const uint8_t id[CS_CHUNK_ID_LEN
 	if (!buf) /* linking only: the caller copies the bytes and puts them */
 		return -ENOENT;
 	if (s->store >= 0) {
-		ret = cs_chunk_write(s->store, s->stmp, id, buf, len);
+		ret = cs_chunk_write(s->store, s->stmp, id, buf, len, hash);
 		if (!ret)
 			ret = cs_chunk_link(s->store, s->img, id);
 	} else {
-		ret = cs_chunk_write(s->img, s->img, id, buf, len);
+		ret = cs_chunk_write(s->img, s->img, id, buf, len, hash);
 	}
 out:
 	if (ret && err && !err[0])
 		cs_seterr(err, errlen, "chunk %s (%zu bytes): %s", rel, len, strerror(-ret));
+	return ret;
+}
+
+/* the XXH3 of chunk id in cfd; -ENOENT not there (at len bytes), -ENODATA no attribute */
+static int hash_in(int cfd, const uint8_t id[CS_CHUNK_ID_LEN], size_t len, uint64_t *hash)
+{
+	uint8_t le[8];
+	ssize_t n;
+	int fd, i;
+
+	if (cfd < 0)
+		return -ENOENT;
+	fd = cs_chunk_open_ro(cfd, id, len);
+	if (fd < 0)
+		return fd == -EBADMSG || fd == -EINVAL ? -ENOENT : fd;
+	n = fgetxattr(fd, CS_CHUNK_XATTR, le, sizeof(le));
+	close(fd);
+	if (n != (ssize_t)sizeof(le))
+		return -ENODATA;
+	*hash = 0;
+	for (i = 7; i >= 0; i--)
+		*hash = *hash << 8 | le[i];
+	return 0;
+}
+
+int cs_chunk_known_hash(const struct cs_chunk_sink *s, const uint8_t id[CS_CHUNK_ID_LEN], size_t len,
+			uint64_t *hash)
+{
+	int ret = hash_in(s->img, id, len, hash);
+
+	if (ret == -ENOENT)
+		ret = hash_in(s->store, id, len, hash);
+	if (ret == -ENOENT)
+		ret = hash_in(s->parent, id, len, hash);
 	return ret;
 }
 

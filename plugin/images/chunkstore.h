@@ -9,6 +9,10 @@
  * final name and the temporary name removed: a final name never shows a partial chunk, and an
  * existing chunk is never overwritten (EEXIST means the same bytes are there already). Every
  * images directory links each chunk it references, so no directory depends on another one.
+ * A chunk written with its XXH3 (the checksum a manifest records for its bytes) carries it in the
+ * extended attribute CS_CHUNK_XATTR, where the filesystem has user attributes: a later dump that
+ * finds the chunk by id records it without copying the bytes, and a restore verifies the bytes
+ * against the manifest as always (the attribute is never trusted for a restore).
  * Nothing here logs: 0 or -errno, and the reason in err where given.
  */
 #ifndef CUDASTORE_CHUNKSTORE_H
@@ -27,6 +31,7 @@
 #define CS_STORE_LOCK	"lock"		   /* a store's lock file: flock shared (dumps), exclusive (gc) */
 #define CS_STORE_TMP	"tmp"		   /* a store's temporary names */
 #define CS_CHUNK_REL	(2 + 1 + 2 * CS_CHUNK_ID_LEN + 1) /* "hh/<64 hex>" and its NUL */
+#define CS_CHUNK_XATTR	"user.cudastore.xxh3"		  /* a chunk's XXH3, 8 bytes little-endian */
 
 /* "hh/<64 hex>" of id */
 void cs_chunk_rel(const uint8_t id[CS_CHUNK_ID_LEN], char rel[CS_CHUNK_REL]);
@@ -51,10 +56,12 @@ int cs_chunk_open_ro(int cfd, const uint8_t id[CS_CHUNK_ID_LEN], uint64_t len);
 int cs_chunk_link(int from, int to, const uint8_t id[CS_CHUNK_ID_LEN]);
 /*
  * Write len bytes at buf as chunk id of to: a temporary file in tmpfd (same filesystem as to),
- * written, fsynced, linked to its name, removed; to's hh directory fsynced. 0 also when the chunk
+ * written (with *hash as CS_CHUNK_XATTR where the filesystem takes it; hash may be NULL),
+ * fsynced, linked to its name, removed; to's hh directory fsynced. 0 also when the chunk
  * appeared meanwhile (its bytes are the same).
  */
-int cs_chunk_write(int to, int tmpfd, const uint8_t id[CS_CHUNK_ID_LEN], const void *buf, size_t len);
+int cs_chunk_write(int to, int tmpfd, const uint8_t id[CS_CHUNK_ID_LEN], const void *buf, size_t len,
+		   const uint64_t *hash);
 
 /* Where a chunked dump finds and puts its chunks; shared by every copy thread of the dump. */
 struct cs_chunk_sink {
@@ -70,10 +77,19 @@ enum cs_chunk_from { CS_CHUNK_HAD, CS_CHUNK_FROM_STORE, CS_CHUNK_FROM_PARENT, CS
  * store or the parent, else written (into the store and linked, or into the images directory).
  * A chunk of the store or parent of another length than len is an error (-EBADMSG, err says
  * which file and what to do). *from says what happened. buf NULL: link only; -ENOENT (err
- * untouched) when the chunk would have to be written.
+ * untouched) when the chunk would have to be written. hash (may be NULL): the bytes' XXH3, kept
+ * with a chunk written (cs_chunk_write).
  */
 int cs_chunk_put(const struct cs_chunk_sink *s, const uint8_t id[CS_CHUNK_ID_LEN], const void *buf,
-		 size_t len, enum cs_chunk_from *from, char *err, size_t errlen);
+		 size_t len, const uint64_t *hash, enum cs_chunk_from *from, char *err, size_t errlen);
+/*
+ * The XXH3 chunk id of len bytes was written with (CS_CHUNK_XATTR), from the first of the
+ * images directory, the store and the parent that holds it as a regular file of len bytes:
+ * 0 with *hash, -ENOENT when none holds it, -ENODATA when the one that does has no such
+ * attribute (written before, copied without attributes, or a filesystem without them).
+ */
+int cs_chunk_known_hash(const struct cs_chunk_sink *s, const uint8_t id[CS_CHUNK_ID_LEN], size_t len,
+			uint64_t *hash);
 
 /*
  * A store directory (path, relative to basefd when not absolute; made 0700 with its tmp/ when

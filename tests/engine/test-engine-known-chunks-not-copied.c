@@ -70,7 +70,8 @@ int main(void)
 		tap_bail("cannot make the parent directory");
 	sink.parent = cs_chunks_dir_open(pfd, true);
 	sink.img = cs_chunks_dir_open(d.fd, true);
-	if (sink.parent < 0 || sink.img < 0 || cs_chunk_write(sink.parent, sink.parent, ids[0], host, C))
+	if (sink.parent < 0 || sink.img < 0 ||
+	    cs_chunk_write(sink.parent, sink.parent, ids[0], host, C, NULL))
 		tap_bail("cannot make the chunk directories");
 
 	cs_engine_opts_default(&o);

@@ -78,7 +78,7 @@ static void dump_into(int dir, const struct cs_chunk_sink *s, const struct cs_in
 	d->ids = malloc(sizeof(ids));
 	memcpy(d->ids, ids, sizeof(ids));
 	for (unsigned c = 0; c < NCH; c++)
-		if (cs_chunk_put(s, ids[c], data + c * CHUNK, len_of(c), &from, err, sizeof(err)))
+		if (cs_chunk_put(s, ids[c], data + c * CHUNK, len_of(c), NULL, &from, err, sizeof(err)))
 			tap_bail("put: %s", err);
 	if (cs_manifest_write(dir, "cudastore-7.img", &m, err, sizeof(err)))
 		tap_bail("manifest: %s", err);
@@ -99,13 +99,14 @@ static void puts_and_links(int top)
 	struct cs_chunk_sink s = {
 		.img = cs_chunks_dir_open(a, true), .store = -1, .stmp = -1, .parent = -1
 	};
+	uint64_t xxh3 = 0x0123456789abcdefULL, got = 0;
 	enum cs_chunk_from from;
 	char err[512] = "", rel[CS_CHUNK_REL];
 	int sfd, fd, ret;
 
-	ret = cs_chunk_put(&s, ids[0], data, CHUNK, &from, err, sizeof(err));
+	ret = cs_chunk_put(&s, ids[0], data, CHUNK, NULL, &from, err, sizeof(err));
 	tap_ok(!ret && from == CS_CHUNK_WRITTEN, "a new chunk is written (%d)", from);
-	ret = cs_chunk_put(&s, ids[0], data, CHUNK, &from, err, sizeof(err));
+	ret = cs_chunk_put(&s, ids[0], data, CHUNK, NULL, &from, err, sizeof(err));
 	tap_ok(!ret && from == CS_CHUNK_HAD, "the same chunk again is found, not written (%d)", from);
 	close(s.img);
 	close(a);
@@ -116,16 +117,25 @@ static void puts_and_links(int top)
 	};
 	a = openat(top, "a", O_RDONLY | O_DIRECTORY);
 	s.parent = cs_chunks_dir_open(a, false);
-	ret = cs_chunk_put(&s, ids[0], data, CHUNK, &from, err, sizeof(err));
+	ret = cs_chunk_put(&s, ids[0], data, CHUNK, NULL, &from, err, sizeof(err));
 	tap_ok(!ret && from == CS_CHUNK_FROM_PARENT && nlink_of(s.parent, 0) == 2,
 	       "a chunk the parent has is linked from it (%d, %u links)", from, nlink_of(s.parent, 0));
-	ret = cs_chunk_put(&s, ids[1], data + CHUNK, CHUNK, &from, err, sizeof(err));
+	ret = cs_chunk_put(&s, ids[1], data + CHUNK, CHUNK, &xxh3, &from, err, sizeof(err));
 	tap_ok(!ret && from == CS_CHUNK_WRITTEN && nlink_of(sfd, 1) == 2 && nlink_of(s.img, 1) == 2,
 	       "a new chunk goes into the store and is linked from there (%u links)", nlink_of(sfd, 1));
+	ret = cs_chunk_known_hash(&s, ids[1], CHUNK, &got);
+	tap_ok(!ret && got == xxh3, "a chunk written with its XXH3 gives it back (%d, %#llx)", ret,
+	       (unsigned long long)got);
+	ret = cs_chunk_known_hash(&s, ids[0], CHUNK, &got);
+	tap_ok(ret == -ENODATA, "one written without gives none (%d)", ret);
+	ret = cs_chunk_known_hash(&s, ids[1], CHUNK / 2, &got);
+	tap_ok(ret == -ENOENT, "nor a chunk of another length, nor a missing one (%d, %d)", ret,
+	       cs_chunk_known_hash(&s, ids[2], CHUNK, &got));
 	cs_chunk_rel(ids[2], rel);
-	cs_chunk_write(sfd, stmp, ids[2], data, 10); /* a damaged store chunk: 10 bytes */
+	cs_chunk_write(sfd, stmp, ids[2], data, 10, NULL); /* a damaged store chunk: 10 bytes */
 	err[0] = '\0';
-	tap_ok(cs_chunk_put(&s, ids[2], data + 2 * CHUNK, len_of(2), &from, err, sizeof(err)) == -EBADMSG &&
+	tap_ok(cs_chunk_put(&s, ids[2], data + 2 * CHUNK, len_of(2), NULL, &from, err, sizeof(err)) ==
+		       -EBADMSG &&
 		   strstr(err, "chunk store is damaged") && strstr(err, rel),
 	       "a store chunk of the wrong length is refused, named: \"%s\"", err);
 	unlinkat(sfd, rel, 0);
@@ -280,7 +290,7 @@ int main(void)
 	char path[4096];
 	int top;
 
-	tap_plan(21);
+	tap_plan(24);
 	for (unsigned i = 0; i < SIZE; i++)
 		data[i] = (uint8_t)(i * 7 + i / 4096);
 	for (unsigned c = 0; c < NCH; c++)

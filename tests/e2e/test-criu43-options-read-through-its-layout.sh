@@ -4,10 +4,10 @@
 # it passed the run-time check. Leave-running from a CRIU config file and over RPC (criu swrk),
 # which criu's command line does not show, is read from criu's options: the process runs on with
 # every byte of its GPU memory; a plain dump is read as criu killing the tree and copies nothing
-# back. A chunked dump with criu 4.3's --prev-images-dir ../img1, and one whose RPC request names
-# ../img1 as parent_img, name the GPU parent and write at most 1 % of the GPU bytes anew. With
-# criu_options = no, leave-running is still found by watching the tasks. Skips when the sid root
-# is not there.
+# back; a page server asked for over RPC is refused before any lock. A chunked dump with criu
+# 4.3's --prev-images-dir ../img1, and one whose RPC request names ../img1 as parent_img, name
+# the GPU parent and write at most 1 % of the GPU bytes anew. With criu_options = no,
+# leave-running is still found by watching the tasks. Skips when the sid root is not there.
 . "$top_srcdir/tests/e2e/lib.sh"
 . "$top_srcdir/tests/e2e/chunks-lib.sh"
 [ "$(id -u)" = 0 ] || skip_all "needs root for criu"
@@ -22,7 +22,7 @@ CRIU=$ROOT/opt/cudastore/criu
 ver=$("$CRIU" --version | sed -n 's/^Version: *//p')
 case "$ver" in 4.3*) ;; *) skip_all "the sid root's criu is '$ver', not 4.3" ;; esac
 why=$("$CRIU" check 2>&1) || skip_all "criu 4.3 check fails here: $(echo "$why" | grep -m1 -iE 'error|fail' | cut -c1-120)"
-plan 26
+plan 30
 set_config "# leave_running unset: the plugin must find out itself"
 printf 'libdir %s\n' "$PLUGINDIR" >"$WORK/libdir.conf"
 printf 'leave-running\n' >"$WORK/lr.conf"
@@ -54,6 +54,25 @@ check "plain: read through the 4.3.x layout" \
 	log_has "$WORK/plain/dump.log" "criu does not leave running the dumped tree \(read from $LAYOUT\)"
 check "plain: criu killed the process" wait_gone "$WPID"
 check "plain: nothing resumed" bash -c "! grep -aq 'resumed with its GPU memory' '$WORK/plain/dump.log'"
+
+# a page server asked for over RPC, which only criu's options show: refused in PAUSE, never locked
+PORT=$((27000 + $$ % 1000))
+mkdir -p "$WORK/ps-target" "$WORK/ps"
+"$CRIU" page-server -d -D "$WORK/ps-target" --address 127.0.0.1 --port "$PORT" \
+	--pidfile "$WORK/ps.pid" -o "$WORK/ps.log" >/dev/null 2>&1 || bail "criu 4.3 page-server did not start"
+wait_file "$WORK/ps.pid" 10 && PIDS_TO_KILL="$PIDS_TO_KILL $(cat "$WORK/ps.pid")"
+export CUDASTORE_EMU_TRACE=$WORK/ps.trace
+start_workload ps --size 1m
+timeout -k 5 120 "$RPC" swrk "$CRIU" "$WPID" "$WORK/ps" --page-server 127.0.0.1 "$PORT" \
+	--config "$WORK/libdir.conf" >/dev/null 2>"$WORK/ps.rpc"
+check "ps: criu 4.3 dump over RPC with a page server fails" [ $? != 0 ]
+check "ps: refused in PAUSE, read through the 4.3.x layout" log_has "$WORK/ps/dump.log" \
+	"pid $WPID: criu runs with --page-server, which cudastore cannot serve for a CUDA process: .*read from $LAYOUT\)"
+# never_locked TRACE: the emulator traced the driver calls, and no process lock was among them
+never_locked() { [ -s "$1" ] && [ "$(tr_count "$1" cuCheckpointProcessLock)" = 0 ]; }
+check "ps: the process was never locked" never_locked "$WORK/ps.trace"
+check_verdict ps "$WPID" "ps: the process runs on and verifies every byte"
+unset CUDASTORE_EMU_TRACE
 
 # chunked dumps: the parent from criu 4.3's --prev-images-dir, on the command line and over RPC
 set_config "chunks = yes"

@@ -54,9 +54,11 @@ extern unsigned int log_get_loglevel(void) __attribute__((weak));
  * bytes against 4.2.1's 512): its exported "opts" block, copied once criu had parsed its options,
  * compared between runs that differ in one option each (-R, --prev-images-dir, --freeze-cgroup,
  * --page-server, --lazy-pages, --stream, -v, -t, pre-dump). The same procedure applied to criu
- * 4.2.1 gives the 4.2.x row exactly. Against 4.2.1, the plugin options 4.3 added
- * (--plugin-option, 24 bytes after join_ns) move use_page_server through imgs_dir by 24 bytes,
- * and the fields added before mode (--image-io-mode among them) move mode by 44.
+ * 4.2.1 gives the 4.2.x row exactly, and criu 4.3's machine code addresses each new offset as
+ * often as 4.2.1's addresses the old one (lazy_pages 19 times, stream 13, imgs_dir 11,
+ * use_page_server 9, tree_id 4). Against 4.2.1, the plugin options 4.3 added (--plugin-option,
+ * 24 bytes after join_ns) move use_page_server through imgs_dir by 24 bytes, and the fields
+ * added before mode (--image-io-mode among them) move mode by 44.
  * 4.2.x: computed from the CRIU 4.2.1 tree (the same numbers configure probes).
  * 4.0/4.1: the same struct without allow_uprobes, the one layout change between 4.0 and 4.2.1
  * (CRIU's criu/include/cr_options.h), which moves every field after it by 4 bytes.

@@ -89,8 +89,7 @@ int cs_criu_layout_check(const struct cs_criu_layout *l, const unsigned char *ba
 void cs_criu_layout_read(struct cs_criu_view *v, const struct cs_criu_layout *l, const unsigned char *base);
 /* Parse a criu argv (NUL-separated, as /proc/self/cmdline) into v; false if not a criu dump. */
 bool cs_criu_parse_cmdline(const char *buf, size_t len, struct cs_criu_view *v);
-/* Whether criu version ver ("4.3", "4.2.1") is one of list ("4.0|4.1.": prefixes; "4.3." also
- * matches "4.3"), as a layout's versions are matched. */
+/* Whether criu version ver ("4.3") is one of list ("4.0|4.1.": prefixes; "4.3." matches 4.3). */
 bool cs_criu_version_matches(const char *list, const char *ver);
 /* The checked-in layouts, terminated by an entry with what == NULL. */
 extern const struct cs_criu_layout cs_criu_layout_table[];

@@ -7,7 +7,7 @@
 # create user namespaces, which criu's kernel feature detection does), so the script also
 # writes ROOT/opt/cudastore/criu: criu 4.3 with the root's own loader and libraries
 # (patchelf: interpreter and RPATH into ROOT), which runs on this host like any criu, with
-# /proc/self/exe still criu. tests/e2e/test-criu43-leave-running-observed.sh uses it. The root
+# /proc/self/exe still criu. tests/e2e/test-criu43-options-read-through-its-layout.sh uses it. The root
 # is cached: a second run is a no-op (under a second). Optional: nothing else needs it, and the
 # test skips without it. Time measured on a 2-CPU Debian 12 VM: about 40 s. The packages come
 # from this machine's own Debian archive (scripts/debian-uri.sh reads it from its apt sources).

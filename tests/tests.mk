@@ -129,7 +129,7 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-format-1.0-images-restore.sh \
 	tests/e2e/test-leave-running-known-every-way.sh \
 	tests/e2e/test-leave-running-observed-without-layout.sh \
-	tests/e2e/test-criu43-leave-running-observed.sh \
+	tests/e2e/test-criu43-options-read-through-its-layout.sh \
 	tests/e2e/test-freeze-cgroup-kept-without-cuda.sh \
 	tests/e2e/test-freeze-cgroup-finds-driver-under-another-library-name.sh \
 	tests/e2e/test-unsupported-criu-modes-refused.sh \

@@ -48,12 +48,23 @@ extern unsigned int log_get_loglevel(void) __attribute__((weak));
 #define CS_CR_PRE_DUMP	2
 
 /*
- * Checked-in layouts, x86_64 and other LP64 targets. 4.2.x: computed from the CRIU 4.2.1 tree
- * (the same numbers configure probes). 4.0/4.1: the same struct without allow_uprobes, the one
- * layout change between 4.0 and 4.2.1 (CRIU's criu/include/cr_options.h), which moves every
- * field after it by 4 bytes. Used only after the run-time check passes.
+ * Checked-in layouts, x86_64 and other LP64 targets, newest first. Used only after the run-time
+ * check passes.
+ * 4.3.x: measured in criu 4.3 itself (Debian's 4.3-1~exp2 build, whose struct cr_options is 552
+ * bytes against 4.2.1's 512): its exported "opts" block, copied once criu had parsed its options,
+ * compared between runs that differ in one option each (-R, --prev-images-dir, --freeze-cgroup,
+ * --page-server, --lazy-pages, --stream, -v, -t, pre-dump). The same procedure applied to criu
+ * 4.2.1 gives the 4.2.x row exactly, and criu 4.3's machine code addresses each new offset as
+ * often as 4.2.1's addresses the old one (lazy_pages 19 times, stream 13, imgs_dir 11,
+ * use_page_server 9, tree_id 4). Against 4.2.1, the plugin options 4.3 added (--plugin-option,
+ * 24 bytes after join_ns) move use_page_server through imgs_dir by 24 bytes, and the fields
+ * added before mode (--image-io-mode among them) move mode by 44.
+ * 4.2.x: computed from the CRIU 4.2.1 tree (the same numbers configure probes).
+ * 4.0/4.1: the same struct without allow_uprobes, the one layout change between 4.0 and 4.2.1
+ * (CRIU's criu/include/cr_options.h), which moves every field after it by 4 bytes.
  */
 const struct cs_criu_layout cs_criu_layout_table[] = {
+	{ "table for CRIU 4.3.x", "4.3.", 0, 192, 388, 432, 436, 440, 448, 520, 88, 216 },
 	{ "table for CRIU 4.2.x", "4.2.", 0, 168, 364, 408, 412, 416, 424, 476, 88, 192 },
 	{ "table for CRIU 4.0/4.1", "4.0|4.1.", 0, 168, 364, 404, 408, 412, 416, 468, 88, 192 },
 	{ NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
@@ -259,14 +270,23 @@ static const char *running_version(void)
 	return ver[0] ? ver : NULL;
 }
 
-static bool version_matches(const char *list, const char *ver)
+/*
+ * ver ("4.3", "4.2.1") against a list of prefixes ("4.0|4.1."): a prefix ending in '.' names a
+ * release and its updates, so "4.3." matches "4.3" (criu prints no ".0") and "4.3.1", not "4.30".
+ */
+bool cs_criu_version_matches(const char *list, const char *ver)
 {
 	char copy[64], *tok, *save;
+	size_t n;
 
 	snprintf(copy, sizeof(copy), "%s", list);
-	for (tok = strtok_r(copy, "|", &save); tok; tok = strtok_r(NULL, "|", &save))
-		if (!strncmp(ver, tok, strlen(tok)))
+	for (tok = strtok_r(copy, "|", &save); tok; tok = strtok_r(NULL, "|", &save)) {
+		n = strlen(tok);
+		if (!strncmp(ver, tok, n))
 			return true;
+		if (n > 1 && tok[n - 1] == '.' && strlen(ver) == n - 1 && !strncmp(ver, tok, n - 1))
+			return true;
+	}
 	return false;
 }
 
@@ -361,7 +381,7 @@ static bool read_layouts(struct cs_criu_view *v, pid_t pid, bool at_init, int di
 		return false;
 	}
 	for (l = cs_criu_layout_table; l->what; l++) {
-		if (!version_matches(l->versions, ver))
+		if (!cs_criu_version_matches(l->versions, ver))
 			continue;
 		if (!layout_check(l, opts, pid, !at_init, dirfd, w, sizeof(w)))
 			return use_layout(v, l, at_init);

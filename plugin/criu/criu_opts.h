@@ -22,11 +22,11 @@
 
 /* Offsets into struct cr_options of the fields we read or check. */
 struct cs_criu_layout {
-	const char *what;     /* for the log: "probed CRIU 4.2.1 tree", "table for CRIU 4.2.x", ... */
+	const char *what;     /* for the log: "probed CRIU 4.2.1 tree", "table for CRIU 4.3.x", ... */
 	const char *versions; /* version prefixes it applies to, '|'-separated ("4.0|4.1") */
 	size_t final_state, use_page_server, lazy_pages, stream, tree_id, log_level, imgs_dir, mode;
 	size_t freeze_cgroup;
-	size_t img_parent; /* --prev-images-dir: before allow_uprobes, the same offset in 4.0-4.2 */
+	size_t img_parent; /* --prev-images-dir: the same offset in 4.0-4.2, 24 bytes on in 4.3 */
 };
 
 /* What criu was asked to do, as far as the plugin can tell. */
@@ -89,6 +89,8 @@ int cs_criu_layout_check(const struct cs_criu_layout *l, const unsigned char *ba
 void cs_criu_layout_read(struct cs_criu_view *v, const struct cs_criu_layout *l, const unsigned char *base);
 /* Parse a criu argv (NUL-separated, as /proc/self/cmdline) into v; false if not a criu dump. */
 bool cs_criu_parse_cmdline(const char *buf, size_t len, struct cs_criu_view *v);
+/* Whether criu version ver ("4.3") is one of list ("4.0|4.1.": prefixes; "4.3." matches 4.3). */
+bool cs_criu_version_matches(const char *list, const char *ver);
 /* The checked-in layouts, terminated by an entry with what == NULL. */
 extern const struct cs_criu_layout cs_criu_layout_table[];
 

@@ -10,6 +10,7 @@
  *   --config FILE             criu_opts.config_file (51): criu's RPC config file
  *   --page-server ADDR PORT   criu_opts.ps (11) {address=1, port=2}
  *   --lazy-pages              criu_opts.lazy_pages (48)
+ *   --parent DIR              criu_opts.parent_img (14): criu's --prev-images-dir
  * Logs to IMGDIR/dump.log at level 4. Exit 0 when criu answers success, 1 when it answers
  * failure, 2 on a usage or transport error.
  */
@@ -54,7 +55,7 @@ static void put_bytes(struct buf *b, unsigned field, const void *p, size_t len)
 static int usage(void)
 {
 	fprintf(stderr, "usage: criu-rpc swrk CRIU | service SOCKET  PID IMGDIR [--leave-running] "
-			"[--config FILE] [--page-server ADDR PORT] [--lazy-pages]\n");
+			"[--config FILE] [--page-server ADDR PORT] [--lazy-pages] [--parent DIR]\n");
 	return 2;
 }
 
@@ -98,7 +99,7 @@ static int decode_resp(const uint8_t *p, ssize_t n)
 int main(int argc, char **argv)
 {
 	struct buf opts = { .n = 0 }, req = { .n = 0 }, ps = { .n = 0 };
-	const char *how, *target, *cfg = NULL;
+	const char *how, *target, *cfg = NULL, *parent = NULL;
 	uint8_t resp[4096];
 	pid_t child = -1;
 	int sk, dfd, i, ok, lr = 0, lazy = 0;
@@ -120,6 +121,8 @@ int main(int argc, char **argv)
 			lazy = 1;
 		else if (!strcmp(argv[i], "--config") && i + 1 < argc)
 			cfg = argv[++i];
+		else if (!strcmp(argv[i], "--parent") && i + 1 < argc)
+			parent = argv[++i];
 		else if (!strcmp(argv[i], "--page-server") && i + 2 < argc) {
 			put_bytes(&ps, 1, argv[i + 1], strlen(argv[i + 1]));
 			put_int(&ps, 2, (uint64_t)atoi(argv[i + 2]));
@@ -135,6 +138,8 @@ int main(int argc, char **argv)
 	put_bytes(&opts, 10, "dump.log", 8);
 	if (ps.n)
 		put_bytes(&opts, 11, ps.d, ps.n);
+	if (parent)
+		put_bytes(&opts, 14, parent, strlen(parent));
 	if (lazy)
 		put_int(&opts, 48, 1);
 	if (cfg)

@@ -49,9 +49,10 @@ int cs_dump_plan_check_tree(struct cs_ctx *ctx, pid_t root);
 int cs_dump_plan_check_space(struct cs_ctx *ctx, struct cs_proc *p, int dirfd);
 /*
  * A chunked dump with a parent, locked, its chunk ids hashed on the GPU before any copy:
- * -ENOSPC with a clear message when the new_bytes (of total) its chunks neither the parent
- * has nor all-zero, with those of the tree's processes checked before it, do not fit in the
- * images directory; the caller then fails the dump before anything is written. 0 otherwise.
+ * -ENOSPC with a clear message when the new_bytes (of total) of its chunks that are neither
+ * all-zero nor known (to the parent, the store or the images directory), with those of the
+ * tree's processes checked before it, do not fit in the images directory; the caller then
+ * fails the dump before anything is written. 0 otherwise.
  */
 int cs_dump_plan_check_new_bytes(struct cs_ctx *ctx, const struct cs_proc *p, int dirfd, uint64_t new_bytes,
 				 uint64_t total);

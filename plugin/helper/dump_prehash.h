@@ -20,7 +20,7 @@ struct cs_prehash {
 	uint8_t *known[CS_MAX_DEVICES];
 	uint8_t *ids[CS_MAX_DEVICES];
 	uint64_t *hash[CS_MAX_DEVICES];
-	uint64_t new_bytes; /* gpu: the bytes of the chunks neither the parent has nor all-zero */
+	uint64_t new_bytes; /* gpu: the bytes of the chunks to copy (not all-zero, not known) */
 	bool gpu;	    /* the ids were hashed on the GPU */
 	char why[160]; /* else why not */
 };

@@ -10,7 +10,8 @@
  *     first as its parent: chunks whose id the parent lists are linked, not copied;
  *   - the restores of the extent dump and of the child (reading its chunk files), each verified.
  * Moved device-to-host = GPU bytes - the engine's skipped_bytes; written = its new_bytes. The
- * kernels are loaded once before the timed dumps (their JIT is not a per-dump cost).
+ * kernels are loaded once before the timed dumps (their JIT is not a per-dump cost). One JSON line
+ * per size and kind follows the result lines.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -298,6 +299,12 @@ static void report(uint64_t size, enum bench_kind kind, const struct cs_engine_r
 	       (unsigned long long)wrote, 100.0 * wrote / size, c->seconds, s, p->seconds, f);
 	printf("chunked restore: %.2f GB/s (extent restore %.2f GB/s): %.2f of it (target >= 0.9)\n",
 	       child_rest, ext_rest, ext_rest > 0 ? child_rest / ext_rest : 0);
+	printf("{\"bench\":\"cs-bench-chunked\",\"size\":%llu,\"kind\":\"%s\",\"threads\":%u,"
+	       "\"extent_dump_gbps\":%.3f,\"chunked_dump_gbps\":%.3f,\"child_dump_gbps\":%.3f,"
+	       "\"child_dump_s\":%.4f,\"child_moved_bytes\":%llu,\"child_written_bytes\":%llu,"
+	       "\"extent_restore_gbps\":%.3f,\"child_restore_gbps\":%.3f,\"verified\":true}\n",
+	       (unsigned long long)size, kind == BENCH_DENSE ? "dense" : "zero75", p->reg.threads, e, f, s,
+	       c->seconds, (unsigned long long)moved, (unsigned long long)wrote, ext_rest, child_rest);
 	fflush(stdout);
 }
 

@@ -9,7 +9,7 @@
 # or --procs is a usage error (exit 2).
 . "$top_srcdir/tests/e2e/lib.sh"
 
-plan 11
+plan 12
 bench=$top_builddir/bench/cs-bench
 emu=$top_builddir/tests/emu/lib/libcuda.so.1
 WORK=$(mktemp -d /tmp/cudastore-test.XXXXXX) || bail "mktemp failed" # removed by lib.sh at exit
@@ -23,7 +23,7 @@ trap 'rm -rf "$dir"; cleanup' EXIT
 export CUDASTORE_EMU_DEVICES=1 CUDASTORE_EMU_MEM_MB=256
 out=$(CUDASTORE_LIBCUDA=$emu "$bench" --chunked --sizes 64m --kinds dense,zero75 --dir "$dir/b" --keep 2>&1)
 rc=$?
-diag "$out"
+diag "$(sed 's/^/# /' <<<"$out")"
 check "exit 0" [ "$rc" = 0 ]
 n='[0-9]+\.[0-9]+'
 count() { [ "$(grep -Ec "$1" <<<"$out")" = 2 ]; }
@@ -33,6 +33,8 @@ check "the child dump line, twice: bytes moved and written, time and rate beside
 	count "^child dump: moved [0-9]+ of 67108864 bytes \($n %, target <= 5 %\), wrote [0-9]+ \($n %, target <= 1 %\); $n s, $n GB/s \(first chunked dump $n s, $n GB/s\)$"
 check "the chunked restore line, twice: its GB/s beside the extent restore's, the target" \
 	count "^chunked restore: $n GB/s \(extent restore $n GB/s\): $n of it \(target >= 0\.9\)$"
+json() { [ "$(grep -c '^{"bench":"cs-bench-chunked","size":67108864,.*"child_moved_bytes":[0-9]*,"child_written_bytes":[0-9]*,.*"verified":true}$' <<<"$out")" = 2 ]; }
+check "one JSON line per kind, with the child's bytes moved and written" json
 small() { # every child line: moved <= 5 %, written <= 1 % of the 64 MiB
 	local moved wrote k=0
 	while read -r moved wrote; do
@@ -53,7 +55,7 @@ check "each child chunk is the parent's file (linked, not written again)" linked
 
 out=$(CUDASTORE_LIBCUDA=$top_builddir/tests/engine/libcuda-fake.so "$bench" --chunked --sizes 8m --dir "$dir/f" 2>&1)
 rc=$?
-diag "$out"
+diag "$(sed 's/^/# /' <<<"$out")"
 nokernel() { [ "$rc" = 1 ] && grep -q 'the GPU hasher cannot run here' <<<"$out" && ! grep -q '^chunked dump:' <<<"$out"; }
 check "a driver without kernels: exit 1, the hasher cannot run, no result line" nokernel
 usage() { "$bench" --chunked --hash --size 8m >/dev/null 2>&1 && return 1; [ $? = 2 ] || return 1

@@ -46,6 +46,12 @@ int bench_naive(const struct bench *b, CUdeviceptr dev, uint64_t size, bool drop
  * cpu_bytes; 0, or -1 with a message */
 int bench_hash(const struct bench *b, uint64_t size, uint64_t cpu_bytes);
 
+/* bench-chunked.c: cs-bench --chunked over size bytes of each kind asked: the extent dump, a
+ * first and a second (child) chunked dump, the two restores, all verified; 0, or -1 with a
+ * message. keep: leave the extents and the two images directories in b->dir. */
+int bench_chunked(const struct bench *b, const struct cs_engine_opts *eo, uint64_t size, const bool kinds[2],
+		  bool keep);
+
 /* bench-io.c */
 /* parallel write (then fdatasync) and read of size bytes of scratch files (b->files of them, chunk i
  * in file i % files as the engine's stripes) with b->threads writers and b->read_threads readers;

@@ -1,7 +1,7 @@
 # fragment: see Makefile.am
 # ----- cs-bench: the copy engine against pinned-PCIe and storage limits (docs/performance.md) -----
 noinst_PROGRAMS += bench/cs-bench
-bench_cs_bench_SOURCES = bench/cs-bench.c bench/bench-gpu.c bench/bench-hash.c bench/bench-io.c bench/bench-pipe.c bench/bench-procs.c bench/bench.h \
+bench_cs_bench_SOURCES = bench/cs-bench.c bench/bench-gpu.c bench/bench-chunked.c bench/bench-hash.c bench/bench-io.c bench/bench-pipe.c bench/bench-procs.c bench/bench.h \
 	tests/log-stderr.c
 bench_cs_bench_LDADD = libcsengine.a libcsimages.a libcsbase.a $(PROTOBUF_C_LIBS) $(LIBCRYPTO_LIBS) -lpthread -ldl
 EXTRA_DIST += bench/run-gpu-bench.sh bench/bench-setup.sh bench/cpu-dump-cost.sh bench/criu-overlap.sh \

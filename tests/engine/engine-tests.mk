@@ -128,3 +128,6 @@ dist_check_SCRIPTS += tests/engine/test-gpu-hash-ptx-is-the-cu-s.sh
 # cs-bench --hash end to end on the driver emulator (its kernels run on the CPU)
 TESTS += tests/engine/test-bench-hash-on-emulator.sh
 dist_check_SCRIPTS += tests/engine/test-bench-hash-on-emulator.sh
+# cs-bench --chunked end to end on the driver emulator: a chunked dump, its child, the restores
+TESTS += tests/engine/test-bench-chunked-on-emulator.sh
+dist_check_SCRIPTS += tests/engine/test-bench-chunked-on-emulator.sh

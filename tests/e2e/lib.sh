@@ -197,6 +197,20 @@ check_watched_resume() {
 	check_verdict "$name" "$WPID" "$name: process runs on and verifies every byte"
 }
 
+# leave_running_two_ways: a workload dumped by $CRIU with leave-running from a criu config file
+# ($WORK/lr.conf), then another over RPC (criu swrk through $RPC, the plugin directory from
+# $WORK/libdir.conf); the test's leave_case NAME RC checks each (NAME config, swrk)
+leave_running_two_ways() {
+	start_workload config --size 1m
+	criu_dump "$WORK/config" "$WPID" --config "$WORK/lr.conf"
+	leave_case config $?
+	start_workload swrk --size 1m
+	mkdir -p "$WORK/swrk"
+	timeout -k 5 120 "$RPC" swrk "$CRIU" "$WPID" "$WORK/swrk" --leave-running --config "$WORK/libdir.conf" \
+		>/dev/null 2>"$WORK/swrk.rpc"
+	leave_case swrk $?
+}
+
 # tr_count TRACE API [RESULT]: how many times API appears in the emulator trace (caller side)
 tr_count() {
 	[ -f "$1" ] || { echo 0; return; }

@@ -39,13 +39,7 @@ leave_case() {
 	check_verdict "$name" "$WPID" "$name: process runs on and verifies every byte"
 }
 
-start_workload config --size 1m
-criu_dump "$WORK/config" "$WPID" --config "$WORK/lr.conf"; leave_case config $?
-
-start_workload swrk --size 1m
-mkdir -p "$WORK/swrk"
-timeout -k 5 120 "$RPC" swrk "$CRIU" "$WPID" "$WORK/swrk" --leave-running --config "$WORK/libdir.conf" >/dev/null 2>"$WORK/swrk.rpc"
-leave_case swrk $?
+leave_running_two_ways
 
 start_workload plain --size 1m
 criu_dump "$WORK/plain" "$WPID"; rc=$?

@@ -32,13 +32,7 @@ check "R: decision read from the command line" \
 check "R: resumed in the exit hook" log_has "$WORK/R/dump.log" "pid $WPID: resumed with its GPU memory in .*--leave-running"
 check_verdict R "$WPID" "R: process runs on and verifies every byte"
 
-start_workload config --size 1m
-criu_dump "$WORK/config" "$WPID" --config "$WORK/lr.conf"; leave_case config $?
-
-start_workload swrk --size 1m
-mkdir -p "$WORK/swrk"
-timeout -k 5 120 "$RPC" swrk "$CRIU" "$WPID" "$WORK/swrk" --leave-running --config "$WORK/libdir.conf" >/dev/null 2>"$WORK/swrk.rpc"
-leave_case swrk $?
+leave_running_two_ways
 
 # criu kills the tree: nothing is resumed, no guardian log is left in the images
 start_workload plain --size 1m

@@ -153,6 +153,7 @@ E2E_CHUNK_TESTS = \
 	tests/e2e/test-incremental-child-needs-space-only-for-what-changed.sh \
 	tests/e2e/test-incremental-child-dump-hashes-on-gpu-skips-copy.sh \
 	tests/e2e/test-incremental-first-dump-hashes-on-gpu-copies-no-zero-chunk.sh \
+	tests/e2e/test-incremental-wrong-gpu-ids-fail-the-dump-process-runs-on.sh \
 	tests/e2e/test-incremental-prev-images-dir-names-the-parent.sh \
 	tests/e2e/test-incremental-bad-parent-refused-before-lock.sh \
 	tests/e2e/test-incremental-child-dump-killed-parent-and-store-intact.sh \

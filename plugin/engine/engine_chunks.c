@@ -13,6 +13,34 @@
 #include "chunkstore.h"
 #include "engine_priv.h"
 
+/*
+ * A chunk copied under the id the GPU hashed before the copy: the first of the region and one in
+ * ENG_ID_SAMPLE after it are hashed on the CPU as well, so that a GPU hasher that goes wrong
+ * (a driver or GPU that computes other ids than the CPU for the same bytes) fails the dump
+ * instead of filing chunks under false names, which later dumps would link by those names.
+ */
+#define ENG_ID_SAMPLE 64
+
+static int gpu_id(struct eng_region *reg, const void *buf, size_t len, uint64_t idx, uint8_t *id)
+{
+	const uint8_t *pre = reg->r->pre_ids + idx * CS_CHUNK_ID_LEN;
+	uint8_t cpu[CS_CHUNK_ID_LEN];
+	int ret;
+
+	memcpy(id, pre, CS_CHUNK_ID_LEN);
+	if (atomic_fetch_add(&reg->gpu_ids, 1) % ENG_ID_SAMPLE)
+		return 0;
+	ret = cs_chunk_id(buf, len, cpu);
+	if (ret || !memcmp(cpu, pre, CS_CHUNK_ID_LEN))
+		return ret;
+	eng_fail(reg->job, -EIO,
+		 "dump: region %u, chunk %llu: the id the GPU hashed before the copy differs from the "
+		 "CPU's for the same bytes, so the GPU hasher cannot be trusted on this driver and GPU; "
+		 "dump without chunks (chunks = no) and report the driver version and GPU",
+		 reg->index, (unsigned long long)idx);
+	return -EIO;
+}
+
 int eng_chunk_put(struct eng_thread *t, const void *buf, size_t len, uint64_t idx)
 {
 	struct eng_region *reg = t->reg;
@@ -24,8 +52,9 @@ int eng_chunk_put(struct eng_thread *t, const void *buf, size_t len, uint64_t id
 
 	r->hash[idx] = eng_hash(buf, len);
 	if (r->pre_ids) { /* hashed on the GPU before the copy, over the same locked bytes */
-		memcpy(id, r->pre_ids + idx * CS_CHUNK_ID_LEN, CS_CHUNK_ID_LEN);
-		ret = 0;
+		ret = gpu_id(reg, buf, len, idx, id);
+		if (ret == -EIO)
+			return ret;
 	} else {
 		ret = cs_chunk_id(buf, len, id);
 	}

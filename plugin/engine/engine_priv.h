@@ -94,6 +94,7 @@ struct eng_region {
 	atomic_uint_fast64_t stored; /* bytes written to the file */
 	atomic_uint_fast64_t fresh;  /* chunked dump: bytes of chunks written, not linked */
 	atomic_uint_fast64_t skipped; /* chunked dump: bytes known before the copy, not copied */
+	atomic_uint_fast64_t gpu_ids; /* chunked dump: chunks copied under the id the GPU hashed */
 	int chunks_fd;		     /* chunked restore: the images directory's cudastore-chunks */
 	atomic_uint_fast64_t pinned; /* pinned bytes allocated */
 	atomic_uint_fast64_t pooled; /* of them, lent by the pool */

@@ -8,6 +8,7 @@
  * grid's x extent bounds the threads that run, so a launch with too few threads leaves digests
  * unwritten, as on a GPU; memory outside the live allocations is CUDA_ERROR_ILLEGAL_ADDRESS.
  * Leaves are SHA-256 with libcrypto, roots cs_chunk_id_from_leaves (images/chunk_id.c).
+ * CUDASTORE_EMU_HASH_WRONG=1 makes a faulty GPU: every root it writes has its first bit flipped.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,8 @@ static CUresult root_thread(const struct hash_args *a, uint64_t c)
 
 	if (leaves && id)
 		res = cs_chunk_id_from_leaves(leaves, nl, clen, id) ? CUDA_ERROR_UNKNOWN : CUDA_SUCCESS;
+	if (res == CUDA_SUCCESS && getenv("CUDASTORE_EMU_HASH_WRONG"))
+		id[0] ^= 1;
 	emu_op_unpin(pin_in);
 	emu_op_unpin(pin_out);
 	return res;

@@ -114,6 +114,9 @@ static int check(const CsIndex *pi, char *err, size_t errlen)
 	if (pi->has_parent_dump_id && pi->parent_dump_id.len != CS_DUMP_ID_BYTES)
 		return cs_fail(-EBADMSG, err, errlen, "%s: parent_dump_id is not %d bytes" CS_IMAGES_CORRUPT,
 			       CS_INDEX_NAME, CS_DUMP_ID_BYTES);
+	if (pi->parent_dir && !pi->has_parent_dump_id) /* they name a parent together, or nothing */
+		return cs_fail(-EBADMSG, err, errlen,
+			       "%s: parent_dir without parent_dump_id" CS_IMAGES_CORRUPT, CS_INDEX_NAME);
 	if (pi->parent_dir && strlen(pi->parent_dir) > CS_INDEX_PARENT_MAX)
 		return cs_fail(-EBADMSG, err, errlen,
 			       "%s: parent_dir is longer than %d bytes" CS_IMAGES_CORRUPT, CS_INDEX_NAME,

@@ -105,13 +105,19 @@ ctr_checkpoint() {
 		>"$dir.runc.out" 2>&1
 }
 
-# ctr_restore NAME ID DIR [runc options...]
+# ctr_restore NAME ID DIR [runc options...]: runc's status; a failure's reasons as TAP comments
 ctr_restore() {
-	local name=$1 id=$2 dir=$3; shift 3
+	local name=$1 id=$2 dir=$3 rc; shift 3
 	rm -f "$WORK/$name/cw/w.out"
 	RUNC_IDS="$RUNC_IDS $id"
 	(cd "$WORK/$name/bundle" && timeout -k 5 120 "$RUNC" restore -d --image-path "$dir" \
 		--work-path "$dir.rwork" "$@" "$id" </dev/null >"$dir.restore.out" 2>&1)
+	rc=$?
+	if [ $rc != 0 ]; then
+		tail -n 3 "$dir.restore.out" 2>/dev/null | cut -c1-200 | sed "s/^/# runc restore of $id exited $rc: /"
+		criu_errors "restore of $id" $rc "$dir.rwork/restore.log"
+	fi
+	return $rc
 }
 
 # ctr_verdict NAME ID: SIGTERM to the container's init; prints its verdict (PASS or FAIL: ...)

@@ -58,8 +58,8 @@ for mode in driver auto; do
 
 	give_nodes 2 3
 	ctr_restore c "$id-a" "$WORK/img-$mode"
-	log=$WORK/img-$mode.rwork/restore.log
 	check_mode "$mode" "restore with the nodes of minors 2,3 succeeds" [ $? = 0 ]
+	log=$WORK/img-$mode.rwork/restore.log
 	check_mode "$mode" "the plugin read the container's GPU device nodes" \
 		log_has "$log" "placement: /proc/[0-9]+/root/dev holds the GPU device nodes of minor numbers 2,3: 2 of this host's 4 GPUs"
 	check_mode "$mode" "U0 -> U2 and U1 -> U3, not their own closed UUIDs" placed "$log" "${U[2]}" "${U[3]}"

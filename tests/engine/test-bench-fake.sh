@@ -154,8 +154,12 @@ echo "$pj" | awk '
 	  lr = f("pcie_h2d_gbps") < f("storage_read_gbps") ? f("pcie_h2d_gbps") : f("storage_read_gbps")
 	  if (ld - f("limit_dump_gbps") > 0.001 || f("limit_dump_gbps") - ld > 0.001) bad = 1
 	  if (lr - f("limit_restore_gbps") > 0.001 || f("limit_restore_gbps") - lr > 0.001) bad = 1
-	  r = f("dump_gbps") / ld; if (r - f("dump_ratio") > 0.01 || f("dump_ratio") - r > 0.01) bad = 1
-	  r = f("restore_gbps") / lr; if (r - f("restore_ratio") > 0.01 || f("restore_ratio") - r > 0.01) bad = 1 }
+	  # the JSON rounds rates to 0.001 GB/s: a ratio over a small limit (a slow sanitized build)
+	  # carries that rounding of its limit and rate, beside the 0.01 of its own
+	  t = 0.01 + (f("dump_ratio") + 1) * 0.0005 / ld
+	  r = f("dump_gbps") / ld; if (r - f("dump_ratio") > t || f("dump_ratio") - r > t) bad = 1
+	  t = 0.01 + (f("restore_ratio") + 1) * 0.0005 / lr
+	  r = f("restore_gbps") / lr; if (r - f("restore_ratio") > t || f("restore_ratio") - r > t) bad = 1 }
 	END { exit (n == 4 && !bad) ? 0 : 1 }'
 ok $? "procs rates and limits are positive, sum of copies within 4 x wall, limit = min(PCIe, storage), ratio = aggregate / limit"
 [ -z "$(ls -A "$dir/procs")" ]; ok $? "no extents or scratch files of the 4 copies left"

@@ -15,6 +15,7 @@ libcsbase_a_SOURCES = \
 	plugin/base/gpu_probe.c plugin/base/gpu_probe.h \
 	plugin/base/helper_path.c plugin/base/helper_path.h \
 	plugin/base/imglimits.h \
+	plugin/base/le.h \
 	plugin/base/log.c plugin/base/log.h \
 	plugin/base/options.c plugin/base/options.h \
 	plugin/base/procfs.c plugin/base/procfs.h \

@@ -10,6 +10,7 @@
 #include <openssl/evp.h>
 
 #include "chunk_id.h"
+#include "le.h"
 
 static EVP_MD *sha256_md;
 static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
@@ -24,12 +25,6 @@ static const EVP_MD *sha256(void)
 {
 	pthread_once(&sha256_once, sha256_fetch);
 	return sha256_md;
-}
-
-static void le64_put(uint8_t out[8], uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		out[i] = (uint8_t)(v >> (8 * i));
 }
 
 /* SHA-256 of len bytes at p into out, with ctx (reused by the caller). 0 or -EIO. */
@@ -49,7 +44,7 @@ static int root_final(EVP_MD_CTX *root, uint64_t len, uint8_t id[CS_CHUNK_ID_LEN
 	uint8_t tail[8];
 	unsigned int olen = 0;
 
-	le64_put(tail, len);
+	cs_put_le(tail, len, 8);
 	if (!EVP_DigestUpdate(root, tail, sizeof(tail)) || !EVP_DigestFinal_ex(root, id, &olen) ||
 	    olen != CS_CHUNK_ID_LEN)
 		return -EIO;

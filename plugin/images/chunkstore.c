@@ -14,6 +14,7 @@
 #include "chunkstore.h"
 #include "errmsg.h"
 #include "imgdir.h"
+#include "le.h"
 
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 
@@ -224,12 +225,10 @@ static int write_all(int fd, const void *buf, size_t len)
 static void set_hash(int fd, const uint64_t *hash)
 {
 	uint8_t le[8];
-	unsigned i;
 
 	if (!hash)
 		return;
-	for (i = 0; i < 8; i++)
-		le[i] = (uint8_t)(*hash >> (8 * i));
+	cs_put_le(le, *hash, sizeof(le));
 	(void)fsetxattr(fd, CS_CHUNK_XATTR, le, sizeof(le), 0);
 }
 
@@ -333,7 +332,7 @@ static int hash_in(int cfd, const uint8_t id[CS_CHUNK_ID_LEN], size_t len, uint6
 {
 	uint8_t le[8];
 	ssize_t n;
-	int fd, i;
+	int fd;
 
 	if (cfd < 0)
 		return -ENOENT;
@@ -344,9 +343,7 @@ static int hash_in(int cfd, const uint8_t id[CS_CHUNK_ID_LEN], size_t len, uint6
 	close(fd);
 	if (n != (ssize_t)sizeof(le))
 		return -ENODATA;
-	*hash = 0;
-	for (i = 7; i >= 0; i--)
-		*hash = *hash << 8 | le[i];
+	*hash = cs_get_le(le, sizeof(le));
 	return 0;
 }
 

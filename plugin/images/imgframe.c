@@ -8,21 +8,7 @@
 #include <xxhash.h>
 
 #include "imgframe.h"
-
-static void put_le(uint8_t *p, uint64_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_le(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = n - 1; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
-}
+#include "le.h"
 
 int cs_imgframe_encode(const ProtobufCMessage *msg, const char *magic, uint32_t max, void **buf, size_t *len)
 {
@@ -41,8 +27,8 @@ int cs_imgframe_encode(const ProtobufCMessage *msg, const char *magic, uint32_t 
 		return -EIO;
 	}
 	memcpy(out, magic, 4);
-	put_le(out + 4, plen, 4);
-	put_le(out + 8, XXH3_64bits(out + CS_FRAME_HDR, plen), 8);
+	cs_put_le(out + 4, plen, 4);
+	cs_put_le(out + 8, XXH3_64bits(out + CS_FRAME_HDR, plen), 8);
 	*buf = out;
 	*len = CS_FRAME_HDR + plen;
 	return 0;
@@ -58,13 +44,13 @@ enum cs_frame_fault cs_imgframe_decode(const void *buf, size_t len, const char *
 		return CS_FRAME_SHORT;
 	if (memcmp(p, magic, 4))
 		return CS_FRAME_MAGIC;
-	f->plen = (uint32_t)get_le(p + 4, 4);
+	f->plen = (uint32_t)cs_get_le(p + 4, 4);
 	f->have = len - CS_FRAME_HDR;
 	if (f->plen > max)
 		return CS_FRAME_BIG;
 	if (f->have != f->plen)
 		return CS_FRAME_LENGTH;
-	f->want = get_le(p + 8, 8);
+	f->want = cs_get_le(p + 8, 8);
 	f->got = XXH3_64bits(p + CS_FRAME_HDR, f->plen);
 	if (f->want != f->got)
 		return CS_FRAME_HASH;

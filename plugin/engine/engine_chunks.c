@@ -21,6 +21,8 @@
  */
 #define ENG_ID_SAMPLE 64
 
+/* chunk idx's id from the GPU's into id: 0, -errno (the CPU's sample hash failed), or 1 when
+ * the CPU's sample differs */
 static int gpu_id(struct eng_region *reg, const void *buf, size_t len, uint64_t idx, uint8_t *id)
 {
 	const uint8_t *pre = reg->r->pre_ids + idx * CS_CHUNK_ID_LEN;
@@ -31,14 +33,7 @@ static int gpu_id(struct eng_region *reg, const void *buf, size_t len, uint64_t 
 	if (atomic_fetch_add(&reg->gpu_ids, 1) % ENG_ID_SAMPLE)
 		return 0;
 	ret = cs_chunk_id(buf, len, cpu);
-	if (ret || !memcmp(cpu, pre, CS_CHUNK_ID_LEN))
-		return ret;
-	eng_fail(reg->job, -EIO,
-		 "dump: region %u, chunk %llu: the id the GPU hashed before the copy differs from the "
-		 "CPU's for the same bytes, so the GPU hasher cannot be trusted on this driver and GPU; "
-		 "dump without chunks (chunks = no) and report the driver version and GPU",
-		 reg->index, (unsigned long long)idx);
-	return -EIO;
+	return ret ? ret : memcmp(cpu, pre, CS_CHUNK_ID_LEN) != 0;
 }
 
 int eng_chunk_put(struct eng_thread *t, const void *buf, size_t len, uint64_t idx)
@@ -51,12 +46,16 @@ int eng_chunk_put(struct eng_thread *t, const void *buf, size_t len, uint64_t id
 	int ret;
 
 	r->hash[idx] = eng_hash(buf, len);
-	if (r->pre_ids) { /* hashed on the GPU before the copy, over the same locked bytes */
-		ret = gpu_id(reg, buf, len, idx, id);
-		if (ret == -EIO)
-			return ret;
-	} else {
-		ret = cs_chunk_id(buf, len, id);
+	/* pre_ids: hashed on the GPU before the copy, over the same locked bytes */
+	ret = r->pre_ids ? gpu_id(reg, buf, len, idx, id) : cs_chunk_id(buf, len, id);
+	if (ret > 0) {
+		eng_fail(
+		    reg->job, -EIO,
+		    "dump: region %u, chunk %llu: the id the GPU hashed before the copy differs from "
+		    "the CPU's for the same bytes, so the GPU hasher cannot be trusted on this driver and "
+		    "GPU; dump without chunks (chunks = no) and report the driver version and GPU",
+		    reg->index, (unsigned long long)idx);
+		return -EIO;
 	}
 	if (ret) {
 		eng_fail(reg->job, ret, "dump: region %u: cannot compute the id of chunk %llu: %s",

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* dump_plan.c - NVML-based dump planning, the CUDA IPC check and the free-space check (see dump_plan.h) */
 #include <errno.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,10 +200,19 @@ int cs_dump_plan_check_tree(struct cs_ctx *ctx, pid_t root)
 	return -EPERM;
 }
 
+/* the images directory's free bytes into *avail; false, with a warning, when unreadable */
+static bool free_space(const struct cs_proc *p, int dirfd, uint64_t *avail)
+{
+	int ret = cs_imgdir_free_bytes(dirfd, avail);
+
+	if (ret)
+		cs_warn("pid %d: cannot read free space of the images directory: %s", p->pid, strerror(-ret));
+	return !ret;
+}
+
 int cs_dump_plan_check_space(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
 {
 	uint64_t avail = 0, need = ctx->dump.planned_bytes + p->dump.bytes_plan;
-	int ret;
 
 	if (!ctx->opt.space_check || !p->dump.bytes_plan)
 		return 0;
@@ -212,11 +222,8 @@ int cs_dump_plan_check_space(struct cs_ctx *ctx, struct cs_proc *p, int dirfd)
 			p->pid);
 		return 0;
 	}
-	ret = cs_imgdir_free_bytes(dirfd, &avail);
-	if (ret) {
-		cs_warn("pid %d: cannot read free space of the images directory: %s", p->pid, strerror(-ret));
+	if (!free_space(p, dirfd, &avail))
 		return 0;
-	}
 	/* images of processes admitted earlier are not written yet: count them against avail */
 	if (avail >= need) {
 		ctx->dump.planned_bytes = need;
@@ -234,15 +241,11 @@ int cs_dump_plan_check_new_bytes(struct cs_ctx *ctx, const struct cs_proc *p, in
 {
 	uint64_t avail = 0, need;
 	char more[64] = "";
-	int ret;
 
 	if (!ctx->opt.space_check || !new_bytes)
 		return 0;
-	ret = cs_imgdir_free_bytes(dirfd, &avail);
-	if (ret) {
-		cs_warn("pid %d: cannot read free space of the images directory: %s", p->pid, strerror(-ret));
+	if (!free_space(p, dirfd, &avail))
 		return 0;
-	}
 	/* processes of the tree checked before this one may not have written theirs yet */
 	pthread_mutex_lock(&ctx->mu);
 	need = ctx->dump.claimed_new + new_bytes;

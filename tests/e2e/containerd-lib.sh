@@ -191,7 +191,7 @@ ctrd_check_verdict() {
 	sleep 0.3
 	rm -f "$cw/w.out"
 	ctrd tasks kill -s TERM "$3" >/dev/null 2>&1
-	if wait_file "$cw/w.out" 30; then v=$(head -n1 "$cw/w.out"); else v="no verdict"; fi
+	v=$(read_verdict "$cw/w.out")
 	check_mode "$1" "$4 ($v)" [ "$v" = PASS ]
 }
 

@@ -131,13 +131,19 @@ criu_restore() {
 # log_has FILE REGEX
 log_has() { grep -aEq -- "$2" "$1"; }
 
-# stop PID with SIGTERM and wait for its outfile verdict; a verdict already there is from an
-# earlier life of the process (images restored again and again) and is removed first
+# read_verdict OUTFILE: the first line of the verdict written to OUTFILE within 30 s, else
+# "no verdict". Remove OUTFILE before asking for the verdict: one already there is from an
+# earlier life of the process (the same images restored again and again).
+read_verdict() {
+	wait_file "$1" 30 || { echo "no verdict"; return; }
+	head -n1 "$1"
+}
+
+# stop PID with SIGTERM and wait for its outfile verdict
 verdict() { # verdict PID OUTFILE -> prints the outfile's first line
 	rm -f "$2"
 	kill -TERM "$1" 2>/dev/null
-	wait_file "$2" 30 || { echo "no verdict"; return; }
-	head -n1 "$2"
+	read_verdict "$2"
 }
 
 # ---- GPU workload helpers (driver emulator) --------------------------------------------------

@@ -69,8 +69,7 @@ pod_verdict() {
 	sleep 0.3
 	rm -f "$WORK/p/cw/w.out"
 	pod kill --signal TERM "$1" >/dev/null 2>&1
-	wait_file "$WORK/p/cw/w.out" 30 || { echo "no verdict"; return; }
-	head -n1 "$WORK/p/cw/w.out"
+	read_verdict "$WORK/p/cw/w.out"
 }
 
 # pod_run_workload ENV WORKLOAD-OPTIONS...: on the current host, a container running the workload

@@ -125,8 +125,7 @@ ctr_verdict() {
 	local cw=$WORK/$1/cw
 	rm -f "$cw/w.out"
 	"$RUNC" kill "$2" TERM >/dev/null 2>&1
-	wait_file "$cw/w.out" 30 || { echo "no verdict"; return; }
-	head -n1 "$cw/w.out"
+	read_verdict "$cw/w.out"
 }
 
 # a GPU memory verdict, after a short run: PASS means every byte verified

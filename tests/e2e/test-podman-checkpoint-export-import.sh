@@ -68,8 +68,7 @@ for mode in driver auto; do
 	sleep 0.3
 	rm -f "$WORK/p/cw/w.out"
 	pod kill --signal TERM "$nid" >/dev/null 2>&1
-	wait_file "$WORK/p/cw/w.out" 30
-	v=$(head -n1 "$WORK/p/cw/w.out" 2>/dev/null)
+	v=$(read_verdict "$WORK/p/cw/w.out")
 	check_mode "$mode" "the imported container verified every byte of its GPU memory ($v)" [ "$v" = PASS ]
 	check_mode "$mode" "nothing written to /etc/cni (podman's network config kept in the work dir)" \
 		bash -c "[ '$cni_lock_before' = yes ] || [ ! -e /etc/cni/net.d/cni.lock ]"

@@ -151,7 +151,6 @@ static int cuda_work(const struct wl_opts *o, uint64_t seed, int (*on_ready)(voi
 
 		if (wl_refill && refill(o, &g))
 			goto out;
-
 		if (wl_gpu_step(&g, due))
 			goto out;
 		if (due)

@@ -44,11 +44,6 @@ struct known_id {
 	uint64_t hash;
 };
 
-static double gbps(uint64_t bytes, double s)
-{
-	return s > 0 ? bytes / s / 1e9 : 0;
-}
-
 static int cmp_id(const void *a, const void *b)
 {
 	return memcmp(a, b, CS_CHUNK_ID_LEN);
@@ -236,7 +231,7 @@ static int timed_restore(const struct bench *b, const struct cs_engine_opts *eo,
 		return -1;
 	t0 = cs_now();
 	ret = cs_engine_restore(b->ops, reg, 1, eo, err, sizeof(err));
-	*rate = gbps(reg->size, cs_now() - t0);
+	*rate = bench_gbps(reg->size, cs_now() - t0);
 	if (ret) {
 		fprintf(stderr, "cs-bench: %s restore failed: %s\n", what, err);
 		return -1;
@@ -284,7 +279,8 @@ static void report(uint64_t size, enum bench_kind kind, const struct cs_engine_r
 		   const struct cdump *p, const struct cdump *c, double ext_rest, double child_rest)
 {
 	uint64_t moved = size - c->reg.skipped_bytes, wrote = c->reg.new_bytes;
-	double e = gbps(size, ext_s), f = gbps(size, p->seconds), s = gbps(size, c->seconds);
+	double e = bench_gbps(size, ext_s), f = bench_gbps(size, p->seconds),
+	       s = bench_gbps(size, c->seconds);
 
 	printf("# chunked %lluM %s: %u copy threads (extent dump %u); GPU hash %.3f s in the first dump, "
 	       "%.3f s in the second; first dump wrote %llu bytes, moved %llu\n",

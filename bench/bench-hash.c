@@ -26,11 +26,6 @@
 #define SAMPLE_CHUNKS	32
 #define CPU_THREADS_MAX 256
 
-static double gbps(uint64_t bytes, double s)
-{
-	return s > 0 ? bytes / s / 1e9 : 0;
-}
-
 static int cuda_ok(const struct bench *b, CUresult res, const char *call)
 {
 	if (res == CUDA_SUCCESS)
@@ -51,8 +46,8 @@ static int device_copy(const struct bench *b, CUdeviceptr dev, uint64_t size, do
 		if (cuda_ok(b, b->ops->MemcpyDtoD(dev + half, dev, half), "cuMemcpyDtoD") ||
 		    cuda_ok(b, b->ops->CtxSynchronize(), "cuCtxSynchronize"))
 			return -1;
-		if (gbps(half, cs_now() - t0) > *rate)
-			*rate = gbps(half, cs_now() - t0);
+		if (bench_gbps(half, cs_now() - t0) > *rate)
+			*rate = bench_gbps(half, cs_now() - t0);
 	}
 	return 0;
 }
@@ -89,9 +84,9 @@ static int gpu_hash(const struct bench *b, struct eng_gpu_hasher *h, CUdeviceptr
 			break;
 		}
 		printf("# gpu hash run %d: %.3f s, %.1f GB/s\n", r + 1, cs_now() - t0,
-		       gbps(size, cs_now() - t0));
-		if (gbps(size, cs_now() - t0) > *rate)
-			*rate = gbps(size, cs_now() - t0);
+		       bench_gbps(size, cs_now() - t0));
+		if (bench_gbps(size, cs_now() - t0) > *rate)
+			*rate = bench_gbps(size, cs_now() - t0);
 	}
 	return ret ? -1 : 0;
 }
@@ -134,7 +129,7 @@ static double cpu_hash(const uint8_t *buf, uint64_t len, uint64_t chunk, unsigne
 		cpu_worker(&p);
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
-	return atomic_load(&p.failed) ? -1 : gbps(len, cs_now() - t0);
+	return atomic_load(&p.failed) ? -1 : bench_gbps(len, cs_now() - t0);
 }
 
 static unsigned cpus(void)

@@ -18,6 +18,12 @@
 
 enum bench_kind { BENCH_DENSE, BENCH_ZERO75 };
 
+/* bytes in s seconds as GB/s (1e9 bytes/s); 0 for no time */
+static inline double bench_gbps(uint64_t bytes, double s)
+{
+	return s > 0 ? bytes / s / 1e9 : 0;
+}
+
 struct bench {
 	const struct cs_cuda_ops *ops;
 	CUcontext ctx;

@@ -138,6 +138,7 @@ E2E_GPU_TESTS = \
 	tests/e2e/test-runc-restore-helper-killed-fails-in-bounded-time.sh \
 	tests/e2e/test-runc-tree-cuda-and-cpu-children.sh \
 	tests/e2e/test-runc-restore-into-another-device-set.sh \
+	tests/e2e/test-runc-container-untouched-by-mounts-made-beside-the-test.sh \
 	tests/e2e/test-podman-checkpoint-export-import.sh \
 	tests/e2e/test-podman-export-import-across-emulated-hosts.sh \
 	tests/e2e/test-podman-export-of-a-child-dump-restores-on-another-host.sh \

@@ -52,6 +52,23 @@ setup_work() {
 	export CUDASTORE_CONFIG=$CONFIG
 }
 
+# own_mount_namespace: the test starts again in a private copy of the mount namespace it was
+# started in, taken now; mounts made outside it later never show up in it, and its own never
+# leave it. Container runtimes need that: runc binds every cgroup v1 hierarchy it finds mounted
+# anywhere into a new container and names those binds again at checkpoint and restore, so a
+# hierarchy mounted for a while beside the test (the cgroup yard of another test's criu restore,
+# zdtm's named hierarchies) becomes part of the container at its start and of its checkpoint,
+# and is gone at its restore: criu then refuses the images ("No mapping for N mountpoint").
+# Called before the test has done anything of its own: what setup_work made is removed here and
+# made again by the new start. The namespace the test was started in stays at /proc/$PPID/ns/mnt.
+own_mount_namespace() {
+	[ -n "${CS_OWN_MOUNT_NS:-}" ] && return 0
+	command -v unshare >/dev/null || skip_all "no unshare (util-linux) for a mount namespace of the test's own"
+	trap - EXIT
+	cleanup
+	CS_OWN_MOUNT_NS=1 exec unshare -m --propagation private "$BASH" "$0"
+}
+
 # small_dir SIZE: a tmpfs of SIZE (e.g. 64m) mounted at $WORK/small, which cleanup() unmounts;
 # the test is skipped where none can be mounted
 small_dir() {

@@ -12,6 +12,8 @@
 # under the emulator's CUDA 13.4), whose driver calls are all in cudastore-helper, so criu stays
 # single-threaded and can setns into the container's mount namespace.
 
+# every container test runs in a mount namespace of its own (lib.sh's own_mount_namespace)
+own_mount_namespace
 RUNC=${RUNC:-$(command -v runc || true)}
 RUNC_IDS=
 

@@ -498,6 +498,7 @@ static int region_prepare_restore(struct eng_region *reg)
 				 reg->index, CS_CHUNKS_DIR, strerror(-ret));
 			return ret;
 		}
+		eng_mapread_plan_chunks(reg);
 		return 0;
 	}
 	reg->pf = eng_prefetch_find(reg->job->opts->prefetch, reg->r);

@@ -131,7 +131,13 @@ int eng_chunk_read(struct eng_thread *t, void *buf, size_t len, uint64_t idx, ui
 	char rel[CS_CHUNK_REL];
 	int fd, ret;
 
+	cs_chunk_rel(id, rel);
 	fd = cs_chunk_open_ro(reg->chunks_fd, id, len);
+	ret = fd < 0 || !reg->chunk_map ? 1 : eng_mapread_chunk(reg, fd, rel, buf, len, hash);
+	if (ret != 1) { /* copied through a mapping, or its fault reported */
+		close(fd);
+		return ret;
+	}
 	ret = fd < 0 ? fd : read_all(fd, buf, len);
 	if (fd >= 0)
 		close(fd);
@@ -139,7 +145,6 @@ int eng_chunk_read(struct eng_thread *t, void *buf, size_t len, uint64_t idx, ui
 		*hash = eng_hash(buf, len);
 		return 0;
 	}
-	cs_chunk_rel(id, rel);
 	eng_fail(reg->job, ret == -EINVAL ? -EBADMSG : ret,
 		 "restore: region %u, chunk %llu: %s/%s (%zu bytes) %s", reg->index, (unsigned long long)idx,
 		 CS_CHUNKS_DIR, rel, len,

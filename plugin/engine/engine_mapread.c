@@ -3,6 +3,9 @@
  * engine_mapread.c - a restore reads a tmpfs extent through a mapping while its pages were never
  * read since they were written.
  *
+ * A chunked restore's chunk files are read the same way, each through a mapping of its own
+ * (eng_mapread_chunk), when the same probe over its chunk files says so.
+ *
  * Why: tmpfs leaves a page that write(2) created referenced on the inactive LRU list, and the
  * first read(2) of it moves it to the active list, page by page under the LRU lock (engine_io.c,
  * the top). A restore right after a dump is that first read. Copying out of a shared mapping
@@ -50,6 +53,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "chunkstore.h"
 #include "engine_priv.h"
 #include "procfs.h"
 
@@ -119,8 +123,9 @@ static int guarded_copy(char *dst, const char *src, size_t len)
 
 struct probes {
 	unsigned n;
-	unsigned file[MR_PROBES];
+	int fd[MR_PROBES];
 	uint64_t off[MR_PROBES];
+	bool own; /* the fds are chunk files opened for the probe (pick_chunks), closed after */
 };
 
 /* up to MR_PROBES distinct pages spread over the region's stored chunks */
@@ -129,15 +134,48 @@ static void pick(const struct eng_region *reg, struct probes *p)
 	uint64_t size = reg->r->size, k, last = UINT64_MAX;
 
 	p->n = 0;
+	p->own = false;
 	for (k = 0; k < MR_PROBES; k++) {
 		uint64_t pos = size / MR_PROBES * k / MR_PAGE * MR_PAGE, idx = pos / reg->chunk;
 
 		if (pos == last || pos >= size || reg->r->zero[idx])
 			continue;
 		last = pos;
-		p->file[p->n] = (unsigned)(idx % reg->nfiles);
+		p->fd[p->n] = reg->files[idx % reg->nfiles].fd;
 		p->off[p->n++] = eng_file_off(reg, idx) + pos % reg->chunk;
 	}
+}
+
+/* the same over the chunk files of a chunked restore: one page of each, opened here */
+static void pick_chunks(const struct eng_region *reg, struct probes *p)
+{
+	uint64_t size = reg->r->size, k, last = UINT64_MAX;
+
+	p->n = 0;
+	p->own = true;
+	for (k = 0; k < MR_PROBES; k++) {
+		uint64_t pos = size / MR_PROBES * k / MR_PAGE * MR_PAGE, idx = pos / reg->chunk;
+		int fd;
+
+		if (pos == last || pos >= size || reg->r->zero[idx])
+			continue;
+		last = pos;
+		fd = cs_chunk_open_ro(reg->chunks_fd, reg->r->ids + idx * CS_CHUNK_ID_LEN,
+				      eng_chunk_len(reg, idx));
+		if (fd < 0)
+			continue; /* the read of that chunk reports it */
+		p->fd[p->n] = fd;
+		p->off[p->n++] = pos % reg->chunk;
+	}
+}
+
+static void probes_close(struct probes *p)
+{
+	unsigned i;
+
+	for (i = 0; p->own && i < p->n; i++)
+		close(p->fd[i]);
+	p->n = 0;
 }
 
 #define KPF_REFERENCED	2
@@ -176,7 +214,7 @@ static int unread_by_flags(const struct eng_region *reg, const struct probes *p)
 	unsigned i;
 
 	for (i = 0; i < p->n && pm >= 0 && kf >= 0 && unread >= 0; i++) {
-		int64_t fl = page_flags(reg->files[p->file[i]].fd, p->off[i], pm, kf);
+		int64_t fl = page_flags(p->fd[i], p->off[i], pm, kf);
 
 		if (fl < 0)
 			unread = -1;
@@ -202,7 +240,7 @@ static uint64_t promoted_by_reading(const struct eng_region *reg, const struct p
 	char c;
 
 	for (i = 0; i < p->n; i++)
-		if (pread(reg->files[p->file[i]].fd, &c, 1, (off_t)p->off[i]) != 1)
+		if (pread(p->fd[i], &c, 1, (off_t)p->off[i]) != 1)
 			break;
 	return before ? cs_procfs_vmstat("pgactivate") - before : 0;
 }
@@ -219,47 +257,69 @@ static bool multigen_lru(void)
 	return n > 0 && strtoul(buf, NULL, 16) != 0;
 }
 
-static bool want_map(struct eng_region *reg)
+/* the probed pages of reg wait for their first promotion (most of them) */
+static bool probed_unread(struct eng_region *reg, const struct probes *p)
 {
-	struct probes p;
 	uint64_t promoted;
 	int unread;
 
-	if (reg->job->dump || !reg->memfs || reg->job->opts->tmpfs_restore_map == CS_NO)
+	if (!p->n || multigen_lru())
 		return false;
-	if (reg->job->opts->tmpfs_restore_map == CS_YES)
-		return true;
-	pick(reg, &p);
-	if (!p.n || multigen_lru())
-		return false;
-	unread = unread_by_flags(reg, &p);
+	unread = unread_by_flags(reg, p);
 	if (unread >= 0) {
-		if (2 * (unsigned)unread < p.n) {
+		if (2 * (unsigned)unread < p->n) {
 			eng_note(reg->job, CS_ENGINE_NOTE_DEBUG,
 				 "engine: region %u (%s): few of its pages wait for a promotion (%d of %u "
 				 "probed): read(2)",
-				 reg->index, reg->r->name, unread, p.n);
+				 reg->index, reg->r->name, unread, p->n);
 			return false;
 		}
 		eng_note(reg->job, CS_ENGINE_NOTE_INFO,
 			 "engine: region %u (%s): its pages were not read since they were written (%d of %u "
 			 "probed pages, by their flags): reading them through a mapping",
-			 reg->index, reg->r->name, unread, p.n);
+			 reg->index, reg->r->name, unread, p->n);
 		return true;
 	}
-	promoted = promoted_by_reading(reg, &p);
-	if (promoted < (p.n + 3) / 4) {
+	promoted = promoted_by_reading(reg, p);
+	if (promoted < (p->n + 3) / 4) {
 		eng_note(reg->job, CS_ENGINE_NOTE_DEBUG,
 			 "engine: region %u (%s): few of its pages wait for a promotion (reading %u of "
 			 "them promoted %llu): read(2)",
-			 reg->index, reg->r->name, p.n, (unsigned long long)promoted);
+			 reg->index, reg->r->name, p->n, (unsigned long long)promoted);
 		return false;
 	}
 	eng_note(reg->job, CS_ENGINE_NOTE_INFO,
 		 "engine: region %u (%s): its pages were not read since they were written (reading %u of "
 		 "them promoted %llu): reading them through a mapping",
-		 reg->index, reg->r->name, p.n, (unsigned long long)promoted);
+		 reg->index, reg->r->name, p->n, (unsigned long long)promoted);
 	return true;
+}
+
+/* opts->tmpfs_restore_map for reg, probing the pages that pick_fn picks under auto */
+static bool want_map(struct eng_region *reg, void (*pick_fn)(const struct eng_region *, struct probes *))
+{
+	struct probes p;
+	bool ret;
+
+	if (reg->job->dump || !reg->memfs || reg->job->opts->tmpfs_restore_map == CS_NO)
+		return false;
+	if (reg->job->opts->tmpfs_restore_map == CS_YES)
+		return true;
+	pick_fn(reg, &p);
+	ret = probed_unread(reg, &p);
+	probes_close(&p);
+	return ret;
+}
+
+/* the SIGBUS guard installed once; false (noted) where it cannot be */
+static bool guard_ready(struct eng_region *reg)
+{
+	pthread_once(&guard_once, guard_install);
+	if (guard_err)
+		eng_note(reg->job, CS_ENGINE_NOTE_INFO,
+			 "engine: region %u (%s): cannot catch SIGBUS (%s); reading with read(2)", reg->index,
+			 reg->r->name, strerror(-guard_err));
+	return !guard_err;
 }
 
 static uint32_t plan_group(const struct eng_region *reg);
@@ -268,15 +328,8 @@ void eng_mapread_plan(struct eng_region *reg)
 {
 	unsigned k;
 
-	if (!want_map(reg))
+	if (!want_map(reg, pick) || !guard_ready(reg))
 		return;
-	pthread_once(&guard_once, guard_install);
-	if (guard_err) {
-		eng_note(reg->job, CS_ENGINE_NOTE_INFO,
-			 "engine: region %u (%s): cannot catch SIGBUS (%s); reading with read(2)", reg->index,
-			 reg->r->name, strerror(-guard_err));
-		return;
-	}
 	for (k = 0; k < reg->nfiles; k++) {
 		struct eng_file *f = &reg->files[k];
 		void *p;
@@ -334,10 +387,10 @@ static int map_piece(void *arg, size_t at, size_t n)
 	return guarded_copy(p->dst + at, p->src + at, n);
 }
 
-int eng_mapread(struct eng_region *reg, struct eng_file *f, char *buf, size_t len, uint64_t off,
-		uint64_t *hash)
+/* len bytes from src into buf, hashed as read(2)'s, under the guard; -EFAULT where it faulted */
+static int copy_mapped(char *buf, const char *src, size_t len, uint64_t *hash)
 {
-	struct map_piece p = { .dst = buf, .src = f->map + off };
+	struct map_piece p = { .dst = buf, .src = src };
 	sigset_t bus, old;
 	int ret;
 
@@ -348,12 +401,49 @@ int eng_mapread(struct eng_region *reg, struct eng_file *f, char *buf, size_t le
 	pthread_sigmask(SIG_UNBLOCK, &bus, &old);
 	ret = eng_pieces(buf, len, false, map_piece, &p, hash);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (ret) {
+	return ret;
+}
+
+int eng_mapread(struct eng_region *reg, struct eng_file *f, char *buf, size_t len, uint64_t off,
+		uint64_t *hash)
+{
+	int ret = copy_mapped(buf, f->map + off, len, hash);
+
+	if (ret)
 		eng_fail(reg->job, ret,
 			 "restore: reading %zu bytes of %s at offset %llu through its mapping faulted: the "
 			 "file shrank during the restore, or a page of it cannot be read",
 			 len, f->name, (unsigned long long)off);
-		return ret;
-	}
-	return 0;
+	return ret;
+}
+
+/*
+ * A chunked restore's files are mapped one at a time, each for its own copy, and unmapped at
+ * once: a mapping per chunk costs its creation and a TLB flush, which the extent files' one
+ * mapping per file avoids, but is still cheaper than the first read(2) of just-written pages
+ * (docs/performance.md, "Chunked dumps against the extent dump").
+ */
+void eng_mapread_plan_chunks(struct eng_region *reg)
+{
+	reg->chunk_map = want_map(reg, pick_chunks) && guard_ready(reg);
+	if (reg->chunk_map)
+		reg->r->used_mapping = true;
+}
+
+int eng_mapread_chunk(struct eng_region *reg, int fd, const char *rel, char *buf, size_t len, uint64_t *hash)
+{
+	char *p = len ? mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
+	int ret;
+
+	if (p == MAP_FAILED)
+		return 1;
+	madvise(p, len, MADV_SEQUENTIAL); /* no accessed bits: see the top */
+	ret = copy_mapped(buf, p, len, hash);
+	munmap(p, len);
+	if (ret)
+		eng_fail(reg->job, ret,
+			 "restore: region %u: reading %s/%s (%zu bytes) through its mapping faulted: the "
+			 "file shrank during the restore, or a page of it cannot be read",
+			 reg->index, CS_CHUNKS_DIR, rel, len);
+	return ret;
 }

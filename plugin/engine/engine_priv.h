@@ -96,6 +96,7 @@ struct eng_region {
 	atomic_uint_fast64_t skipped; /* chunked dump: bytes known before the copy, not copied */
 	atomic_uint_fast64_t gpu_ids; /* chunked dump: chunks copied under the id the GPU hashed */
 	int chunks_fd;		     /* chunked restore: the images directory's cudastore-chunks */
+	bool chunk_map;		     /* chunked restore: chunk files read through mappings */
 	atomic_uint_fast64_t pinned; /* pinned bytes allocated */
 	atomic_uint_fast64_t pooled; /* of them, lent by the pool */
 	atomic_uint_fast64_t setup_ns, teardown_ns; /* slowest thread's */
@@ -232,6 +233,12 @@ void eng_mapread_plan(struct eng_region *reg); /* after eng_io_open_ro: maps the
 /* read len bytes at off of f (mapped by the plan) into buf, hashed as read(2)'s; reports errors */
 int eng_mapread(struct eng_region *reg, struct eng_file *f, char *buf, size_t len, uint64_t off,
 		uint64_t *hash);
+/* chunked restore, once chunks_fd is open: reg->chunk_map set where the chunk files are read
+ * through mappings, by the same choice */
+void eng_mapread_plan_chunks(struct eng_region *reg);
+/* chunk idx (len bytes, open as fd, named rel) through a mapping of its own into buf, hashed as
+ * read(2)'s; 1 where it cannot be mapped (the caller reads it), else 0 or a reported error */
+int eng_mapread_chunk(struct eng_region *reg, int fd, const char *rel, char *buf, size_t len, uint64_t *hash);
 /* drop rows first..end (chunks) of file k from its mapping, once they were copied */
 void eng_mapread_drop(struct eng_region *reg, unsigned k, uint64_t first, uint64_t end);
 #define ENG_MAP_DROP (64u << 20) /* bytes of one file a thread reads, then drops, at a time */

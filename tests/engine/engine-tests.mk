@@ -28,6 +28,7 @@ ENGINE_TESTS = \
 	tests/engine/test-engine-memfs-space-checked-not-reserved \
 	tests/engine/test-engine-tmpfs-readback \
 	tests/engine/test-engine-tmpfs-restore-map \
+	tests/engine/test-engine-chunk-restore-map \
 	tests/engine/test-engine-cuda-fault \
 	tests/engine/test-engine-hash-builds-agree \
 	tests/engine/test-engine-threads-block-signals \
@@ -78,6 +79,9 @@ tests_engine_test_engine_tmpfs_readback_LDADD = $(ENGINE_TEST_LDADD)
 tests_engine_test_engine_tmpfs_restore_map_SOURCES = tests/engine/test-engine-tmpfs-restore-map.c
 tests_engine_test_engine_tmpfs_restore_map_CFLAGS = $(ENGINE_TEST_CFLAGS)
 tests_engine_test_engine_tmpfs_restore_map_LDADD = $(ENGINE_TEST_LDADD)
+tests_engine_test_engine_chunk_restore_map_SOURCES = tests/engine/test-engine-chunk-restore-map.c
+tests_engine_test_engine_chunk_restore_map_CFLAGS = $(ENGINE_TEST_CFLAGS)
+tests_engine_test_engine_chunk_restore_map_LDADD = $(ENGINE_TEST_LDADD)
 tests_engine_test_engine_cuda_fault_SOURCES = tests/engine/test-engine-cuda-fault.c
 tests_engine_test_engine_cuda_fault_CFLAGS = $(ENGINE_TEST_CFLAGS)
 tests_engine_test_engine_cuda_fault_LDADD = $(ENGINE_TEST_LDADD)

@@ -164,6 +164,7 @@ static void thread_teardown(struct eng_thread *t)
 	if (t->have_stream)
 		ops->StreamDestroy(t->stream);
 	t->have_stream = false;
+	eng_mapread_window_free(t);
 }
 
 static void region_finish(struct eng_region *reg)

@@ -133,7 +133,7 @@ int eng_chunk_read(struct eng_thread *t, void *buf, size_t len, uint64_t idx, ui
 
 	cs_chunk_rel(id, rel);
 	fd = cs_chunk_open_ro(reg->chunks_fd, id, len);
-	ret = fd < 0 || !reg->chunk_map ? 1 : eng_mapread_chunk(reg, fd, rel, buf, len, hash);
+	ret = fd < 0 || !reg->chunk_map ? 1 : eng_mapread_chunk(t, fd, rel, buf, len, hash);
 	if (ret != 1) { /* copied through a mapping, or its fault reported */
 		close(fd);
 		return ret;

@@ -3,8 +3,9 @@
  * engine_mapread.c - a restore reads a tmpfs extent through a mapping while its pages were never
  * read since they were written.
  *
- * A chunked restore's chunk files are read the same way, each through a mapping of its own
- * (eng_mapread_chunk), when the same probe over its chunk files says so.
+ * A chunked restore's chunk files are read the same way, mapped into a window of each copy
+ * thread's own and dropped ENG_MAP_DROP bytes at a time (eng_mapread_chunk, below), when the
+ * same probe over its chunk files says so.
  *
  * Why: tmpfs leaves a page that write(2) created referenced on the inactive LRU list, and the
  * first read(2) of it moves it to the active list, page by page under the LRU lock (engine_io.c,
@@ -418,10 +419,14 @@ int eng_mapread(struct eng_region *reg, struct eng_file *f, char *buf, size_t le
 }
 
 /*
- * A chunked restore's files are mapped one at a time, each for its own copy, and unmapped at
- * once: a mapping per chunk costs its creation and a TLB flush, which the extent files' one
- * mapping per file avoids, but is still cheaper than the first read(2) of just-written pages
- * (docs/performance.md, "Chunked dumps against the extent dump").
+ * A chunked restore's files are mapped one after the other into a window of the copy thread's
+ * own: ENG_MAP_DROP bytes of address space reserved without access, one chunk per slot. A chunk
+ * file mapped into a slot replaces a part of the reservation that holds no page, which flushes
+ * nothing; once every slot was used, one mapping of the whole reservation again replaces them
+ * all, one TLB flush for ENG_MAP_DROP bytes as the extent files' drops (unmapping each chunk
+ * file after its copy would flush once per chunk). The window is the thread's alone, and a slot
+ * is only ever mapped over with MAP_FIXED while the reservation covers it: where a mapping fails
+ * (and so may have left a hole), the whole window is given back and made again.
  */
 void eng_mapread_plan_chunks(struct eng_region *reg)
 {
@@ -430,16 +435,57 @@ void eng_mapread_plan_chunks(struct eng_region *reg)
 		reg->r->used_mapping = true;
 }
 
-int eng_mapread_chunk(struct eng_region *reg, int fd, const char *rel, char *buf, size_t len, uint64_t *hash)
+void eng_mapread_window_free(struct eng_thread *t)
 {
-	char *p = len ? mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
+	if (t->win)
+		munmap(t->win, t->win_size);
+	t->win = NULL;
+	t->win_used = 0;
+}
+
+#define WIN_PROT_NONE (MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE)
+
+/* t's window with a free slot, reserved or dropped as needed; false: none (read(2) then) */
+static bool window_slot(struct eng_thread *t)
+{
+	size_t slot = t->reg->chunk, slots = ENG_MAP_DROP / slot ? ENG_MAP_DROP / slot : 1;
+	void *p;
+
+	if (!t->win) {
+		p = mmap(NULL, slots * slot, PROT_NONE, WIN_PROT_NONE, -1, 0);
+		if (p == MAP_FAILED)
+			return false;
+		t->win = p;
+		t->win_size = slots * slot;
+		t->win_used = 0;
+	}
+	if (t->win_used < slots)
+		return true;
+	p = mmap(t->win, t->win_size, PROT_NONE, WIN_PROT_NONE | MAP_FIXED, -1, 0);
+	if (p == MAP_FAILED) {
+		eng_mapread_window_free(t);
+		return false;
+	}
+	t->win_used = 0;
+	return true;
+}
+
+int eng_mapread_chunk(struct eng_thread *t, int fd, const char *rel, char *buf, size_t len, uint64_t *hash)
+{
+	struct eng_region *reg = t->reg;
+	char *p;
 	int ret;
 
-	if (p == MAP_FAILED)
+	if (!len || len > reg->chunk || !window_slot(t))
 		return 1;
+	p = mmap(t->win + (size_t)t->win_used * reg->chunk, len, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0);
+	if (p == MAP_FAILED) {
+		eng_mapread_window_free(t);
+		return 1;
+	}
+	t->win_used++;
 	madvise(p, len, MADV_SEQUENTIAL); /* no accessed bits: see the top */
 	ret = copy_mapped(buf, p, len, hash);
-	munmap(p, len);
 	if (ret)
 		eng_fail(reg->job, ret,
 			 "restore: region %u: reading %s/%s (%zu bytes) through its mapping faulted: the "

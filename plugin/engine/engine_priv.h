@@ -124,6 +124,11 @@ struct eng_thread {
 	 * (engine_restore.c), rows grp_first..grp_end of file grp_file, next grp_row */
 	uint64_t grp_first, grp_row, grp_end;
 	unsigned grp_file;
+	/* chunked restore through mappings: a reserved window of win_size bytes whose first
+	 * win_used chunk slots hold chunk files mapped since its last drop (engine_mapread.c) */
+	char *win;
+	size_t win_size;
+	unsigned win_used;
 	/* buffered dump: the previous chunk this thread wrote, for write-behind */
 	struct eng_file *prev_file;
 	uint64_t prev_off, prev_len;
@@ -236,9 +241,12 @@ int eng_mapread(struct eng_region *reg, struct eng_file *f, char *buf, size_t le
 /* chunked restore, once chunks_fd is open: reg->chunk_map set where the chunk files are read
  * through mappings, by the same choice */
 void eng_mapread_plan_chunks(struct eng_region *reg);
-/* chunk idx (len bytes, open as fd, named rel) through a mapping of its own into buf, hashed as
- * read(2)'s; 1 where it cannot be mapped (the caller reads it), else 0 or a reported error */
-int eng_mapread_chunk(struct eng_region *reg, int fd, const char *rel, char *buf, size_t len, uint64_t *hash);
+/* a chunk file (len bytes, open as fd, named rel) through a mapping in t's window into buf,
+ * hashed as read(2)'s; 1 where it cannot be mapped (the caller reads it), else 0 or a reported
+ * error */
+int eng_mapread_chunk(struct eng_thread *t, int fd, const char *rel, char *buf, size_t len, uint64_t *hash);
+/* t's window given back (the thread's end) */
+void eng_mapread_window_free(struct eng_thread *t);
 /* drop rows first..end (chunks) of file k from its mapping, once they were copied */
 void eng_mapread_drop(struct eng_region *reg, unsigned k, uint64_t first, uint64_t end);
 #define ENG_MAP_DROP (64u << 20) /* bytes of one file a thread reads, then drops, at a time */

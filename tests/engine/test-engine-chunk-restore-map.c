@@ -5,7 +5,8 @@
  * were not read since the dump wrote them, always with yes, never with no, after an earlier read
  * under auto, or on a disk; the same bytes every way. Where the page flags can be read (root,
  * classic LRU), a restore through the mappings leaves the chunks' pages as the dump left them,
- * waiting for their first promotion. A chunk file whose pages cannot be had (a hole on a full
+ * waiting for their first promotion, also where a copy thread's window of mappings is dropped
+ * and used again (more chunks than its slots). A chunk file whose pages cannot be had (a hole on a full
  * tmpfs) faults in the mapped copy: the restore fails with EFAULT and an error that names the
  * chunk file, and the process lives on.
  */
@@ -90,9 +91,9 @@ enum prior { FRESH, READ_BEFORE };
 /* chunked dump into d, maybe read once, restore with mode; CASE_CHECKS checks, one more with
  * check_flags */
 static void restore_case(const char *what, struct et_dir *d, enum cs_tristate mode, enum prior prior,
-			 bool expect_map, bool check_flags, uint64_t size)
+			 bool expect_map, bool check_flags, uint64_t size, unsigned threads)
 {
-	struct cs_engine_opts o = et_opts(C, 4, 8 * C, false);
+	struct cs_engine_opts o = et_opts(C, threads, 2 * threads * C, false);
 	struct cs_engine_region r;
 	uint64_t promotable = 0, pages = 0;
 	CUdeviceptr src;
@@ -188,17 +189,20 @@ int main(void)
 	bool classic = !et_multigen_lru(); /* else the engine's probe never chooses the mapping */
 
 	flags_readable = et_page_flags_readable();
-	tap_plan(5 * CASE_CHECKS + 2 + CASE_CHECKS + CASE_CHECKS + CASE_CHECKS);
-	if (et_dir_make(&t, "tmpfs", "size=64m,mode=0700")) {
-		tap_skip(5 * CASE_CHECKS + 2 + CASE_CHECKS, "cannot mount a tmpfs (not root?)");
+	tap_plan(6 * CASE_CHECKS + 3 + CASE_CHECKS + CASE_CHECKS + CASE_CHECKS);
+	if (et_dir_make(&t, "tmpfs", "size=192m,mode=0700")) {
+		tap_skip(6 * CASE_CHECKS + 3 + CASE_CHECKS, "cannot mount a tmpfs (not root?)");
 	} else {
-		restore_case("tmpfs, auto, chunks never read", &t, CS_AUTO, FRESH, classic, true, SIZE);
-		restore_case("tmpfs, auto, chunks read before", &t, CS_AUTO, READ_BEFORE, false, false, SIZE);
-		restore_case("tmpfs, yes, chunks read before", &t, CS_YES, READ_BEFORE, true, false, SIZE);
+		restore_case("tmpfs, auto, chunks never read", &t, CS_AUTO, FRESH, classic, true, SIZE, 4);
+		restore_case("tmpfs, auto, chunks read before", &t, CS_AUTO, READ_BEFORE, false, false, SIZE,
+			     4);
+		restore_case("tmpfs, yes, chunks read before", &t, CS_YES, READ_BEFORE, true, false, SIZE, 4);
 		/* the last chunk short, and not a multiple of a page */
-		restore_case("tmpfs, yes, an odd size", &t, CS_YES, FRESH, true, true,
-			     SIZE + 19 * K64 + 1000);
-		restore_case("tmpfs, no, chunks never read", &t, CS_NO, FRESH, false, false, SIZE);
+		restore_case("tmpfs, yes, an odd size", &t, CS_YES, FRESH, true, true, SIZE + 19 * K64 + 1000,
+			     4);
+		/* one thread through 40 chunk slots: its window of 16 is dropped twice, then freed */
+		restore_case("tmpfs, yes, one thread, 40 chunks", &t, CS_YES, FRESH, true, true, 40 * C, 1);
+		restore_case("tmpfs, no, chunks never read", &t, CS_NO, FRESH, false, false, SIZE, 4);
 		fault_case(&t);
 		et_dir_remove(&t);
 	}
@@ -206,11 +210,11 @@ int main(void)
 	if (et_dir_make(&t, "ramfs", "mode=0700")) {
 		tap_skip(CASE_CHECKS, "cannot mount a ramfs (not root?)");
 	} else {
-		restore_case("ramfs, auto", &t, CS_AUTO, FRESH, false, false, SIZE);
+		restore_case("ramfs, auto", &t, CS_AUTO, FRESH, false, false, SIZE, 4);
 		et_dir_remove(&t);
 	}
 	if (et_disk_dir_make(&disk, CASE_CHECKS)) {
-		restore_case("disk, yes", &disk, CS_YES, FRESH, false, false, SIZE);
+		restore_case("disk, yes", &disk, CS_YES, FRESH, false, false, SIZE, 4);
 		et_dir_remove(&disk);
 	}
 	return tap_done();

@@ -10,8 +10,15 @@
 #include "procfs.h"
 #include "progress.h"
 
-/* a driver thread at work uses more than this much CPU per tick; a poller far less */
-#define CPU_AT_WORK_NS (2 * 1000000ull)
+/*
+ * A driver thread at work uses more than this share of one CPU between two looks, in parts per
+ * thousand: 4 %, 10 ms of a tick. One that copies uses all of a CPU (the test emulator's slow
+ * driver 15 %). One that wakes up now and then to poll uses far less: on a virtual machine a
+ * wake-up costs about 55 us of CPU, so one every 10 ms is about 0.6 %. A share of the time since
+ * the last look, not an amount per look: a look that comes late (the host is loaded) must not
+ * add a poller's wake-ups up to work.
+ */
+#define CPU_AT_WORK_PERMILLE 40
 /* the helper's own threads, likewise */
 #define SELF_AT_WORK_NS (2 * 1000000ull)
 /* resident memory that grows or shrinks by this much is being copied into or freed */
@@ -23,6 +30,7 @@ struct watch {
 	pid_t pid, tid;
 	unsigned refs;
 	uint64_t cpu_ns, rss_pages; /* at the last tick */
+	uint64_t seen_ns;	    /* cs_now_ns() of that sample */
 	uint64_t last_ns;	    /* cs_now_ns() when it last moved */
 	uint64_t cpu_sum, ticks;    /* since the last debug line */
 	int64_t rss_sum;
@@ -76,6 +84,7 @@ void cs_progress_watch(pid_t pid, pid_t tid)
 			w->pid = pid;
 			w->tid = tid;
 			sample(w, &w->cpu_ns, &w->rss_pages);
+			w->seen_ns = cs_now_ns();
 		}
 	if (w) {
 		w->refs++;
@@ -98,13 +107,17 @@ void cs_progress_unwatch(pid_t pid)
 /* one watched process at this tick: true when its driver thread is at work */
 static bool look_at(struct watch *w, uint64_t now)
 {
-	uint64_t cpu, rss;
+	uint64_t cpu, rss, span = now - w->seen_ns, tick = CS_PROGRESS_TICK_MS * 1000000ull;
 	int64_t drss;
 	bool moved;
 
 	sample(w, &cpu, &rss);
 	drss = (int64_t)(rss - w->rss_pages);
-	moved = cpu - w->cpu_ns >= CPU_AT_WORK_NS || drss >= RSS_AT_WORK_PAGES || -drss >= RSS_AT_WORK_PAGES;
+	if (span < tick) /* an early look judges as a whole tick would: the poller stays idle */
+		span = tick;
+	moved = (cpu - w->cpu_ns) * 1000 >= CPU_AT_WORK_PERMILLE * span || drss >= RSS_AT_WORK_PAGES ||
+		-drss >= RSS_AT_WORK_PAGES;
+	w->seen_ns = now;
 	w->cpu_sum += cpu - w->cpu_ns;
 	w->rss_sum += drss;
 	w->cpu_ns = cpu;

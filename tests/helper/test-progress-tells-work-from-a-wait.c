@@ -3,7 +3,8 @@
  * The progress watch (progress.h) tells a process whose driver thread works from one that waits:
  * a child spinning on the CPU and one growing its resident memory while it mostly sleeps are seen
  * moving at every look, a sleeping child and one that wakes up now and then (a poller) are idle,
- * and a noted step counts once.
+ * also to a look that comes seconds late (a loaded host: the poller's wake-ups of that time are
+ * no work), and a noted step counts once.
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -79,7 +80,7 @@ int main(void)
 	double idle[4];
 	const char *name[4] = { "spinning", "growing", "sleeping", "polling" };
 
-	tap_plan(8);
+	tap_plan(9);
 	for (int k = 0; k < 4; k++)
 		kids[k] = start((enum kind)k);
 	for (int k = 0; k < 4; k++)
@@ -97,6 +98,10 @@ int main(void)
 	cs_progress_unwatch(kids[GROW]);
 	tick_for(500); /* the last moves of the unwatched are counted and done with */
 	tap_ok(!tick_for(1000), "with only the sleeping and the polling child watched, nothing moves");
+	sleep_ms(4000);
+	tap_ok(!cs_progress_tick(1000) && cs_progress_idle(kids[POLL]) > 5.0,
+	       "a look 4 s late: the polling child's wake-ups of that time are no work (idle %.2f s)",
+	       cs_progress_idle(kids[POLL]));
 	cs_progress_note(kids[SLEEP]);
 	tap_ok(tick_for(CS_PROGRESS_TICK_MS) && cs_progress_idle(kids[SLEEP]) < 0.5,
 	       "a noted step moves once, and its process with it");

@@ -152,6 +152,7 @@ E2E_GPU_TESTS = \
 E2E_CHUNK_TESTS = \
 	tests/e2e/test-incremental-child-dump-restores-without-parent.sh \
 	tests/e2e/test-incremental-child-needs-space-only-for-what-changed.sh \
+	tests/e2e/test-incremental-restore-from-tmpfs-maps-chunk-files.sh \
 	tests/e2e/test-incremental-child-dump-hashes-on-gpu-skips-copy.sh \
 	tests/e2e/test-incremental-first-dump-hashes-on-gpu-copies-no-zero-chunk.sh \
 	tests/e2e/test-incremental-wrong-gpu-ids-fail-the-dump-process-runs-on.sh \

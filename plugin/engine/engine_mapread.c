@@ -126,34 +126,20 @@ struct probes {
 	unsigned n;
 	int fd[MR_PROBES];
 	uint64_t off[MR_PROBES];
-	bool own; /* the fds are chunk files opened for the probe (pick_chunks), closed after */
+	bool own; /* the fds are chunk files opened for the probe, closed after */
 };
 
-/* up to MR_PROBES distinct pages spread over the region's stored chunks */
-static void pick(const struct eng_region *reg, struct probes *p)
+/*
+ * Up to MR_PROBES distinct pages spread over the region's stored chunks: in its extent files,
+ * or (chunks) in its chunk files, each opened here for the probe (the read of a chunk that
+ * cannot be opened reports it).
+ */
+static void pick(const struct eng_region *reg, struct probes *p, bool chunks)
 {
 	uint64_t size = reg->r->size, k, last = UINT64_MAX;
 
 	p->n = 0;
-	p->own = false;
-	for (k = 0; k < MR_PROBES; k++) {
-		uint64_t pos = size / MR_PROBES * k / MR_PAGE * MR_PAGE, idx = pos / reg->chunk;
-
-		if (pos == last || pos >= size || reg->r->zero[idx])
-			continue;
-		last = pos;
-		p->fd[p->n] = reg->files[idx % reg->nfiles].fd;
-		p->off[p->n++] = eng_file_off(reg, idx) + pos % reg->chunk;
-	}
-}
-
-/* the same over the chunk files of a chunked restore: one page of each, opened here */
-static void pick_chunks(const struct eng_region *reg, struct probes *p)
-{
-	uint64_t size = reg->r->size, k, last = UINT64_MAX;
-
-	p->n = 0;
-	p->own = true;
+	p->own = chunks;
 	for (k = 0; k < MR_PROBES; k++) {
 		uint64_t pos = size / MR_PROBES * k / MR_PAGE * MR_PAGE, idx = pos / reg->chunk;
 		int fd;
@@ -161,12 +147,13 @@ static void pick_chunks(const struct eng_region *reg, struct probes *p)
 		if (pos == last || pos >= size || reg->r->zero[idx])
 			continue;
 		last = pos;
-		fd = cs_chunk_open_ro(reg->chunks_fd, reg->r->ids + idx * CS_CHUNK_ID_LEN,
-				      eng_chunk_len(reg, idx));
+		fd = !chunks ? reg->files[idx % reg->nfiles].fd
+			     : cs_chunk_open_ro(reg->chunks_fd, reg->r->ids + idx * CS_CHUNK_ID_LEN,
+						eng_chunk_len(reg, idx));
 		if (fd < 0)
-			continue; /* the read of that chunk reports it */
+			continue;
 		p->fd[p->n] = fd;
-		p->off[p->n++] = pos % reg->chunk;
+		p->off[p->n++] = (chunks ? 0 : eng_file_off(reg, idx)) + pos % reg->chunk;
 	}
 }
 
@@ -296,8 +283,8 @@ static bool probed_unread(struct eng_region *reg, const struct probes *p)
 	return true;
 }
 
-/* opts->tmpfs_restore_map for reg, probing the pages that pick_fn picks under auto */
-static bool want_map(struct eng_region *reg, void (*pick_fn)(const struct eng_region *, struct probes *))
+/* opts->tmpfs_restore_map for reg, probing its extent files or (chunks) its chunk files under auto */
+static bool want_map(struct eng_region *reg, bool chunks)
 {
 	struct probes p;
 	bool ret;
@@ -306,7 +293,7 @@ static bool want_map(struct eng_region *reg, void (*pick_fn)(const struct eng_re
 		return false;
 	if (reg->job->opts->tmpfs_restore_map == CS_YES)
 		return true;
-	pick_fn(reg, &p);
+	pick(reg, &p, chunks);
 	ret = probed_unread(reg, &p);
 	probes_close(&p);
 	return ret;
@@ -329,7 +316,7 @@ void eng_mapread_plan(struct eng_region *reg)
 {
 	unsigned k;
 
-	if (!want_map(reg, pick) || !guard_ready(reg))
+	if (!want_map(reg, false) || !guard_ready(reg))
 		return;
 	for (k = 0; k < reg->nfiles; k++) {
 		struct eng_file *f = &reg->files[k];
@@ -430,7 +417,7 @@ int eng_mapread(struct eng_region *reg, struct eng_file *f, char *buf, size_t le
  */
 void eng_mapread_plan_chunks(struct eng_region *reg)
 {
-	reg->chunk_map = want_map(reg, pick_chunks) && guard_ready(reg);
+	reg->chunk_map = want_map(reg, true) && guard_ready(reg);
 	if (reg->chunk_map)
 		reg->r->used_mapping = true;
 }

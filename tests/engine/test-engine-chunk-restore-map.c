@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -40,7 +41,7 @@ static void chunked_dump(const char *what, struct et_dir *d, struct cs_engine_re
 	r->sink = &sink;
 	ret = sink.img < 0 ? sink.img : cs_engine_dump(&ops, r, 1, o, err, sizeof(err));
 	tap_ok(ret == 0, "%s: chunked dump returns 0 (%d: %s)", what, ret, err);
-	r->sink = NULL;
+	r->sink = NULL; /* from here a restore's region: its ids are the caller's to free */
 	if (sink.img >= 0)
 		close(sink.img);
 }
@@ -117,6 +118,7 @@ static void restore_case(const char *what, struct et_dir *d, enum cs_tristate mo
 		       "%s: the restore left the chunks' pages as the dump did, unpromoted (%llu of %llu)",
 		       what, (unsigned long long)promotable, (unsigned long long)pages);
 	cs_engine_region_free_meta(&r);
+	free(r.ids); /* the restore's: the caller's (chunked_dump handed them over) */
 	cs_chunks_dir_clear(d->fd, NULL);
 	fake_dev_free(src);
 	et_check_clean(what, fds);
@@ -177,6 +179,7 @@ static void fault_case(struct et_dir *d)
 	et_check_msg(err, "unreadable chunks", "through its mapping faulted", CS_CHUNKS_DIR "/");
 	unlinkat(d->fd, "filler", 0);
 	cs_engine_region_free_meta(&r);
+	free(r.ids); /* the restore's: the caller's (chunked_dump handed them over) */
 	cs_chunks_dir_clear(d->fd, NULL);
 	fake_dev_free(src);
 	fake_dev_free(dst);

@@ -422,10 +422,16 @@ void eng_mapread_plan_chunks(struct eng_region *reg)
 		reg->r->used_mapping = true;
 }
 
+/* chunk slots in a copy thread's window */
+static size_t window_slots(const struct eng_region *reg)
+{
+	return ENG_MAP_DROP / reg->chunk ? ENG_MAP_DROP / reg->chunk : 1;
+}
+
 void eng_mapread_window_free(struct eng_thread *t)
 {
 	if (t->win)
-		munmap(t->win, t->win_size);
+		munmap(t->win, window_slots(t->reg) * t->reg->chunk);
 	t->win = NULL;
 	t->win_used = 0;
 }
@@ -435,20 +441,19 @@ void eng_mapread_window_free(struct eng_thread *t)
 /* t's window with a free slot, reserved or dropped as needed; false: none (read(2) then) */
 static bool window_slot(struct eng_thread *t)
 {
-	size_t slot = t->reg->chunk, slots = ENG_MAP_DROP / slot ? ENG_MAP_DROP / slot : 1;
+	size_t slots = window_slots(t->reg), size = slots * t->reg->chunk;
 	void *p;
 
 	if (!t->win) {
-		p = mmap(NULL, slots * slot, PROT_NONE, WIN_PROT_NONE, -1, 0);
+		p = mmap(NULL, size, PROT_NONE, WIN_PROT_NONE, -1, 0);
 		if (p == MAP_FAILED)
 			return false;
 		t->win = p;
-		t->win_size = slots * slot;
 		t->win_used = 0;
 	}
 	if (t->win_used < slots)
 		return true;
-	p = mmap(t->win, t->win_size, PROT_NONE, WIN_PROT_NONE | MAP_FIXED, -1, 0);
+	p = mmap(t->win, size, PROT_NONE, WIN_PROT_NONE | MAP_FIXED, -1, 0);
 	if (p == MAP_FAILED) {
 		eng_mapread_window_free(t);
 		return false;

@@ -124,10 +124,9 @@ struct eng_thread {
 	 * (engine_restore.c), rows grp_first..grp_end of file grp_file, next grp_row */
 	uint64_t grp_first, grp_row, grp_end;
 	unsigned grp_file;
-	/* chunked restore through mappings: a reserved window of win_size bytes whose first
-	 * win_used chunk slots hold chunk files mapped since its last drop (engine_mapread.c) */
+	/* chunked restore through mappings: a reserved window of chunk slots (ENG_MAP_DROP bytes)
+	 * whose first win_used hold chunk files mapped since its last drop (engine_mapread.c) */
 	char *win;
-	size_t win_size;
 	unsigned win_used;
 	/* buffered dump: the previous chunk this thread wrote, for write-behind */
 	struct eng_file *prev_file;

@@ -19,7 +19,7 @@
  * add a poller's wake-ups up to work.
  */
 #define CPU_AT_WORK_PERMILLE 40
-/* the helper's own threads, likewise */
+/* the helper's own threads: this much CPU between two looks (an amount, not yet a share) */
 #define SELF_AT_WORK_NS (2 * 1000000ull)
 /* resident memory that grows or shrinks by this much is being copied into or freed */
 #define RSS_AT_WORK_PAGES 256

@@ -160,6 +160,10 @@ int cs_procfs_thread_status(pid_t tid, struct cs_thread_status *st)
 			found++;
 		} else if (!strncmp(line, "Seccomp:", 8)) {
 			st->seccomp = (int)strtol(line + 8, NULL, 10);
+		} else if (!strncmp(line, "State:", 6)) {
+			st->state = line[6 + strspn(line + 6, " \t")];
+		} else if (!strncmp(line, "TracerPid:", 10)) {
+			st->tracer = (pid_t)strtol(line + 10, NULL, 10);
 		}
 	}
 	fclose(f);
@@ -493,6 +497,45 @@ bool cs_procfs_stop_pending(pid_t pid)
 	struct cs_thread_status st;
 
 	return !cs_procfs_thread_status(pid, &st) && (st.pending & (1ull << (SIGSTOP - 1)));
+}
+
+/* every thread of pid (after the queue was read) into gs */
+static int group_threads(pid_t pid, struct cs_group_state *gs)
+{
+	struct cs_thread_status st;
+	char path[48];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		if (cs_procfs_thread_status((pid_t)strtol(e->d_name, NULL, 10), &st))
+			continue; /* a thread that ended meanwhile */
+		gs->threads++;
+		gs->live += st.state != 'Z' && st.state != 'X';
+		gs->traced += st.tracer > 0 || st.state == 't';
+		gs->stopped += st.state == 'T';
+	}
+	closedir(d);
+	return 0;
+}
+
+int cs_procfs_group(pid_t pid, struct cs_group_state *gs)
+{
+	struct cs_thread_status st;
+	int ret;
+
+	memset(gs, 0, sizeof(*gs));
+	ret = cs_procfs_thread_status(pid, &st);
+	if (ret)
+		return ret;
+	gs->stop_queued = st.pending & (1ull << (SIGSTOP - 1));
+	return group_threads(pid, gs);
 }
 
 int cs_procfs_traced_by(pid_t tracer, pid_t *out, unsigned max)

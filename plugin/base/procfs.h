@@ -48,6 +48,8 @@ struct cs_thread_status {
 	pid_t tgid;
 	uint64_t pending; /* SigPnd | ShdPnd: signals queued for it or its process */
 	int seccomp;	  /* 0 none, 1 strict, 2 filter */
+	char state;	  /* 'R', 'S', 'D', 'T' (job-control stop), 't' (ptrace stop), 'Z', ... */
+	pid_t tracer;	  /* 0: none */
 };
 
 /* 0, or -errno (-ENOENT: no such thread) */
@@ -90,5 +92,23 @@ int cs_procfs_task(pid_t pid, char *state, unsigned long long *start, pid_t *tra
  * reads now (criu's -s sends one and detaches; until the task runs again it reads 'R' or 'S').
  */
 bool cs_procfs_stop_pending(pid_t pid);
+
+/* How the threads of a process stand together (cs_procfs_group) */
+struct cs_group_state {
+	unsigned threads; /* threads read */
+	unsigned live;	  /* of them, neither zombie nor dead */
+	unsigned traced;  /* with a tracer, or in a ptrace stop ('t') */
+	unsigned stopped; /* in a job-control stop ('T') */
+	bool stop_queued; /* a SIGSTOP queued for the process or its main thread, not yet taken */
+};
+
+/*
+ * The threads of process pid, read so that a stop on its way is never missed: first whether a
+ * SIGSTOP is queued, then every thread's state. The thread that takes a SIGSTOP enters its stop
+ * in the same step, under the process's signal lock, so a SIGSTOP no longer queued at the first
+ * read shows as a stopped thread at the second (a single read of state, then of the queue, can
+ * see neither). 0, or -errno (-ENOENT: no such process).
+ */
+int cs_procfs_group(pid_t pid, struct cs_group_state *gs);
 
 #endif /* CUDASTORE_PROCFS_H */

@@ -27,6 +27,7 @@ libcshelper_a_SOURCES = \
 	plugin/helper/recover.c plugin/helper/recover.h \
 	plugin/helper/restore.c plugin/helper/restore.h \
 	plugin/helper/summary.c plugin/helper/summary.h \
+	plugin/helper/task_fate.c plugin/helper/task_fate.h \
 	plugin/helper/test_hooks.c plugin/helper/test_hooks.h \
 	plugin/helper/warmup.c plugin/helper/warmup.h
 CS_HELPER_LIBS = libcshelper.a libcsengine.a libcsimages.a libcsbase.a

@@ -2,13 +2,10 @@
 /*
  * watch.c - what criu does to the dumped processes once it lets them go (watch.h).
  *
- * criu changes a task's state only while it traces it, so a task is judged once its tracer is
- * gone: a zombie or a vanished (or reused) pid is a killed task; a task in a job-control stop
- * ('T') for CS_WATCH_STOP_MS is criu's -s (a stop held that long is not the instant between
- * criu's detach and the task's wake-up, which reads 't'); so is one with a SIGSTOP queued (criu
- * sends it before it detaches, and on a busy machine the task may wait for a CPU, reading 'R',
- * before it takes the signal); anything else runs. The first seconds
- * are polled every 2 ms, as criu usually lets the tree go within milliseconds of BYE.
+ * Each look asks task_fate.h what criu did to a process: gone, still held, stopped or running.
+ * A stop held for CS_WATCH_STOP_MS is criu's -s (a stop held that long is not the instant between
+ * criu's detach and a thread's wake-up); anything else is final at once. The first seconds are
+ * polled every 2 ms, as criu usually lets the tree go within milliseconds of BYE.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -20,12 +17,11 @@
 #include "criu_link.h"
 #include "phase_timer.h"
 #include "rollback.h"
+#include "task_fate.h"
 #include "watch.h"
 
 #define CS_WATCH_STOP_MS 100
 #define CS_WATCH_FAST_MS 2000
-
-enum cs_fate { CS_HELD, CS_GONE, CS_STOPPED, CS_RUNNING };
 
 struct cs_watched {
 	struct cs_proc *p;
@@ -36,30 +32,16 @@ struct cs_watched {
 	double at;	/* when its fate was decided, seconds after BYE */
 };
 
-static enum cs_fate fate_now(struct cs_watched *w)
-{
-	unsigned long long start;
-	char st;
-
-	if (cs_procfs_task(w->p->pid, &st, &start, &w->tracer) || st == 'Z' || st == 'X' || start != w->start)
-		return CS_GONE;
-	if (w->tracer || st == 't')
-		return CS_HELD;
-	if (st != 'T' && cs_procfs_stop_pending(w->p->pid))
-		return CS_HELD; /* criu's -s: stopped as soon as it runs */
-	return st == 'T' ? CS_STOPPED : CS_RUNNING;
-}
-
 /* one look at w at time now (seconds after BYE); true when its fate is decided */
 static bool look(struct cs_watched *w, double now)
 {
-	enum cs_fate f = fate_now(w);
+	enum cs_fate f = cs_task_fate(w->p->pid, w->start, &w->tracer);
 
-	if (f == CS_STOPPED && !w->stop_at)
+	if (f == CS_FATE_STOPPED && !w->stop_at)
 		w->stop_at = now;
-	if (f != CS_STOPPED)
+	if (f != CS_FATE_STOPPED)
 		w->stop_at = 0;
-	if (f == CS_HELD || (f == CS_STOPPED && (now - w->stop_at) * 1000 < CS_WATCH_STOP_MS))
+	if (f == CS_FATE_HELD || (f == CS_FATE_STOPPED && (now - w->stop_at) * 1000 < CS_WATCH_STOP_MS))
 		return false;
 	w->fate = f;
 	w->at = now;
@@ -82,7 +64,7 @@ static void watch_all(struct cs_watched *w, unsigned n)
 	while (open && now * 1000 < CS_WATCH_MAX_MS) {
 		now = cs_now() - t0;
 		for (i = 0, open = 0; i < n; i++)
-			if (w[i].fate == CS_HELD && !look(&w[i], now))
+			if (w[i].fate == CS_FATE_HELD && !look(&w[i], now))
 				open++;
 		if (open)
 			sleep_ms(now * 1000 < CS_WATCH_FAST_MS ? 2 : 50);
@@ -91,25 +73,29 @@ static void watch_all(struct cs_watched *w, unsigned n)
 
 static void report(const struct cs_watched *w)
 {
+	char held[64] = "held (a thread traced, or a SIGSTOP not taken)";
+
+	if (w->tracer)
+		snprintf(held, sizeof(held), "traced by pid %d", (int)w->tracer);
 	switch (w->fate) {
-	case CS_GONE:
+	case CS_FATE_GONE:
 		cs_debug("pid %d: gone %.0f ms after the dump's end (criu killed it): nothing to resume",
 			 w->p->pid, w->at * 1000);
 		break;
-	case CS_STOPPED:
+	case CS_FATE_STOPPED:
 		cs_info("pid %d: criu left it stopped (-s): it stays checkpointed; restore it with criu "
 			"restore, or kill it",
 			w->p->pid);
 		break;
-	case CS_RUNNING:
+	case CS_FATE_RUNNING:
 		cs_info("pid %d: criu let it run %.0f ms after the dump's end (leave-running): resuming "
 			"its GPU state",
 			w->p->pid, w->at * 1000);
 		break;
 	default:
-		cs_err("pid %d: still traced by pid %d %d s after the dump's end: left checkpointed (its "
-		       "CUDA calls block until it is killed, or dumped again with --leave-running)",
-		       w->p->pid, (int)w->tracer, CS_WATCH_MAX_MS / 1000);
+		cs_err("pid %d: still %s %d s after the dump's end: left checkpointed (its CUDA calls "
+		       "block until it is killed, or dumped again with --leave-running)",
+		       w->p->pid, held, CS_WATCH_MAX_MS / 1000);
 	}
 }
 
@@ -124,7 +110,7 @@ static unsigned snapshot(struct cs_ctx *ctx, struct cs_watched *w)
 
 		if (!cs_dump_needs_resume(p))
 			continue;
-		w[n] = (struct cs_watched){ .p = p, .fate = CS_HELD };
+		w[n] = (struct cs_watched){ .p = p, .fate = CS_FATE_HELD };
 		if (cs_procfs_task(p->pid, &st, &w[n].start, &w[n].tracer))
 			w[n].start = 0; /* already gone: judged so at the first look */
 		n++;
@@ -142,9 +128,9 @@ void cs_watch_leave_running(struct cs_ctx *ctx, int sock, int dirfd, const char 
 	close(sock);	       /* criu goes on and decides the tree's fate */
 	watch_all(w, n);
 	for (i = 0; i < n; i++) {
-		resume += w[i].fate == CS_RUNNING;
-		w[i].p->dump.left = w[i].fate != CS_RUNNING;
-		w[i].p->dump.watched = w[i].fate == CS_RUNNING;
+		resume += w[i].fate == CS_FATE_RUNNING;
+		w[i].p->dump.left = w[i].fate != CS_FATE_RUNNING;
+		w[i].p->dump.watched = w[i].fate == CS_FATE_RUNNING;
 	}
 	if (resume && dirfd >= 0)
 		log_fd =

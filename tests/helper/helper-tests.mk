@@ -2,11 +2,12 @@
 # ===== tests/helper: cudastore-helper's modules, without CRIU or a GPU (also under ASan + UBSan) ==
 # restore device planning (devices.c, also as a table of cases); the image-set rules (imgset.c);
 # the helper's memory cgroup read from /proc (isolate.c); work told from a wait in the processes
-# it watches (progress.c)
+# it watches (progress.c); what criu did to a dumped process, read from all its threads
+# (task_fate.c)
 HELPER_UNIT_TESTS = tests/helper/test-device-plan-restore tests/helper/test-device-plan-table \
 	tests/helper/test-imgset-rules tests/helper/test-isolate-cgroup-lines \
 	tests/helper/test-progress-tells-work-from-a-wait \
-	$(HELPER_FAKE_TESTS)
+	tests/helper/test-task-fate-sees-a-stop-any-thread-took $(HELPER_FAKE_TESTS)
 check_PROGRAMS += $(HELPER_UNIT_TESTS)
 TESTS += $(HELPER_UNIT_TESTS)
 
@@ -41,6 +42,10 @@ tests_helper_test_progress_tells_work_from_a_wait_SOURCES = tests/helper/test-pr
 	tests/log-stderr.c
 tests_helper_test_progress_tells_work_from_a_wait_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_helper_test_progress_tells_work_from_a_wait_LDADD = $(UNIT_TEST_LIBS)
+tests_helper_test_task_fate_sees_a_stop_any_thread_took_SOURCES = \
+	tests/helper/test-task-fate-sees-a-stop-any-thread-took.c tests/log-stderr.c tests/tap.h
+tests_helper_test_task_fate_sees_a_stop_any_thread_took_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+tests_helper_test_task_fate_sees_a_stop_any_thread_took_LDADD = $(UNIT_TEST_LIBS)
 
 # the same helper, installing the test hooks of plugin/helper/test_hooks_env.c at start-up, for
 # make check only (tests/e2e/lib.sh installs it as cudastore-helper beside the test's plugin);

@@ -19,8 +19,6 @@
  * add a poller's wake-ups up to work.
  */
 #define CPU_AT_WORK_PERMILLE 40
-/* the helper's own threads: this much CPU between two looks (an amount, not yet a share) */
-#define SELF_AT_WORK_NS (2 * 1000000ull)
 /* resident memory that grows or shrinks by this much is being copied into or freed */
 #define RSS_AT_WORK_PAGES 256
 /* a watched process's deltas go to the debug log this often, in ticks */
@@ -39,7 +37,18 @@ struct watch {
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static struct watch watched[CS_MAX_PROCS];
 static atomic_uint_fast64_t steps;
-static uint64_t steps_seen, self_seen; /* the ticker's own */
+static uint64_t steps_seen, self_seen, self_seen_ns; /* the ticker's own */
+
+/*
+ * cpu_ns of CPU used in span_ns is work: at least CPU_AT_WORK_PERMILLE of one CPU. A look that
+ * comes early is judged as a whole tick would be (a poller stays idle).
+ */
+static bool cpu_at_work(uint64_t cpu_ns, uint64_t span_ns)
+{
+	uint64_t tick = CS_PROGRESS_TICK_MS * 1000000ull;
+
+	return cpu_ns * 1000 >= CPU_AT_WORK_PERMILLE * (span_ns < tick ? tick : span_ns);
+}
 
 static struct watch *find(pid_t pid)
 {
@@ -107,15 +116,13 @@ void cs_progress_unwatch(pid_t pid)
 /* one watched process at this tick: true when its driver thread is at work */
 static bool look_at(struct watch *w, uint64_t now)
 {
-	uint64_t cpu, rss, span = now - w->seen_ns, tick = CS_PROGRESS_TICK_MS * 1000000ull;
+	uint64_t cpu, rss;
 	int64_t drss;
 	bool moved;
 
 	sample(w, &cpu, &rss);
 	drss = (int64_t)(rss - w->rss_pages);
-	if (span < tick) /* an early look judges as a whole tick would: the poller stays idle */
-		span = tick;
-	moved = (cpu - w->cpu_ns) * 1000 >= CPU_AT_WORK_PERMILLE * span || drss >= RSS_AT_WORK_PAGES ||
+	moved = cpu_at_work(cpu - w->cpu_ns, now - w->seen_ns) || drss >= RSS_AT_WORK_PAGES ||
 		-drss >= RSS_AT_WORK_PAGES;
 	w->seen_ns = now;
 	w->cpu_sum += cpu - w->cpu_ns;
@@ -142,10 +149,12 @@ bool cs_progress_tick(uint64_t self_cpu_ns)
 	bool moved = n != steps_seen;
 
 	steps_seen = n;
-	/* a thread that ended takes its time out of the sum: only a rise counts */
-	if (self_cpu_ns > self_seen && self_cpu_ns - self_seen >= SELF_AT_WORK_NS)
+	/* the helper's own threads, judged as a driver thread is; one that ended takes its time out
+	 * of the sum: only a rise counts */
+	if (self_cpu_ns > self_seen && cpu_at_work(self_cpu_ns - self_seen, now - self_seen_ns))
 		moved = true;
 	self_seen = self_cpu_ns;
+	self_seen_ns = now;
 	pthread_mutex_lock(&mu);
 	for (unsigned i = 0; i < CS_MAX_PROCS; i++)
 		if (watched[i].refs && look_at(&watched[i], now))

@@ -13,7 +13,8 @@
  *     helper sees nothing) or the process's resident memory changed since the last look;
  *   - the helper's own CPU time (cuInit, pinning buffers), the ticker's own excluded.
  * A process whose driver does not answer shows none of these: its restore thread sleeps.
- * Thresholds keep noise out: a thread that wakes up now and then to poll is not at work.
+ * Thresholds keep noise out: a thread that wakes up now and then to poll is not at work. CPU time
+ * counts as a share of one CPU since the last look, so a late look adds nothing up.
  *
  * cs_progress_tick() is called by one ticker thread every CS_PROGRESS_TICK_MS; everything else
  * from any thread.

@@ -4,7 +4,7 @@
  * a child spinning on the CPU and one growing its resident memory while it mostly sleeps are seen
  * moving at every look, a sleeping child and one that wakes up now and then (a poller) are idle,
  * also to a look that comes seconds late (a loaded host: the poller's wake-ups of that time are
- * no work), and a noted step counts once.
+ * no work), a noted step counts once, and the helper's own CPU time is judged the same way.
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -80,7 +80,7 @@ int main(void)
 	double idle[4];
 	const char *name[4] = { "spinning", "growing", "sleeping", "polling" };
 
-	tap_plan(9);
+	tap_plan(11);
 	for (int k = 0; k < 4; k++)
 		kids[k] = start((enum kind)k);
 	for (int k = 0; k < 4; k++)
@@ -107,6 +107,10 @@ int main(void)
 	       "a noted step moves once, and its process with it");
 	tap_ok(!tick_for(CS_PROGRESS_TICK_MS), "and only once");
 	tap_ok(cs_progress_tick(1000 + 50 * 1000000ull), "the helper's own CPU time rising counts too");
+	sleep_ms(4000);
+	tap_ok(!cs_progress_tick(1000 + 80 * 1000000ull),
+	       "30 ms of the helper's own CPU time over a look 4 s late are no work (a poller)");
+	tap_ok(cs_progress_tick(1000 + 200 * 1000000ull), "120 ms over the next tick are");
 	for (int k = 0; k < 4; k++) {
 		kill(kids[k], SIGKILL);
 		waitpid(kids[k], NULL, 0);

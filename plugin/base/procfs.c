@@ -362,32 +362,52 @@ bool cs_procfs_cuda_ipc(pid_t pid, char *name, size_t len)
 	return true;
 }
 
-/* the children of every thread of pid, appended to out[*n..max) (counted past max) */
-static int add_children(pid_t pid, pid_t *out, unsigned max, unsigned *n)
+/* fn(tid, arg) for every thread of pid, in /proc order: 0, or -errno when they cannot be listed */
+static int each_thread(pid_t pid, void (*fn)(pid_t pid, pid_t tid, void *arg), void *arg)
 {
-	char path[64];
+	char path[48];
 	struct dirent *e;
-	long child;
 	DIR *d;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", pid);
 	d = opendir(path);
 	if (!d)
 		return -errno;
-	while ((e = readdir(d))) {
-		if (!isdigit((unsigned char)e->d_name[0]))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/children", pid, e->d_name);
-		f = fopen(path, "re");
-		while (f && fscanf(f, "%ld", &child) == 1)
-			if ((*n)++ < max)
-				out[*n - 1] = (pid_t)child;
-		if (f)
-			fclose(f);
-	}
+	while ((e = readdir(d)))
+		if (isdigit((unsigned char)e->d_name[0]))
+			fn(pid, (pid_t)strtol(e->d_name, NULL, 10), arg);
 	closedir(d);
 	return 0;
+}
+
+struct children {
+	pid_t *out;
+	unsigned max, *n;
+};
+
+/* the children of thread tid, appended to out[*n..max) (counted past max) */
+static void add_thread_children(pid_t pid, pid_t tid, void *arg)
+{
+	struct children *c = arg;
+	char path[64];
+	long child;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", pid, tid);
+	f = fopen(path, "re");
+	while (f && fscanf(f, "%ld", &child) == 1)
+		if ((*c->n)++ < c->max)
+			c->out[*c->n - 1] = (pid_t)child;
+	if (f)
+		fclose(f);
+}
+
+/* the children of every thread of pid, appended to out[*n..max) (counted past max) */
+static int add_children(pid_t pid, pid_t *out, unsigned max, unsigned *n)
+{
+	struct children c = { out, max, n };
+
+	return each_thread(pid, add_thread_children, &c);
 }
 
 int cs_procfs_tree(pid_t pid, pid_t *out, unsigned max)
@@ -492,37 +512,19 @@ int cs_procfs_task(pid_t pid, char *state, unsigned long long *start, pid_t *tra
 	return *tracer < 0 ? -ENOENT : 0;
 }
 
-bool cs_procfs_stop_pending(pid_t pid)
+/* one thread of a process read into its group's state (a thread that ended meanwhile: none) */
+static void group_thread(pid_t pid, pid_t tid, void *arg)
 {
+	struct cs_group_state *gs = arg;
 	struct cs_thread_status st;
 
-	return !cs_procfs_thread_status(pid, &st) && (st.pending & (1ull << (SIGSTOP - 1)));
-}
-
-/* every thread of pid (after the queue was read) into gs */
-static int group_threads(pid_t pid, struct cs_group_state *gs)
-{
-	struct cs_thread_status st;
-	char path[48];
-	struct dirent *e;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	d = opendir(path);
-	if (!d)
-		return -errno;
-	while ((e = readdir(d))) {
-		if (!isdigit((unsigned char)e->d_name[0]))
-			continue;
-		if (cs_procfs_thread_status((pid_t)strtol(e->d_name, NULL, 10), &st))
-			continue; /* a thread that ended meanwhile */
-		gs->threads++;
-		gs->live += st.state != 'Z' && st.state != 'X';
-		gs->traced += st.tracer > 0 || st.state == 't';
-		gs->stopped += st.state == 'T';
-	}
-	closedir(d);
-	return 0;
+	(void)pid;
+	if (cs_procfs_thread_status(tid, &st))
+		return;
+	gs->threads++;
+	gs->live += st.state != 'Z' && st.state != 'X';
+	gs->traced += st.tracer > 0 || st.state == 't';
+	gs->stopped += st.state == 'T';
 }
 
 int cs_procfs_group(pid_t pid, struct cs_group_state *gs)
@@ -535,7 +537,7 @@ int cs_procfs_group(pid_t pid, struct cs_group_state *gs)
 	if (ret)
 		return ret;
 	gs->stop_queued = st.pending & (1ull << (SIGSTOP - 1));
-	return group_threads(pid, gs);
+	return each_thread(pid, group_thread, gs);
 }
 
 int cs_procfs_traced_by(pid_t tracer, pid_t *out, unsigned max)

@@ -87,12 +87,6 @@ int cs_procfs_traced_by(pid_t tracer, pid_t *out, unsigned max);
  */
 int cs_procfs_task(pid_t pid, char *state, unsigned long long *start, pid_t *tracer);
 
-/*
- * A SIGSTOP is queued for pid and not yet taken: the process is about to stop whatever state it
- * reads now (criu's -s sends one and detaches; until the task runs again it reads 'R' or 'S').
- */
-bool cs_procfs_stop_pending(pid_t pid);
-
 /* How the threads of a process stand together (cs_procfs_group) */
 struct cs_group_state {
 	unsigned threads; /* threads read */

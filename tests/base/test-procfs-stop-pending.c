@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-procfs-stop-pending - cs_procfs_stop_pending sees a SIGSTOP queued for a process that is
+ * test-procfs-stop-pending - cs_procfs_group sees a SIGSTOP queued for a process that is
  * neither traced nor stopped yet: the state criu's -s leaves a task in between its SIGSTOP and the
  * task's next turn on a CPU, which the helper's leave-running watch once took for "running".
  *
@@ -8,6 +8,7 @@
  * queued until the child exits. A process that is merely sleeping, and one that has stopped,
  * have none queued.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,8 +38,17 @@ static char state_of(pid_t pid)
 	return st;
 }
 
+/* a SIGSTOP is queued for pid, as cs_procfs_group reads it (false when it cannot be read) */
+static bool stop_queued(pid_t pid)
+{
+	struct cs_group_state gs;
+
+	return !cs_procfs_group(pid, &gs) && gs.stop_queued;
+}
+
 int main(void)
 {
+	struct cs_group_state gs;
 	pid_t waiter, sleeper;
 	int status;
 	char st;
@@ -58,18 +68,18 @@ int main(void)
 		_exit(0);
 	}
 	sleep_ms(300);
-	tap_ok(!cs_procfs_stop_pending(sleeper), "a sleeping process has no SIGSTOP queued");
+	tap_ok(!stop_queued(sleeper), "a sleeping process has no SIGSTOP queued");
 	kill(waiter, SIGSTOP);
 	sleep_ms(100);
 	st = state_of(waiter);
 	tap_ok(st != 'T' && st != 't', "the process waiting in vfork has not stopped yet (state %c)", st);
-	tap_ok(cs_procfs_stop_pending(waiter), "its SIGSTOP is seen queued");
+	tap_ok(stop_queued(waiter), "its SIGSTOP is seen queued");
 	kill(sleeper, SIGSTOP);
 	for (int i = 0; i < 100 && state_of(sleeper) != 'T'; i++)
 		sleep_ms(10);
-	tap_ok(state_of(sleeper) == 'T' && !cs_procfs_stop_pending(sleeper),
+	tap_ok(state_of(sleeper) == 'T' && !stop_queued(sleeper),
 	       "a process that took its SIGSTOP is stopped with none queued (state %c)", state_of(sleeper));
-	tap_ok(!cs_procfs_stop_pending(99999999), "no such process: none queued");
+	tap_ok(cs_procfs_group(99999999, &gs) == -ENOENT, "no such process: -ENOENT");
 	kill(waiter, SIGKILL);
 	kill(sleeper, SIGKILL);
 	waitpid(waiter, &status, 0);

@@ -25,12 +25,14 @@ enum cs_fate cs_task_fate(pid_t pid, unsigned long long start, pid_t *tracer)
 	*tracer = 0;
 	if (!start || cs_procfs_task(pid, &st, &now_start, tracer) || now_start != start)
 		return CS_FATE_GONE;
+	if (*tracer || st == 't')
+		return CS_FATE_HELD; /* criu still holds it: its threads need no reading yet */
 	ret = cs_procfs_group(pid, &gs);
 	if (ret)
 		return ret == -ENOENT ? CS_FATE_GONE : CS_FATE_HELD; /* unreadable now: look again */
 	if (!gs.live)
 		return CS_FATE_GONE;
-	if (*tracer || gs.traced || gs.stop_queued)
+	if (gs.traced || gs.stop_queued)
 		return CS_FATE_HELD;
 	return gs.stopped ? CS_FATE_STOPPED : CS_FATE_RUNNING;
 }
